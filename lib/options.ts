@@ -1,0 +1,114 @@
+/** Plugin options: defaults and validation, in one place. */
+
+export interface BlogrollOptions {
+  /** Where the plugin's routes are mounted in the host. */
+  mountPath: string;
+  /** Milliseconds between scheduled syncs. */
+  syncInterval: number;
+  /** Delay before the first sync after start, in milliseconds. */
+  initialSyncDelay: number;
+  /** Items kept per blog (newest first). */
+  maxItemsPerBlog: number;
+  /** Days an item is kept. */
+  maxItemAge: number;
+  /** Milliseconds one outbound request may take, body included. */
+  fetchTimeout: number;
+  /** Largest response body accepted (decompressed), in bytes. */
+  maxBodySize: number;
+  /** Parallel fetches during a sync. */
+  concurrency: number;
+  /** Parallel fetches to one host. */
+  perHostConcurrency: number;
+  /** Lets outbound requests reach loopback and private addresses. */
+  allowPrivateNetworks: boolean;
+  /** `Access-Control-Allow-Origin` on public responses; empty string disables CORS. */
+  cors: string;
+  /** `Cache-Control: max-age` of public GET responses, in seconds. */
+  cacheMaxAge: number;
+  /** MongoDB connection string, used when the host has no database. */
+  mongodbUrl: string | null;
+  /** SQLite file used when there is no MongoDB. */
+  databasePath: string;
+  /** Starts the scheduler on init. */
+  scheduler: boolean;
+}
+
+export const defaultOptions: BlogrollOptions = {
+  mountPath: "/blogrollapi",
+  syncInterval: 3_600_000,
+  initialSyncDelay: 15_000,
+  maxItemsPerBlog: 50,
+  maxItemAge: 7,
+  fetchTimeout: 15_000,
+  maxBodySize: 5 * 1024 * 1024,
+  concurrency: 16,
+  perHostConcurrency: 2,
+  allowPrivateNetworks: false,
+  cors: "*",
+  cacheMaxAge: 300,
+  mongodbUrl: null,
+  databasePath: "data/blogroll.db",
+  scheduler: true,
+};
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(`indiekit-endpoint-blogroll: ${message}`);
+    this.name = "OptionsError";
+  }
+}
+
+type NumericKey = {
+  [K in keyof BlogrollOptions]: BlogrollOptions[K] extends number ? K : never;
+}[keyof BlogrollOptions];
+
+/** Smallest accepted value of each numeric option. */
+const minimums: Record<NumericKey, number> = {
+  syncInterval: 1000,
+  initialSyncDelay: 0,
+  maxItemsPerBlog: 1,
+  maxItemAge: 1,
+  fetchTimeout: 100,
+  maxBodySize: 1024,
+  concurrency: 1,
+  perHostConcurrency: 1,
+  cacheMaxAge: 0,
+};
+
+/** Merges user options over the defaults and throws an OptionsError on anything invalid. */
+export function resolveOptions(input: unknown = {}): BlogrollOptions {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new OptionsError("options must be an object");
+  }
+  const given = input as Record<string, unknown>;
+  const options: BlogrollOptions = { ...defaultOptions };
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined || !(key in defaultOptions)) continue;
+    (options as unknown as Record<string, unknown>)[key] = value;
+  }
+
+  for (const key of Object.keys(minimums) as NumericKey[]) {
+    const value = options[key];
+    if (typeof value !== "number" || !Number.isFinite(value) || value < minimums[key]) {
+      throw new OptionsError(`option "${key}" must be a number of at least ${minimums[key]} (got ${JSON.stringify(value)})`);
+    }
+  }
+  for (const key of ["maxItemsPerBlog", "concurrency", "perHostConcurrency"] as const) {
+    if (!Number.isInteger(options[key])) throw new OptionsError(`option "${key}" must be an integer`);
+  }
+  if (typeof options.mountPath !== "string" || !/^\/[^\s?#]*$/.test(options.mountPath) || options.mountPath === "/") {
+    throw new OptionsError(`option "mountPath" must be an absolute path such as "/blogrollapi" (got ${JSON.stringify(options.mountPath)})`);
+  }
+  options.mountPath = options.mountPath.replace(/\/+$/, "");
+  for (const key of ["allowPrivateNetworks", "scheduler"] as const) {
+    if (typeof options[key] !== "boolean") throw new OptionsError(`option "${key}" must be true or false`);
+  }
+  if (typeof options.cors !== "string") throw new OptionsError('option "cors" must be a string');
+  if (options.mongodbUrl !== null && (typeof options.mongodbUrl !== "string" || !/^mongodb(\+srv)?:\/\//.test(options.mongodbUrl))) {
+    throw new OptionsError('option "mongodbUrl" must be a mongodb:// or mongodb+srv:// URL');
+  }
+  if (typeof options.databasePath !== "string" || options.databasePath === "") {
+    throw new OptionsError('option "databasePath" must be a file path');
+  }
+  return options;
+}

@@ -1,0 +1,308 @@
+/**
+ * The storage port: every piece of the product talks to data through these
+ * interfaces. Adapters (SQLite, MongoDB) implement them; no driver type
+ * appears here. All identifiers are 24-hex-digit strings (ObjectId form) and
+ * all dates are real `Date` values.
+ */
+
+/** Lifecycle of a blog. `deleted` is a soft delete: sync never re-creates it. */
+export type BlogStatus =
+  | "pending" // known, never fetched
+  | "active" // last fetch succeeded
+  | "error" // last fetch failed; backing off
+  | "gone" // 410: no longer fetched until the owner re-enables it
+  | "inactive" // no longer listed by its source; hidden until it reappears
+  | "deleted"; // soft-deleted by the owner or by Microsub
+
+export type FeedType = "rss" | "atom" | "json" | "hfeed";
+
+/** Fields the owner may edit in the admin UI; once edited, sync leaves them alone. */
+export type EditableBlogField =
+  | "title"
+  | "description"
+  | "siteUrl"
+  | "category"
+  | "tags"
+  | "photo"
+  | "author"
+  | "pinned"
+  | "hidden"
+  | "notes";
+
+export interface Blog {
+  id: string;
+  title: string;
+  description: string | null;
+  feedUrl: string;
+  siteUrl: string | null;
+  feedType: FeedType | null;
+  category: string | null;
+  tags: string[];
+  photo: string | null;
+  author: string | null;
+  status: BlogStatus;
+  itemCount: number;
+  pinned: boolean;
+  hidden: boolean;
+  notes: string | null;
+  /** "opml" | "manual" | "feedland" | "microsub" | null */
+  source: string | null;
+  /** Primary source record (the first that listed it). */
+  sourceId: string | null;
+  /** Every source record that lists this blog. */
+  sourceIds: string[];
+  microsubFeedId: string | null;
+  microsubChannelId: string | null;
+  microsubChannelName: string | null;
+  /** True for blogs whose items live elsewhere (Microsub): never fetched. */
+  skipItemFetch: boolean;
+  lastFetchAt: Date | null;
+  lastItemAt: Date | null;
+  lastError: string | null;
+  /** When the scheduler should fetch this blog next (null = due now). */
+  nextFetchAt: Date | null;
+  /** Consecutive failed fetches, for exponential back-off. */
+  failureCount: number;
+  etag: string | null;
+  lastModified: string | null;
+  /** Site icon found once by discovery, used when the feed has no image. */
+  iconUrl: string | null;
+  /** Fields the owner edited; sync never overwrites these. */
+  ownerEdited: EditableBlogField[];
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+/** A blog as a source or the admin creates it. */
+export interface NewBlog {
+  feedUrl: string;
+  title: string;
+  description?: string | null;
+  siteUrl?: string | null;
+  feedType?: FeedType | null;
+  category?: string | null;
+  tags?: string[];
+  photo?: string | null;
+  author?: string | null;
+  source: string | null;
+  sourceId?: string | null;
+  microsubFeedId?: string | null;
+  microsubChannelId?: string | null;
+  microsubChannelName?: string | null;
+  skipItemFetch?: boolean;
+  status?: BlogStatus;
+}
+
+export type UpsertOutcome = "added" | "updated" | "unchanged" | "reactivated" | "skipped-deleted";
+
+export interface UpsertResult {
+  outcome: UpsertOutcome;
+  blog: Blog;
+}
+
+/** What the admin can change on a blog. Setting a field marks it owner-edited. */
+export type BlogEdit = Partial<Pick<Blog, EditableBlogField>> & {
+  /** Admin may re-enable a gone/error/inactive blog. */
+  status?: "active" | "pending";
+};
+
+/** Metadata sync learned from the feed itself; owner-edited fields are kept. */
+export type FeedMetadata = Partial<
+  Pick<Blog, "title" | "description" | "siteUrl" | "photo" | "author" | "feedType">
+>;
+
+/** The outcome of one fetch, written in one step. */
+export interface FetchRecord {
+  at: Date;
+  status: BlogStatus; // active | error | gone
+  error?: string | null;
+  nextFetchAt: Date | null;
+  failureCount: number;
+  etag?: string | null;
+  lastModified?: string | null;
+  /** New feed URL after a permanent redirect (adapter refuses if taken). */
+  feedUrl?: string;
+  metadata?: FeedMetadata;
+  iconUrl?: string | null;
+}
+
+export type BlogSort = "title" | "recent";
+
+export interface BlogListQuery {
+  category?: string;
+  source?: string;
+  sort?: BlogSort;
+  limit: number;
+  offset: number;
+  /** public: hides hidden/deleted/inactive blogs. admin: everything but deleted. */
+  visibility: "public" | "admin";
+  /** admin only: substring of title or URL, case-insensitive */
+  search?: string;
+  /** admin only */
+  status?: BlogStatus | "hidden";
+  sourceId?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export interface CategoryCount {
+  name: string;
+  count: number;
+}
+
+export interface Item {
+  id: string;
+  blogId: string;
+  uid: string;
+  url: string | null;
+  title: string | null;
+  summary: string | null;
+  content: string | null;
+  /** Absent (null) when the feed gave no parseable date: never invented. */
+  published: Date | null;
+  author: string | null;
+  photo: string | null;
+  categories: string[];
+  fetchedAt: Date;
+}
+
+export type NewItem = Omit<Item, "id" | "blogId" | "fetchedAt">;
+
+export interface ItemListQuery {
+  blogId?: string;
+  category?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface ItemUpsertResult {
+  added: number;
+  updated: number;
+}
+
+export type SourceType = "opml_url" | "opml_file" | "manual" | "feedland" | "microsub";
+
+export interface ImportCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  missing: number;
+}
+
+export interface Source {
+  id: string;
+  type: SourceType;
+  name: string;
+  enabled: boolean;
+  /** Type-specific settings: url, xml, instance, screenName, category, channelUid, categoryPrefix. */
+  settings: Record<string, string>;
+  status: "pending" | "ok" | "error";
+  lastError: string | null;
+  lastSyncAt: Date | null;
+  lastImport: ImportCounts | null;
+  etag: string | null;
+  lastModified: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewSource {
+  type: SourceType;
+  name: string;
+  enabled?: boolean;
+  settings?: Record<string, string>;
+}
+
+export type SourcePatch = Partial<
+  Pick<Source, "name" | "enabled" | "settings" | "status" | "lastError" | "lastSyncAt" | "lastImport" | "etag" | "lastModified">
+>;
+
+export interface BlogStore {
+  list(query: BlogListQuery): Promise<Page<Blog>>;
+  /** Any blog by id, deleted included; callers decide visibility. */
+  get(id: string): Promise<Blog | null>;
+  /** Looks up by the normalised form of the URL (see lib/url/normalise.ts). */
+  getByFeedUrl(feedUrl: string): Promise<Blog | null>;
+  /** Blogs by id, in no particular order; unknown ids are left out. */
+  getMany(ids: string[]): Promise<Blog[]>;
+  /**
+   * Insert or update a blog listed by a source. Never resurrects a deleted
+   * blog (outcome `skipped-deleted`), never overwrites owner-edited fields,
+   * re-activates an `inactive` blog (`reactivated`), remembers `sourceId`.
+   */
+  upsertFromSource(blog: NewBlog): Promise<UpsertResult>;
+  /** Admin edit; marks the given fields owner-edited. */
+  edit(id: string, edit: BlogEdit): Promise<Blog | null>;
+  softDelete(id: string, at?: Date): Promise<boolean>;
+  /** Marks blogs of a source not in `keepIds` as inactive; returns how many. */
+  markMissingInactive(sourceId: string, keepIds: string[]): Promise<number>;
+  /** Drops a source from blogs; returns blogs left with no source at all. */
+  detachSource(sourceId: string): Promise<string[]>;
+  /** Removes a blog and its items for good (source deletion "remove" choice). */
+  purge(id: string): Promise<void>;
+  categories(): Promise<CategoryCount[]>;
+  /** Blogs the scheduler should fetch: not deleted/gone/inactive, not skipItemFetch, nextFetchAt due. */
+  listDue(now: Date, limit: number): Promise<Blog[]>;
+  recordFetch(id: string, record: FetchRecord): Promise<Blog | null>;
+  /** Recomputes itemCount and lastItemAt from stored items. */
+  refreshItemStats(id: string): Promise<void>;
+  count(filter?: { status?: BlogStatus; sourcePrefix?: string }): Promise<number>;
+}
+
+export interface ItemStore {
+  /** Upsert by (blogId, uid), in one transaction. */
+  upsertMany(blogId: string, items: NewItem[], fetchedAt: Date): Promise<ItemUpsertResult>;
+  /** Newest first: published desc (undated last), then id desc. Visible blogs only unless blogId given. */
+  list(query: ItemListQuery): Promise<Item[]>;
+  /** Keep the newest `keep` items of a blog, delete the rest. */
+  trimBlog(blogId: string, keep: number): Promise<number>;
+  /** Delete items published (or, if undated, fetched) before `cutoff`; future-dated items stay. Returns blog ids touched and count. */
+  pruneOlderThan(cutoff: Date): Promise<{ deleted: number; blogIds: string[] }>;
+  deleteAll(): Promise<number>;
+  count(): Promise<number>;
+}
+
+export interface SourceStore {
+  list(): Promise<Source[]>;
+  get(id: string): Promise<Source | null>;
+  create(source: NewSource): Promise<Source>;
+  update(id: string, patch: SourcePatch): Promise<Source | null>;
+  delete(id: string): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+export interface MetaStore {
+  /** Small JSON documents by key (sync status record, ...). */
+  get<T = unknown>(key: string): Promise<T | null>;
+  set(key: string, value: unknown): Promise<void>;
+  /**
+   * Take or renew a lease: succeeds if free, expired, or already held by
+   * `holder`. Atomic across processes sharing the database.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number, now?: Date): Promise<boolean>;
+  releaseLease(name: string, holder: string): Promise<void>;
+}
+
+export interface Storage {
+  readonly kind: "sqlite" | "mongodb";
+  readonly blogs: BlogStore;
+  readonly items: ItemStore;
+  readonly sources: SourceStore;
+  readonly meta: MetaStore;
+  /** Create tables/indexes, run migrations. Idempotent. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Raised by adapters for anything the database refused. */
+export class StorageError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StorageError";
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Feed URL normalisation for comparison and de-duplication. The result is a
+ * key, never a URL to fetch: it folds scheme (http/https twins), host case,
+ * default ports, fragments and a trailing slash.
+ */
+export function feedUrlKey(input: string): string {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    return input.trim().toLowerCase();
+  }
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  const port = url.port && url.port !== "80" && url.port !== "443" ? `:${url.port}` : "";
+  let path = url.pathname || "/";
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  return `${host}${port}${path}${url.search}`;
+}
+
+/** An absolute http(s) URL string, or null. */
+export function parseHttpUrl(input: string, base?: string): URL | null {
+  try {
+    const url = new URL(input.trim(), base);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+  } catch {
+    return null;
+  }
+}
