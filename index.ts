@@ -1,0 +1,148 @@
+import path from "node:path";
+import type { Router } from "express";
+import type { Collection, Db } from "mongodb";
+import { resolveOptions, type BlogrollOptions } from "./lib/options.js";
+import { packageRoot } from "./lib/package-root.js";
+import { COLLECTION_NAMES, describeStorageChoice, openStorage, type StorageChoice } from "./lib/storage/open.js";
+import type { Storage } from "./lib/storage/types.js";
+import { consoleLogger, type BlogrollContext, type Logger } from "./lib/context.js";
+import { Scheduler } from "./lib/sync/scheduler.js";
+import { createSyncRunner } from "./lib/sync/run.js";
+import { createPublicApiRouter } from "./lib/api/public-routes.js";
+import { createAdminRouter } from "./lib/admin/router.js";
+import { detectMicrosub } from "./lib/microsub/detect.js";
+
+/** The parts of an Indiekit instance this plugin uses (all optional but addEndpoint). */
+export interface IndiekitHost {
+  addEndpoint(endpoint: unknown): void;
+  addCollection?(name: string): void;
+  collections?: Map<string, unknown>;
+  database?: Db | null;
+  config?: { application?: Record<string, unknown> };
+  application?: Record<string, unknown>;
+}
+
+export type { BlogrollOptions } from "./lib/options.js";
+
+/**
+ * Indiekit endpoint plugin: a blogroll aggregated from OPML, FeedLand,
+ * Microsub and manual entries, served as a public JSON API and managed
+ * from admin pages inside the host.
+ */
+export default class BlogrollEndpoint {
+  readonly id = "indiekit-endpoint-blogroll";
+  readonly name = "Blogroll endpoint";
+  readonly options: BlogrollOptions;
+  readonly context: BlogrollContext;
+  private host: IndiekitHost | null = null;
+  private storagePromise: Promise<Storage> | null = null;
+  private publicRouter: Router | null = null;
+  private adminRouter: Router | null = null;
+
+  constructor(options: Partial<BlogrollOptions> & Record<string, unknown> = {}, log: Logger = consoleLogger) {
+    this.options = resolveOptions({ mongodbUrl: process.env.MONGODB_URL || null, ...options });
+    const getStorage = () => this.getStorage();
+    this.context = {
+      options: this.options,
+      getStorage,
+      getMicrosub: () => detectMicrosub(this.hostCollections()),
+      scheduler: new Scheduler({
+        getStorage,
+        run: createSyncRunner({ options: this.options }),
+        interval: this.options.syncInterval,
+        initialDelay: this.options.initialSyncDelay,
+        log: (message) => log.warn(message),
+      }),
+      log,
+    };
+  }
+
+  get mountPath(): string {
+    return this.options.mountPath;
+  }
+
+  get navigationItems() {
+    return { href: this.options.mountPath, text: "blogroll.title", iconName: "bookmark", requiresDatabase: false };
+  }
+
+  get shortcutItems() {
+    return { url: this.options.mountPath, name: "blogroll.title", iconName: "bookmark", requiresDatabase: false };
+  }
+
+  get localesDirectory(): string {
+    return path.join(packageRoot, "locales");
+  }
+
+  get viewsDirectory(): string {
+    return path.join(packageRoot, "views");
+  }
+
+  /** Admin routes: the host mounts them behind its authentication. */
+  get routes(): Router {
+    this.adminRouter ??= createAdminRouter(this.context);
+    return this.adminRouter;
+  }
+
+  /** Public API routes: no authentication. */
+  get routesPublic(): Router {
+    this.publicRouter ??= createPublicApiRouter(this.context);
+    return this.publicRouter;
+  }
+
+  /** Registers with the host, asks for its collections and starts the scheduler. */
+  async init(Indiekit: IndiekitHost): Promise<void> {
+    this.host = Indiekit;
+    Indiekit.addEndpoint(this);
+    if (typeof Indiekit.addCollection === "function") {
+      for (const name of Object.values(COLLECTION_NAMES)) Indiekit.addCollection(name);
+    }
+    const application = this.application();
+    if (application) {
+      // The Microsub plugin writes follows/unfollows straight into blogrollBlogs through this.
+      application.getBlogrollDb = () => (this.hostCollections()?.get(COLLECTION_NAMES.blogs) ? Indiekit.database ?? null : null);
+    }
+    if (this.options.scheduler) this.context.scheduler.start();
+  }
+
+  /** Stops the scheduler (aborting a run) and closes storage this plugin opened. */
+  async destroy(): Promise<void> {
+    await this.context.scheduler.stop();
+    const storage = this.storagePromise;
+    this.storagePromise = null;
+    if (storage) await (await storage.catch(() => null))?.close();
+  }
+
+  /** Where storage will live, for start-up messages. */
+  describeStorage(): string {
+    return describeStorageChoice(this.storageChoice());
+  }
+
+  /** Storage is opened on first use: the host may connect its database after init. */
+  getStorage(): Promise<Storage> {
+    if (!this.storagePromise) {
+      this.storagePromise = openStorage(this.storageChoice());
+      this.storagePromise.catch(() => {
+        this.storagePromise = null; // let the next request try again
+      });
+    }
+    return this.storagePromise;
+  }
+
+  private storageChoice(): StorageChoice {
+    return {
+      hostCollections: this.hostCollections(),
+      mongodbUrl: this.options.mongodbUrl,
+      databasePath: this.options.databasePath,
+    };
+  }
+
+  private application(): Record<string, unknown> | null {
+    return this.host?.application ?? this.host?.config?.application ?? null;
+  }
+
+  private hostCollections(): Map<string, unknown> | null {
+    const fromApplication = this.application()?.collections;
+    const map = this.host?.collections ?? (fromApplication instanceof Map ? fromApplication : null);
+    return map && map.size > 0 ? (map as Map<string, Collection | unknown>) : null;
+  }
+}

@@ -1,0 +1,27 @@
+import type { BlogrollOptions } from "./options.js";
+import type { Storage } from "./storage/types.js";
+import type { MicrosubStore } from "./microsub/types.js";
+import type { Scheduler } from "./sync/scheduler.js";
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+/** Everything a route or job needs, built once by the plugin class. */
+export interface BlogrollContext {
+  options: BlogrollOptions;
+  getStorage(): Promise<Storage>;
+  /** The Microsub plugin's data, or null while its collections are absent (checked per call). */
+  getMicrosub(): MicrosubStore | null;
+  scheduler: Scheduler;
+  log: Logger;
+}
+
+/** Logs to the console with the plugin's name; causes are logged, never sent to clients. */
+export const consoleLogger: Logger = {
+  info: (message) => console.info(`[blogroll] ${message}`),
+  warn: (message) => console.warn(`[blogroll] ${message}`),
+  error: (message, error) => console.error(`[blogroll] ${message}${error instanceof Error ? `: ${error.message}` : ""}`),
+};

@@ -1,0 +1,93 @@
+import { ObjectId, type Collection, type Document } from "mongodb";
+import type { Item } from "../types.js";
+import { StorageError } from "../types.js";
+import type { MicrosubChannel, MicrosubFeed, MicrosubStore } from "../../microsub/types.js";
+
+const SUMMARY_LENGTH = 300;
+
+function hex(value: unknown): string {
+  return value instanceof ObjectId ? value.toHexString() : String(value ?? "");
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value : null;
+}
+
+function asObjectIds(ids: string[]): ObjectId[] {
+  return ids.filter((id) => ObjectId.isValid(id) && /^[0-9a-f]{24}$/i.test(id)).map((id) => new ObjectId(id));
+}
+
+/** Plain-text summary from a Microsub item, cut at a word like our own summaries. */
+function summaryOf(doc: Document): string | null {
+  const raw = text(doc.summary) ?? text(doc.content?.text);
+  if (!raw) return null;
+  const flat = raw.replace(/\s+/g, " ").trim();
+  if (flat.length <= SUMMARY_LENGTH) return flat;
+  const cut = flat.slice(0, SUMMARY_LENGTH);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 200 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function toItem(doc: Document): Item {
+  const published = doc.published instanceof Date ? doc.published : doc.published ? new Date(doc.published) : null;
+  const photos: unknown[] = Array.isArray(doc.photo) ? doc.photo : doc.photo ? [doc.photo] : [];
+  return {
+    id: hex(doc._id),
+    blogId: hex(doc.feedId),
+    uid: String(doc.uid ?? hex(doc._id)),
+    url: text(doc.url),
+    title: text(doc.name),
+    summary: summaryOf(doc),
+    content: text(doc.content?.html),
+    published: published && !Number.isNaN(published.getTime()) ? published : null,
+    author: text(doc.author?.name),
+    photo: text(photos[0]),
+    categories: Array.isArray(doc.category) ? doc.category.filter((c: unknown): c is string => typeof c === "string") : [],
+    fetchedAt: published ?? new Date(0),
+  };
+}
+
+/** MicrosubStore on the Microsub plugin's MongoDB collections. */
+export function createMongoMicrosubStore(collections: {
+  channels: Collection;
+  feeds: Collection;
+  items?: Collection | null;
+}): MicrosubStore {
+  const wrap = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw new StorageError("Microsub collections could not be read", { cause: error });
+    }
+  };
+  return {
+    listChannels: () =>
+      wrap(async () => {
+        const docs = await collections.channels.find({}).sort({ order: 1, _id: 1 }).toArray();
+        return docs.map(
+          (doc): MicrosubChannel => ({ id: hex(doc._id), uid: String(doc.uid ?? ""), name: String(doc.name ?? doc.uid ?? ""), order: Number(doc.order ?? 0) }),
+        );
+      }),
+    listFeeds: (channelId) =>
+      wrap(async () => {
+        const filter = channelId ? { channelId: { $in: [...asObjectIds([channelId]), channelId] } } : {};
+        const docs = await collections.feeds.find(filter).sort({ _id: 1 }).toArray();
+        return docs
+          .filter((doc) => typeof doc.url === "string")
+          .map(
+            (doc): MicrosubFeed => ({ id: hex(doc._id), channelId: hex(doc.channelId), url: doc.url, title: text(doc.title), photo: text(doc.photo) }),
+          );
+      }),
+    listItems: ({ feedIds, limit, offset }) =>
+      wrap(async () => {
+        if (!collections.items || feedIds.length === 0 || limit <= 0) return [];
+        const docs = await collections.items
+          .find({ feedId: { $in: asObjectIds(feedIds) } })
+          .sort({ published: -1, _id: -1 })
+          .skip(offset)
+          .limit(limit)
+          .toArray();
+        return docs.map(toItem);
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Collection } from "mongodb";
+import type { Storage } from "./types.js";
+import { createSqliteStorage } from "./sqlite/index.js";
+import { connectMongoStorage, createMongoStorage } from "./mongo/index.js";
+
+export const COLLECTION_NAMES = {
+  sources: "blogrollSources",
+  blogs: "blogrollBlogs",
+  items: "blogrollItems",
+  meta: "blogrollMeta",
+} as const;
+
+export interface StorageChoice {
+  /** The host's collection Map (Indiekit's `collections`), when it has a database. */
+  hostCollections?: Map<string, unknown> | null;
+  mongodbUrl: string | null;
+  databasePath: string;
+}
+
+/** Which adapter a choice leads to, for start-up messages and tests. */
+export function describeStorageChoice(choice: StorageChoice): string {
+  if (hostCollections(choice)) return "MongoDB (host collections)";
+  if (choice.mongodbUrl) return "MongoDB (own connection)";
+  return `SQLite (${path.resolve(choice.databasePath)})`;
+}
+
+function hostCollections(choice: StorageChoice) {
+  const map = choice.hostCollections;
+  if (!map) return null;
+  const get = (name: string) => map.get(name) as Collection | undefined;
+  const sources = get(COLLECTION_NAMES.sources);
+  const blogs = get(COLLECTION_NAMES.blogs);
+  const items = get(COLLECTION_NAMES.items);
+  const meta = get(COLLECTION_NAMES.meta);
+  return sources && blogs && items && meta ? { sources, blogs, items, meta } : null;
+}
+
+/**
+ * Opens storage: the host's MongoDB collections when present, else a MongoDB
+ * URL (option or MONGODB_URL), else the embedded SQLite file (folder created).
+ */
+export async function openStorage(choice: StorageChoice): Promise<Storage> {
+  const collections = hostCollections(choice);
+  let storage: Storage;
+  if (collections) {
+    storage = createMongoStorage(collections);
+  } else if (choice.mongodbUrl) {
+    storage = await connectMongoStorage(choice.mongodbUrl);
+  } else {
+    if (choice.databasePath !== ":memory:") mkdirSync(path.dirname(path.resolve(choice.databasePath)), { recursive: true });
+    storage = createSqliteStorage(choice.databasePath);
+  }
+  await storage.init();
+  return storage;
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import type { Storage } from "../storage/types.js";
+
+/** Figures of the last completed sync run (shape kept from the earlier plugin). */
+export interface SyncStats {
+  lastFullSync: string;
+  duration: number;
+  sources: { total: number; success: number; failed: number };
+  blogs: { total: number; success: number; failed: number; notModified?: number };
+  items: { added: number; deleted: number };
+}
+
+/** The persisted status record, shared by every process on the same database. */
+export interface StoredSyncStatus {
+  lastSync: string | null;
+  lastSyncStats: SyncStats | null;
+  /** While a run holds the lease: when the lease lapses unless renewed. */
+  runningUntil: string | null;
+  progress: { done: number; total: number } | null;
+  nextSync: string | null;
+}
+
+export interface SyncStatusView {
+  isRunning: boolean;
+  lastSync: string | null;
+  nextSync: string | null;
+  progress: { done: number; total: number } | null;
+  lastSyncStats: SyncStats | null;
+}
+
+/** What one run is given: a stop signal and a way to report progress. */
+export interface RunContext {
+  signal: AbortSignal;
+  progress(done: number, total: number): void;
+}
+
+/** One sync run: sources refreshed, due blogs fetched, retention applied. */
+export type SyncRunner = (storage: Storage, context: RunContext) => Promise<SyncStats>;
+
+export interface SchedulerOptions {
+  getStorage: () => Promise<Storage>;
+  run: SyncRunner;
+  interval: number;
+  initialDelay: number;
+  /** Lease lifetime; renewed at a third of it while a run goes on. */
+  leaseTtl?: number;
+  log?: (message: string) => void;
+}
+
+export const STATUS_KEY = "syncStatus";
+const LEASE_NAME = "sync";
+const PROGRESS_WRITE_INTERVAL = 1000;
+
+const emptyStatus: StoredSyncStatus = { lastSync: null, lastSyncStats: null, runningUntil: null, progress: null, nextSync: null };
+
+/**
+ * Runs sync on a timer: first after `initialDelay`, then every `interval`.
+ * Runs never overlap, in this process (one run at a time) or across
+ * processes (a lease in the meta store, renewed while running; a crashed
+ * holder's lease simply expires).
+ */
+export class Scheduler {
+  readonly holder = randomUUID();
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<boolean> | null = null;
+  private abort: AbortController | null = null;
+  private stopped = true;
+  private nextAt: Date | null = null;
+  private readonly leaseTtl: number;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.leaseTtl = options.leaseTtl ?? 60_000;
+  }
+
+  get running(): boolean {
+    return this.current !== null;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(this.options.initialDelay);
+  }
+
+  /** Stops the timer, aborts a run in progress and waits for it to settle. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.abort?.abort();
+    await this.current?.catch(() => undefined);
+  }
+
+  /**
+   * Starts a run now unless one is going on. Resolves when the run ends:
+   * true if this process ran it, false if another run (here or elsewhere) held it.
+   */
+  syncNow(): Promise<boolean> {
+    if (this.current) return this.current.then(() => false);
+    this.current = this.runOnce().finally(() => {
+      this.current = null;
+      if (!this.stopped) this.schedule(this.options.interval);
+    });
+    return this.current;
+  }
+
+  async getStatus(): Promise<SyncStatusView> {
+    const storage = await this.options.getStorage();
+    const stored = { ...emptyStatus, ...((await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? {}) };
+    const isRunning = stored.runningUntil !== null && new Date(stored.runningUntil).getTime() > Date.now();
+    return {
+      isRunning,
+      lastSync: stored.lastSync,
+      nextSync: this.nextAt?.toISOString() ?? stored.nextSync,
+      progress: isRunning ? stored.progress : null,
+      lastSyncStats: stored.lastSyncStats,
+    };
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.nextAt = new Date(Date.now() + delay);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.syncNow();
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  private async runOnce(): Promise<boolean> {
+    const log = this.options.log ?? (() => undefined);
+    let storage: Storage;
+    try {
+      storage = await this.options.getStorage();
+      if (!(await storage.meta.acquireLease(LEASE_NAME, this.holder, this.leaseTtl))) return false;
+    } catch (error) {
+      log(`sync not started: ${(error as Error).message}`);
+      return false;
+    }
+    const abort = new AbortController();
+    this.abort = abort;
+    const update = async (patch: Partial<StoredSyncStatus>) => {
+      const stored = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? emptyStatus;
+      await storage.meta.set(STATUS_KEY, { ...emptyStatus, ...stored, ...patch });
+    };
+    const leaseUntil = () => new Date(Date.now() + this.leaseTtl).toISOString();
+    let progress = { done: 0, total: 0 };
+    let lastProgressWrite = 0;
+    const renew = setInterval(() => {
+      void storage.meta
+        .acquireLease(LEASE_NAME, this.holder, this.leaseTtl)
+        .then((held) => (held ? update({ runningUntil: leaseUntil(), progress }) : abort.abort()))
+        .catch(() => undefined);
+    }, Math.max(50, Math.floor(this.leaseTtl / 3)));
+    renew.unref?.();
+    try {
+      await update({ runningUntil: leaseUntil(), progress });
+      const stats = await this.options.run(storage, {
+        signal: abort.signal,
+        progress: (done, total) => {
+          progress = { done, total };
+          const now = Date.now();
+          if (now - lastProgressWrite >= PROGRESS_WRITE_INTERVAL) {
+            lastProgressWrite = now;
+            void update({ progress }).catch(() => undefined);
+          }
+        },
+      });
+      const next = this.stopped ? null : new Date(Date.now() + this.options.interval).toISOString();
+      await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next });
+      return true;
+    } catch (error) {
+      log(`sync failed: ${(error as Error).message}`);
+      await update({ runningUntil: null, progress: null }).catch(() => undefined);
+      return true;
+    } finally {
+      clearInterval(renew);
+      this.abort = null;
+      await storage.meta.releaseLease(LEASE_NAME, this.holder).catch(() => undefined);
+    }
+  }
+}
