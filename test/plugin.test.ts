@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import BlogrollEndpoint from "../index.js";
+import { OptionsError } from "../lib/options.js";
+import { createFakeDb } from "./support/fake-mongo.js";
+import { memoryLogger } from "./support/server.js";
+
+/** An object shaped like Indiekit, recording what the plugin asks of it. */
+function fakeIndiekit(withDatabase: boolean) {
+  const db = createFakeDb();
+  const calls = { endpoints: [] as unknown[], collections: [] as string[] };
+  const collections = new Map<string, unknown>();
+  const application: Record<string, unknown> = { collections };
+  return {
+    calls,
+    db,
+    application,
+    config: { application },
+    collections,
+    database: withDatabase ? db : null,
+    addEndpoint(endpoint: unknown) {
+      calls.endpoints.push(endpoint);
+    },
+    addCollection(name: string) {
+      calls.collections.push(name);
+      // Like Indiekit: only adds the collection when a database is connected.
+      if (withDatabase) collections.set(name, db.collection(name));
+    },
+  };
+}
+
+describe("plugin class", () => {
+  it("merges options over the documented defaults", () => {
+    const plugin = new BlogrollEndpoint({ syncInterval: 60_000, mongodbUrl: null });
+    assert.equal(plugin.mountPath, "/blogrollapi");
+    assert.equal(plugin.options.syncInterval, 60_000);
+    assert.equal(plugin.options.maxItemsPerBlog, 50);
+    assert.equal(plugin.options.maxItemAge, 7);
+    assert.equal(plugin.options.fetchTimeout, 15_000);
+    assert.equal(plugin.options.concurrency, 16);
+    assert.equal(new BlogrollEndpoint({ mountPath: "/roll/" }).mountPath, "/roll");
+  });
+
+  it("throws a clear error on invalid options", () => {
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      [{ syncInterval: -1 }, /syncInterval/],
+      [{ syncInterval: "often" }, /syncInterval/],
+      [{ mountPath: "blogroll" }, /mountPath/],
+      [{ mountPath: "/" }, /mountPath/],
+      [{ maxItemsPerBlog: 2.5 }, /maxItemsPerBlog/],
+      [{ fetchTimeout: 0 }, /fetchTimeout/],
+      [{ allowPrivateNetworks: "yes" }, /allowPrivateNetworks/],
+      [{ mongodbUrl: "http://db" }, /mongodbUrl/],
+    ];
+    for (const [options, message] of bad) {
+      assert.throws(() => new BlogrollEndpoint(options), (error: unknown) => error instanceof OptionsError && message.test((error as Error).message));
+    }
+  });
+
+  it("exposes the getters a host reads", () => {
+    const plugin = new BlogrollEndpoint({ mongodbUrl: null });
+    assert.equal(plugin.name, "Blogroll endpoint");
+    assert.deepEqual(plugin.navigationItems, { href: "/blogrollapi", text: "blogroll.title", iconName: "bookmark", requiresDatabase: false });
+    assert.equal(plugin.shortcutItems.url, "/blogrollapi");
+    assert.ok(existsSync(path.join(plugin.localesDirectory, "en.json")));
+    assert.ok(existsSync(path.join(plugin.viewsDirectory, "blogroll-dashboard.njk")));
+    assert.equal(typeof plugin.routes, "function");
+    assert.equal(typeof plugin.routesPublic, "function");
+    assert.equal(plugin.routes, plugin.routes, "routers are built once");
+  });
+
+  it("init without a host database: registers, asks for collections, falls back to SQLite", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "blogroll-plugin-"));
+    const host = fakeIndiekit(false);
+    const plugin = new BlogrollEndpoint({ databasePath: path.join(folder, "sub", "b.db"), mongodbUrl: null, scheduler: false }, memoryLogger([]));
+    await plugin.init(host);
+    assert.deepEqual(host.calls.endpoints, [plugin]);
+    assert.deepEqual(host.calls.collections, ["blogrollSources", "blogrollBlogs", "blogrollItems", "blogrollMeta"]);
+    assert.equal(typeof host.application.getBlogrollDb, "function");
+    assert.equal((host.application.getBlogrollDb as () => unknown)(), null);
+    assert.match(plugin.describeStorage(), /^SQLite/);
+    const storage = await plugin.getStorage();
+    assert.equal(storage.kind, "sqlite");
+    assert.ok(existsSync(path.join(folder, "sub", "b.db")), "the database folder is created");
+    assert.equal(plugin.context.getMicrosub(), null);
+    await plugin.destroy();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("init with a host database: uses the host's collections and offers getBlogrollDb", async () => {
+    const host = fakeIndiekit(true);
+    const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null }, memoryLogger([]));
+    await plugin.init(host);
+    assert.match(plugin.describeStorage(), /MongoDB \(host collections\)/);
+    const storage = await plugin.getStorage();
+    assert.equal(storage.kind, "mongodb");
+    assert.equal((host.application.getBlogrollDb as () => unknown)(), host.db);
+    await storage.blogs.upsertFromSource({ feedUrl: "https://a.example/feed", title: "A", source: "manual" });
+    const raw = await (host.collections.get("blogrollBlogs") as { findOne(filter: object): Promise<Record<string, unknown> | null> }).findOne({ feedUrl: "https://a.example/feed" });
+    assert.equal(raw?.title, "A");
+    await plugin.destroy();
+  });
+
+  it("detects the Microsub plugin's collections, even when they appear after init", async () => {
+    const host = fakeIndiekit(true);
+    const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null }, memoryLogger([]));
+    await plugin.init(host);
+    assert.equal(plugin.context.getMicrosub(), null);
+    host.collections.set("microsub_channels", host.db.collection("microsub_channels"));
+    assert.equal(plugin.context.getMicrosub(), null, "channels alone are not enough");
+    host.collections.set("microsub_feeds", host.db.collection("microsub_feeds"));
+    assert.notEqual(plugin.context.getMicrosub(), null);
+    await plugin.destroy();
+  });
+
+  it("starts the scheduler on init and stops it on destroy", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "blogroll-plugin-"));
+    const plugin = new BlogrollEndpoint({ databasePath: path.join(folder, "b.db"), mongodbUrl: null, initialSyncDelay: 60_000 }, memoryLogger([]));
+    await plugin.init(fakeIndiekit(false));
+    const status = await plugin.context.scheduler.getStatus();
+    assert.ok(status.nextSync, "a first sync is scheduled");
+    await plugin.destroy();
+    rmSync(folder, { recursive: true, force: true });
+  });
+});

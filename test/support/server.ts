@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import BlogrollEndpoint from "../../index.js";
+import { createStandaloneApp } from "../../lib/standalone/app.js";
+import { COLLECTION_NAMES } from "../../lib/storage/open.js";
+import type { Storage } from "../../lib/storage/types.js";
+import type { Logger } from "../../lib/context.js";
+import { createFakeDb } from "./fake-mongo.js";
+
+export type Backend = "sqlite" | "mongo-standin" | "mongodb";
+
+/** Backends the HTTP suites run on: SQLite always, the mingo stand-in always, a real server when MONGODB_URL is set. */
+export function httpBackends(): Backend[] {
+  return process.env.MONGODB_URL ? ["sqlite", "mongo-standin", "mongodb"] : ["sqlite", "mongo-standin"];
+}
+
+export function describeBackend(backend: Backend): string {
+  switch (backend) {
+    case "sqlite":
+      return "SQLite (better-sqlite3 file)";
+    case "mongo-standin":
+      return "MongoDB adapter on the mingo in-memory stand-in (not a real MongoDB server)";
+    case "mongodb":
+      return "MongoDB server at MONGODB_URL";
+  }
+}
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+export interface TestServer {
+  baseUrl: string;
+  api: string;
+  plugin: BlogrollEndpoint;
+  storage: Storage;
+  /** The host collection Map (mongo-standin only): add Microsub collections here. */
+  collections: Map<string, unknown>;
+  fakeDb: ReturnType<typeof createFakeDb> | null;
+  logs: string[];
+  get(pathname: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A logger that keeps messages for assertions instead of printing them. */
+export function memoryLogger(logs: string[]): Logger {
+  return {
+    info: (message) => logs.push(`info: ${message}`),
+    warn: (message) => logs.push(`warn: ${message}`),
+    error: (message, error) => logs.push(`error: ${message}${error instanceof Error ? `: ${error.message}` : ""}`),
+  };
+}
+
+/**
+ * Starts the plugin in the standalone host on an ephemeral loopback port,
+ * on the chosen backend, with the scheduler off (tests drive syncs).
+ */
+export async function startTestServer(backend: Backend, pluginOptions: Record<string, unknown> = {}): Promise<TestServer> {
+  const folder = mkdtempSync(path.join(tmpdir(), "blogroll-test-"));
+  const collections = new Map<string, unknown>();
+  let fakeDb: ReturnType<typeof createFakeDb> | null = null;
+  const options: Record<string, unknown> = { scheduler: false, allowPrivateNetworks: true, ...pluginOptions };
+  if (backend === "sqlite") {
+    options.databasePath = path.join(folder, "blogroll.db");
+    options.mongodbUrl = null;
+  } else if (backend === "mongo-standin") {
+    fakeDb = createFakeDb();
+    for (const name of Object.values(COLLECTION_NAMES)) collections.set(name, fakeDb.collection(name));
+  } else {
+    const url = new URL(process.env.MONGODB_URL as string);
+    url.pathname = `/blogroll_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+    options.mongodbUrl = url.toString();
+  }
+  const logs: string[] = [];
+  const plugin = new BlogrollEndpoint(options, memoryLogger(logs));
+  const { app } = await createStandaloneApp(plugin, { adminToken: ADMIN_TOKEN, collections });
+  const storage = await plugin.getStorage();
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const api = `${baseUrl}${plugin.mountPath}/api`;
+  return {
+    baseUrl,
+    api,
+    plugin,
+    storage,
+    collections,
+    fakeDb,
+    logs,
+    get: (pathname, init) => fetch(pathname.startsWith("http") ? pathname : `${baseUrl}${pathname}`, init),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      if (backend === "mongodb") {
+        // Each test run gets its own database; drop it when done.
+        const { MongoClient } = await import("mongodb");
+        const client = await MongoClient.connect(options.mongodbUrl as string);
+        await client.db().dropDatabase().catch(() => undefined);
+        await client.close();
+      }
+      await plugin.destroy();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
