@@ -1,0 +1,146 @@
+import path from "node:path";
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import nunjucks from "nunjucks";
+import type BlogrollEndpoint from "../../index.js";
+import { packageJson, packageRoot } from "../package-root.js";
+import { Authenticator, SESSION_COOKIE } from "./auth.js";
+import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
+
+export interface StandaloneHost {
+  app: Express;
+  auth: Authenticator;
+  /** The Indiekit-shaped object the plugin was initialised with. */
+  indiekit: ReturnType<typeof createIndiekitShim>;
+}
+
+export const LOGIN_PATH = "/session/login";
+const BODY_LIMIT = "2mb";
+
+/** The slice of Indiekit's API a plugin sees: endpoints and collections (none here: no host database). */
+export function createIndiekitShim(application: Record<string, unknown>, collections = new Map<string, unknown>(), database: unknown = null) {
+  const endpoints: BlogrollEndpoint[] = [];
+  application.collections = collections;
+  return {
+    application,
+    config: { application },
+    collections,
+    database,
+    endpoints,
+    addEndpoint(endpoint: unknown) {
+      endpoints.push(endpoint as BlogrollEndpoint);
+    },
+    // Like Indiekit without MongoDB: asking for a collection does nothing.
+    addCollection(_name: string) {},
+  };
+}
+
+/** Content-Security-Policy for HTML pages: only this host's own assets. */
+const CSP = "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * An Express app hosting the plugin the way Indiekit does: public routes at
+ * the mount path, then authentication, then the admin routes; views through
+ * Nunjucks with a host-compatible layout and component macros; locales with
+ * `__()`; assets at `/assets/<plugin id>/`.
+ */
+export async function createStandaloneApp(
+  plugin: BlogrollEndpoint,
+  options: {
+    adminToken: string;
+    /** A host database's collections (tests use an in-memory stand-in); none by default. */
+    collections?: Map<string, unknown>;
+  },
+): Promise<StandaloneHost> {
+  const application: Record<string, unknown> = {
+    name: "Blogroll",
+    version: packageJson.version,
+    locale: "en",
+    themeColor: "#0055ee",
+  };
+  const indiekit = createIndiekitShim(application, options.collections);
+  await plugin.init(indiekit);
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+
+  const views = nunjucks.configure([plugin.viewsDirectory, path.join(packageRoot, "views", "standalone")], {
+    autoescape: true,
+    express: app,
+    noCache: process.env.NODE_ENV === "development",
+  });
+  views.addFilter("date", (value: unknown, locale = "en", style: "short" | "medium" | "long" = "medium") => {
+    if (!value) return "";
+    const date = value instanceof Date ? value : new Date(String(value));
+    if (Number.isNaN(date.getTime())) return "";
+    return new Intl.DateTimeFormat(locale, { dateStyle: style, timeStyle: "short" }).format(date);
+  });
+  app.set("view engine", "njk");
+
+  const catalogs = loadCatalogs(plugin.localesDirectory);
+  const locales = [...catalogs.keys()];
+  const auth = new Authenticator(options.adminToken);
+
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    response.set("X-Content-Type-Options", "nosniff");
+    const locale = negotiateLocale(request.get("Accept-Language"), locales);
+    response.locals.__ = createTranslator(catalogs, locale);
+    response.locals.locale = locale;
+    response.locals.application = { ...application, locale, navigation: [{ href: plugin.mountPath, text: "Blogroll" }] };
+    response.locals.assetsPath = `/assets/${plugin.id}`;
+    // Every HTML page gets a strict CSP; JSON and OPML are not documents.
+    const render = response.render.bind(response);
+    response.render = ((view: string, locals?: object, callback?: (error: Error, html: string) => void) => {
+      response.set("Content-Security-Policy", CSP);
+      return render(view, locals as object, callback as (error: Error, html: string) => void);
+    }) as typeof response.render;
+    next();
+  });
+
+  app.use(`/assets/${plugin.id}`, express.static(path.join(packageRoot, "assets"), { maxAge: "1h" }));
+  app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
+  app.use(express.json({ limit: BODY_LIMIT }));
+
+  app.get(LOGIN_PATH, (request, response) => {
+    response.render("login", { title: response.locals.__("blogroll.login.title"), redirect: safeRedirect(request.query.redirect, plugin.mountPath) });
+  });
+  app.post(LOGIN_PATH, (request, response) => {
+    const token = typeof request.body?.token === "string" ? request.body.token : "";
+    const redirect = safeRedirect(request.body?.redirect, plugin.mountPath);
+    if (!auth.checkToken(token)) {
+      response.status(401).render("login", { title: response.locals.__("blogroll.login.title"), redirect, error: response.locals.__("blogroll.login.invalid") });
+      return;
+    }
+    const session = auth.createSession();
+    response.cookie(SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "lax", path: "/", maxAge: 7 * 24 * 3600 * 1000 });
+    response.redirect(303, redirect);
+  });
+  app.post("/session/logout", (request, response) => {
+    const session = auth.sessionOf(request);
+    if (session && request.body?._csrf === session.csrfToken) auth.endSession(session.id);
+    response.clearCookie(SESSION_COOKIE, { path: "/" });
+    response.redirect(303, LOGIN_PATH);
+  });
+  app.get("/", (_request, response) => response.redirect(plugin.mountPath));
+
+  for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routesPublic);
+  app.use(auth.middleware(LOGIN_PATH));
+  for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routes);
+
+  app.use((request: Request, response: Response) => {
+    response.status(404).json({ error: "Not found" });
+  });
+  // Express's last resort: a body-parser error or a view that failed. Never a stack.
+  app.use((error: Error & { status?: number; type?: string }, request: Request, response: Response, _next: NextFunction) => {
+    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
+    if (status === 500) plugin.context.log.error(`${request.method} ${request.originalUrl} failed`, error);
+    if (!response.headersSent) response.status(status).json({ error: status === 500 ? "Internal server error" : "Bad request" });
+  });
+
+  return { app, auth, indiekit };
+}
+
+/** Only same-site paths: a login form must not become an open redirect. */
+function safeRedirect(value: unknown, fallback: string): string {
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") ? value : fallback;
+}

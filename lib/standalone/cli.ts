@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
+import BlogrollEndpoint from "../../index.js";
+import { createStandaloneApp, LOGIN_PATH } from "./app.js";
+import { ensureSources, readConfigFile, type StandaloneConfig } from "./config-file.js";
+
+/**
+ * `npm start`: the plugin served on its own. Configuration by environment:
+ * PORT, HOST, BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG.
+ */
+async function main(): Promise<void> {
+  const env = process.env;
+  const config: StandaloneConfig = env.BLOGROLL_CONFIG ? readConfigFile(env.BLOGROLL_CONFIG) : { options: {}, sources: [] };
+  const plugin = new BlogrollEndpoint({
+    ...config.options,
+    ...(env.BLOGROLL_DATABASE ? { databasePath: env.BLOGROLL_DATABASE } : {}),
+    ...(env.MONGODB_URL ? { mongodbUrl: env.MONGODB_URL } : {}),
+  });
+  let adminToken = env.BLOGROLL_ADMIN_TOKEN ?? "";
+  const generated = adminToken === "";
+  if (generated) adminToken = randomBytes(18).toString("base64url");
+
+  const { app } = await createStandaloneApp(plugin, { adminToken });
+  const storage = await plugin.getStorage();
+  const created = await ensureSources(storage, config.sources);
+
+  const port = Number(env.PORT ?? 3000);
+  const host = env.HOST ?? "127.0.0.1";
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(port, host, () => resolve(listening));
+    listening.once("error", reject);
+  });
+  const address = server.address();
+  const actualPort = typeof address === "object" && address ? address.port : port;
+  const base = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
+  console.log(`indiekit-endpoint-blogroll listening on ${base}`);
+  console.log(`database: ${plugin.describeStorage()}`);
+  if (created > 0) console.log(`sources created from BLOGROLL_CONFIG: ${created}`);
+  console.log(`public API: ${base}${plugin.mountPath}/api/blogs`);
+  console.log(`admin: ${base}${plugin.mountPath} (log in at ${base}${LOGIN_PATH})`);
+  if (generated) console.log(`admin token (generated for this run; set BLOGROLL_ADMIN_TOKEN to keep one): ${adminToken}`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal} received: stopping`);
+    server.close();
+    server.closeIdleConnections?.();
+    try {
+      await plugin.destroy();
+      process.exit(0);
+    } catch (error) {
+      console.error(`shutdown failed: ${(error as Error).message}`);
+      process.exit(1);
+    }
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  console.error(`indiekit-endpoint-blogroll could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
