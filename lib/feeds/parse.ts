@@ -1,0 +1,43 @@
+import { decodeText } from "../encoding/decode.js";
+import { FeedParseError } from "./errors.js";
+import { readHFeed } from "./h-feed.js";
+import { readJsonFeed } from "./json-feed.js";
+import { normaliseFeed } from "./normalise.js";
+import type { RawFeed } from "./raw.js";
+import { findRootElement, sniffFormat } from "./sniff.js";
+import type { ParsedFeed, ParseFeedOptions } from "./types.js";
+import { readXmlFeed } from "./xml/feedparser-reader.js";
+import { prepareXml } from "./xml/prepare.js";
+
+/**
+ * Parses a fetched body into a normalised feed: RSS 0.9x/1.0/2.0, Atom
+ * 0.3/1.0, JSON Feed 1.0/1.1 or an HTML h-feed, told apart by content.
+ * Bytes are decoded with the Content-Type charset, the XML declaration or
+ * the HTML meta. Pure CPU work, no I/O: safe to run in a worker thread.
+ *
+ * @throws FeedParseError when the body is not a feed.
+ * @throws TypeError when `options.url` is not an absolute URL.
+ */
+export async function parseFeed(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+  if (!URL.canParse(options.url)) throw new TypeError(`parseFeed: options.url must be an absolute URL, got ${options.url}`);
+  const text = typeof body === "string" ? body.replace(/^\uFEFF/, "") : decodeText(body, options.contentType);
+  const raw = await readAnyFormat(text, options);
+  return normaliseFeed(raw, { url: options.url, maxItems: options.maxItems });
+}
+
+async function readAnyFormat(text: string, options: ParseFeedOptions): Promise<RawFeed> {
+  switch (sniffFormat(text)) {
+    case "json":
+      return readJsonFeed(text);
+    case "xml-feed":
+      return readXmlFeed(prepareXml(text), options.url);
+    case "html":
+      return readHFeed(text, options.url);
+    case "other-xml":
+      throw new FeedParseError(`XML document with root <${findRootElement(text)?.name}> is not an RSS, RDF or Atom feed`);
+    case "unknown":
+      throw new FeedParseError(
+        `Not a feed: the body is not XML, HTML or JSON${options.contentType ? ` (Content-Type: ${options.contentType})` : ""}`,
+      );
+  }
+}

@@ -1,0 +1,50 @@
+import type { FeedType } from "../storage/types.js";
+
+/**
+ * The format-neutral shape every reader (XML, JSON Feed, h-feed) produces
+ * and `normaliseFeed` consumes. Readers only extract; all cleaning (URL
+ * resolution, sanitising, date parsing, uids, ordering) happens in
+ * normalisation, so a reader can be swapped without touching it.
+ */
+
+/** A piece of text and whether it is HTML or plain text. */
+export interface RawText {
+  kind: "html" | "text";
+  value: string;
+}
+
+export interface RawEntry {
+  /** guid / id / uid as given. */
+  id: string | null;
+  /** Permalink as given; may be relative. */
+  link: string | null;
+  title: RawText | null;
+  summary: RawText | null;
+  content: RawText | null;
+  /** Date values in order of preference (published before updated). */
+  dates: unknown[];
+  author: string | null;
+  /** Explicit image URLs in order of preference; may be relative. */
+  images: string[];
+  categories: string[];
+}
+
+export interface RawFeed {
+  type: FeedType;
+  title: RawText | null;
+  description: RawText | null;
+  link: string | null;
+  images: string[];
+  author: string | null;
+  language: string | null;
+  entries: RawEntry[];
+}
+
+/** Shorthand constructors that turn empty values into null. */
+export function html(value: unknown): RawText | null {
+  return typeof value === "string" && value.trim() ? { kind: "html", value } : null;
+}
+
+export function text(value: unknown): RawText | null {
+  return typeof value === "string" && value.trim() ? { kind: "text", value } : null;
+}

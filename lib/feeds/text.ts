@@ -1,0 +1,68 @@
+import { Parser } from "htmlparser2";
+
+/** Maximum length of an item summary, ellipsis included. */
+export const SUMMARY_MAX_LENGTH = 300;
+
+/** Elements whose content is never readable text. */
+const SKIPPED = new Set(["script", "style", "noscript", "template", "iframe", "object", "svg", "math", "head", "title"]);
+
+/** Elements that separate words when their markup is removed. */
+const BLOCKS = new Set([
+  "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption", "figure", "footer",
+  "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
+  "td", "th", "tr", "ul",
+]);
+
+/** Collapses runs of whitespace to one space and trims. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/gu, " ").trim();
+}
+
+/**
+ * Readable text of an HTML fragment: tags removed, entities decoded, script
+ * and style content dropped, whitespace collapsed. Block elements count as
+ * word breaks so "<p>a</p><p>b</p>" reads "a b".
+ */
+export function htmlToText(html: string): string {
+  if (!/[<&]/.test(html)) return collapseWhitespace(html);
+  const out: string[] = [];
+  let skipDepth = 0;
+  const parser = new Parser(
+    {
+      onopentagname(name) {
+        if (SKIPPED.has(name)) skipDepth++;
+        else if (BLOCKS.has(name)) out.push(" ");
+      },
+      onclosetag(name, isImplied) {
+        if (SKIPPED.has(name)) skipDepth = Math.max(0, skipDepth - 1);
+        else if (BLOCKS.has(name) && !isImplied) out.push(" ");
+      },
+      ontext(text) {
+        if (skipDepth === 0) out.push(text);
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(html);
+  return collapseWhitespace(out.join(""));
+}
+
+/** `htmlToText`, but null for empty results. */
+export function textOrNull(html: string | null | undefined): string | null {
+  if (!html) return null;
+  return htmlToText(html) || null;
+}
+
+/**
+ * Shortens text to at most `max` characters, cutting at a word boundary and
+ * ending with "…" when something was cut. A text with no usable space (such
+ * as Chinese or Japanese) is cut mid-run.
+ */
+export function truncateText(text: string, max = SUMMARY_MAX_LENGTH): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1); // never split a surrogate pair
+  const space = cut.lastIndexOf(" ");
+  if (space >= max * 0.5) cut = cut.slice(0, space);
+  return `${cut.replace(/[\s,;:.\-–—]+$/u, "")}…`;
+}
