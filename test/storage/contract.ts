@@ -1,0 +1,857 @@
+/**
+ * The storage contract: one suite every adapter must pass. It speaks only
+ * through the `Storage` port (no SQL, no driver), so each adapter's test file
+ * imports it and hands over a factory:
+ *
+ *   runStorageContract("sqlite", async () => createSqliteStorage(file));
+ *
+ * Each test gets a fresh storage, calls `init()` on it and closes it after.
+ */
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import type { Blog, BlogListQuery, BlogStatus, NewBlog, NewItem, Storage } from "../../lib/storage/types.js";
+
+const DAY = 86_400_000;
+const HEX24 = /^[0-9a-f]{24}$/;
+/** A fixed clock with milliseconds, so a lost millisecond shows. */
+const T0 = new Date("2024-05-06T07:08:09.123Z");
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+let feedSequence = 0;
+function newBlog(fields: Partial<NewBlog> = {}): NewBlog {
+  feedSequence++;
+  return { feedUrl: `https://site${feedSequence}.example.net/feed.xml`, title: `Blog ${feedSequence}`, source: "manual", ...fields };
+}
+
+function newItem(uid: string, published: Date | null, extra: Partial<NewItem> = {}): NewItem {
+  return {
+    uid,
+    url: `https://example.net/${uid}`,
+    title: `Title ${uid}`,
+    summary: `Summary ${uid}`,
+    content: `<p>${uid}</p>`,
+    published,
+    author: null,
+    photo: null,
+    categories: [],
+    ...extra,
+  };
+}
+
+const titles = (blogs: Blog[]) => blogs.map((b) => b.title);
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Registers the storage contract suite for one backend.
+ * @param backendName shown as the `describe` title
+ * @param makeStorage returns a fresh, empty storage (the suite calls `init()` and `close()`)
+ */
+export function runStorageContract(backendName: string, makeStorage: () => Promise<Storage>): void {
+  describe(backendName, () => {
+    let s: Storage;
+    beforeEach(async () => {
+      s = await makeStorage();
+      await s.init();
+    });
+    afterEach(async () => {
+      await s.close();
+    });
+
+    /** Adds a blog and returns it. */
+    async function add(fields: Partial<NewBlog> = {}): Promise<Blog> {
+      const result = await s.blogs.upsertFromSource(newBlog(fields));
+      assert.equal(result.outcome, "added");
+      return result.blog;
+    }
+    /** Sets a blog's status through the port the way sync does. */
+    async function setStatus(id: string, status: BlogStatus): Promise<void> {
+      if (status === "deleted") await s.blogs.softDelete(id);
+      else if (status === "inactive") {
+        const source = await s.sources.create({ type: "manual", name: `only-${id}` });
+        const blog = (await s.blogs.get(id)) as Blog;
+        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.title, source: blog.source, sourceId: source.id });
+        // Only this source may list it for markMissingInactive to apply.
+        for (const other of blog.sourceIds) await s.blogs.detachSource(other);
+        assert.equal(await s.blogs.markMissingInactive(source.id, []), 1);
+      } else await s.blogs.recordFetch(id, { at: T0, status, nextFetchAt: null, failureCount: status === "error" ? 1 : 0 });
+    }
+    const list = (query: Partial<BlogListQuery>) => s.blogs.list({ limit: 100, offset: 0, visibility: "admin", ...query });
+
+    describe("identifiers and dates", () => {
+      it("gives 24-hex ids to blogs, items and sources", async () => {
+        const blog = await add();
+        assert.match(blog.id, HEX24);
+        await s.items.upsertMany(blog.id, [newItem("a", T0)], T0);
+        const [item] = await s.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+        assert.match(item.id, HEX24);
+        assert.equal(item.blogId, blog.id);
+        const source = await s.sources.create({ type: "opml_url", name: "x" });
+        assert.match(source.id, HEX24);
+      });
+
+      it("round-trips dates as Date values to the millisecond", async () => {
+        const blog = await add();
+        assert.ok(blog.createdAt instanceof Date && blog.updatedAt instanceof Date);
+        const next = at(3_600_000);
+        const written = await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: next, failureCount: 0 });
+        const read = (await s.blogs.get(blog.id)) as Blog;
+        for (const b of [written as Blog, read]) {
+          assert.ok(b.lastFetchAt instanceof Date);
+          assert.equal(b.lastFetchAt.getTime(), T0.getTime());
+          assert.equal(b.nextFetchAt?.getTime(), next.getTime());
+          assert.equal(b.deletedAt, null);
+        }
+        await s.items.upsertMany(blog.id, [newItem("dated", at(-5)), newItem("undated", null)], at(7));
+        const items = await s.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+        assert.ok(items[0].published instanceof Date);
+        assert.equal(items[0].published.getTime(), at(-5).getTime());
+        assert.equal(items[1].published, null);
+        assert.ok(items[1].fetchedAt instanceof Date);
+        assert.equal(items[1].fetchedAt.getTime(), at(7).getTime());
+      });
+
+      it("returns null or nothing for unknown and malformed ids", async () => {
+        await add();
+        assert.equal(await s.blogs.get("0123456789abcdef01234567"), null);
+        assert.equal(await s.blogs.get("not-an-id"), null);
+        assert.deepEqual(await s.blogs.getMany([]), []);
+        assert.deepEqual(await s.blogs.getMany(["0123456789abcdef01234567", "nope"]), []);
+        assert.equal(await s.sources.get("0123456789abcdef01234567"), null);
+      });
+    });
+
+    describe("blogs.upsertFromSource", () => {
+      it("adds a new blog with defaults and status pending", async () => {
+        const source = await s.sources.create({ type: "opml_url", name: "list" });
+        const { outcome, blog } = await s.blogs.upsertFromSource({
+          feedUrl: "https://example.com/feed.xml",
+          title: "Example",
+          source: "opml",
+          sourceId: source.id,
+          category: "Tech",
+          tags: ["a", "b"],
+        });
+        assert.equal(outcome, "added");
+        assert.equal(blog.status, "pending");
+        assert.equal(blog.title, "Example");
+        assert.equal(blog.feedUrl, "https://example.com/feed.xml");
+        assert.equal(blog.category, "Tech");
+        assert.deepEqual(blog.tags, ["a", "b"]);
+        assert.equal(blog.source, "opml");
+        assert.equal(blog.sourceId, source.id);
+        assert.deepEqual(blog.sourceIds, [source.id]);
+        assert.deepEqual(blog.ownerEdited, []);
+        assert.equal(blog.itemCount, 0);
+        assert.equal(blog.failureCount, 0);
+        assert.equal(blog.pinned, false);
+        assert.equal(blog.hidden, false);
+        assert.equal(blog.skipItemFetch, false);
+        assert.equal(blog.description, null);
+        assert.equal(blog.lastFetchAt, null);
+        assert.equal(blog.lastItemAt, null);
+        assert.equal(blog.nextFetchAt, null);
+        assert.deepEqual(await s.blogs.get(blog.id), blog);
+      });
+
+      it("uses the given status and skipItemFetch", async () => {
+        const blog = await add({ status: "active", skipItemFetch: true, source: "microsub", microsubFeedId: "f1", microsubChannelName: "News" });
+        assert.equal(blog.status, "active");
+        assert.equal(blog.skipItemFetch, true);
+        assert.equal(blog.microsubFeedId, "f1");
+        assert.equal(blog.microsubChannelName, "News");
+        assert.equal(blog.sourceId, null);
+        assert.deepEqual(blog.sourceIds, []);
+      });
+
+      it("treats http/https, host case and trailing-slash twins as the same blog", async () => {
+        const blog = await add({ feedUrl: "https://Twin.example.org/blog/", title: "Twin" });
+        for (const twin of ["http://twin.example.org/blog", "https://TWIN.example.org/blog/", "http://twin.example.org:80/blog/"]) {
+          const result = await s.blogs.upsertFromSource({ feedUrl: twin, title: "Twin", source: "manual" });
+          assert.equal(result.outcome, "unchanged", twin);
+          assert.equal(result.blog.id, blog.id);
+          assert.equal(result.blog.feedUrl, "https://Twin.example.org/blog/");
+          assert.equal((await s.blogs.getByFeedUrl(twin))?.id, blog.id);
+        }
+        assert.equal(await s.blogs.count(), 1);
+        assert.equal(await s.blogs.getByFeedUrl("https://twin.example.org/other"), null);
+      });
+
+      it("updates changed fields, reports unchanged when nothing differs", async () => {
+        const blog = await add({ feedUrl: "https://u.example/feed", title: "Old", category: "A" });
+        const same = await s.blogs.upsertFromSource({ feedUrl: "https://u.example/feed", title: "Old", category: "A", source: "manual" });
+        assert.equal(same.outcome, "unchanged");
+        const changed = await s.blogs.upsertFromSource({
+          feedUrl: "https://u.example/feed",
+          title: "New",
+          category: "B",
+          description: "About",
+          siteUrl: "https://u.example/",
+          feedType: "atom",
+          photo: "https://u.example/me.png",
+          author: "Ann",
+          microsubChannelId: "c1",
+          source: "manual",
+        });
+        assert.equal(changed.outcome, "updated");
+        assert.equal(changed.blog.id, blog.id);
+        const read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.title, "New");
+        assert.equal(read.category, "B");
+        assert.equal(read.description, "About");
+        assert.equal(read.siteUrl, "https://u.example/");
+        assert.equal(read.feedType, "atom");
+        assert.equal(read.photo, "https://u.example/me.png");
+        assert.equal(read.author, "Ann");
+        assert.equal(read.microsubChannelId, "c1");
+        assert.ok(read.updatedAt.getTime() >= blog.updatedAt.getTime());
+      });
+
+      it("remembers every source id; a new source id alone is an update", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        const b = await s.sources.create({ type: "opml_file", name: "b" });
+        const blog = await add({ feedUrl: "https://multi.example/feed", title: "M", sourceId: a.id, source: "opml" });
+        const again = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", title: "M", sourceId: a.id, source: "opml" });
+        assert.equal(again.outcome, "unchanged");
+        const second = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", title: "M", sourceId: b.id, source: "opml" });
+        assert.equal(second.outcome, "updated");
+        assert.equal(second.blog.id, blog.id);
+        assert.equal(second.blog.sourceId, a.id, "the first source stays primary");
+        assert.deepEqual(second.blog.sourceIds, [a.id, b.id]);
+      });
+
+      it("keeps a blog's source, filling it only when it was null", async () => {
+        await add({ feedUrl: "https://src.example/feed", title: "S", source: "opml" });
+        const other = await s.blogs.upsertFromSource({ feedUrl: "https://src.example/feed", title: "S", source: "feedland" });
+        assert.equal(other.blog.source, "opml");
+        assert.equal(other.outcome, "unchanged");
+        await add({ feedUrl: "https://nosrc.example/feed", title: "N", source: null });
+        const filled = await s.blogs.upsertFromSource({ feedUrl: "https://nosrc.example/feed", title: "N", source: "feedland" });
+        assert.equal(filled.outcome, "updated");
+        assert.equal(filled.blog.source, "feedland");
+      });
+
+      it("never resurrects a deleted blog", async () => {
+        const blog = await add({ feedUrl: "https://gone.example/feed", title: "Gone" });
+        assert.equal(await s.blogs.softDelete(blog.id), true);
+        const result = await s.blogs.upsertFromSource({ feedUrl: "http://gone.example/feed/", title: "Back", source: "opml", category: "X" });
+        assert.equal(result.outcome, "skipped-deleted");
+        assert.equal(result.blog.id, blog.id);
+        const read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.status, "deleted");
+        assert.equal(read.title, "Gone");
+        assert.equal(read.category, null);
+        assert.equal(await s.blogs.count({ status: "deleted" }), 1);
+        assert.equal(await s.blogs.count(), 0);
+      });
+
+      it("reactivates an inactive blog", async () => {
+        const blog = await add({ status: "active" });
+        await setStatus(blog.id, "inactive");
+        assert.equal((await s.blogs.get(blog.id))?.status, "inactive");
+        const result = await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.title, source: blog.source });
+        assert.equal(result.outcome, "reactivated");
+        assert.ok(["pending", "active"].includes(result.blog.status), result.blog.status);
+        assert.equal((await s.blogs.get(blog.id))?.status, result.blog.status);
+      });
+
+      it("never overwrites owner-edited fields", async () => {
+        const blog = await add({ feedUrl: "https://own.example/feed", title: "Feed title", category: "Feed cat", author: "Feed author" });
+        await s.blogs.edit(blog.id, { title: "My title", category: "Mine" });
+        const result = await s.blogs.upsertFromSource({
+          feedUrl: "https://own.example/feed",
+          title: "Feed title 2",
+          category: "Feed cat 2",
+          author: "Feed author",
+          source: "manual",
+        });
+        assert.equal(result.outcome, "unchanged");
+        const updated = await s.blogs.upsertFromSource({ feedUrl: "https://own.example/feed", title: "Feed title 3", author: "Other", source: "manual" });
+        assert.equal(updated.outcome, "updated");
+        const read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.title, "My title");
+        assert.equal(read.category, "Mine");
+        assert.equal(read.author, "Other");
+      });
+    });
+
+    describe("blogs.edit, softDelete, purge", () => {
+      it("applies edits and marks them owner-edited, once each", async () => {
+        const blog = await add();
+        const edited = await s.blogs.edit(blog.id, { title: "T", tags: ["x", "y"], pinned: true, notes: "n" });
+        assert.ok(edited);
+        assert.equal(edited.title, "T");
+        assert.deepEqual(edited.tags, ["x", "y"]);
+        assert.equal(edited.pinned, true);
+        assert.equal(edited.notes, "n");
+        assert.deepEqual([...edited.ownerEdited].sort(), ["notes", "pinned", "tags", "title"]);
+        const again = await s.blogs.edit(blog.id, { title: "T2", hidden: true });
+        assert.deepEqual([...(again as Blog).ownerEdited].sort(), ["hidden", "notes", "pinned", "tags", "title"]);
+        assert.deepEqual(await s.blogs.get(blog.id), again);
+      });
+
+      it("re-enables a gone blog with status, resetting back-off", async () => {
+        const blog = await add({ status: "active" });
+        await s.blogs.recordFetch(blog.id, { at: T0, status: "gone", error: "410", nextFetchAt: at(DAY), failureCount: 4 });
+        const edited = (await s.blogs.edit(blog.id, { status: "active" })) as Blog;
+        assert.equal(edited.status, "active");
+        assert.equal(edited.failureCount, 0);
+        assert.equal(edited.nextFetchAt, null);
+        assert.deepEqual(edited.ownerEdited, []);
+        assert.equal((await s.blogs.listDue(T0, 10)).length, 1);
+      });
+
+      it("returns null for unknown or deleted blogs", async () => {
+        assert.equal(await s.blogs.edit("0123456789abcdef01234567", { title: "x" }), null);
+        const blog = await add();
+        await s.blogs.softDelete(blog.id);
+        assert.equal(await s.blogs.edit(blog.id, { title: "x", status: "active" }), null);
+        assert.equal((await s.blogs.get(blog.id))?.status, "deleted");
+      });
+
+      it("soft-deletes: status deleted, hidden, deletedAt; gone from lists", async () => {
+        const blog = await add({ status: "active" });
+        assert.equal(await s.blogs.softDelete("0123456789abcdef01234567"), false);
+        assert.equal(await s.blogs.softDelete(blog.id, T0), true);
+        const read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.status, "deleted");
+        assert.equal(read.hidden, true);
+        assert.equal(read.deletedAt?.getTime(), T0.getTime());
+        assert.equal((await list({ visibility: "admin" })).total, 0);
+        assert.equal((await list({ visibility: "public" })).total, 0);
+        assert.equal((await s.blogs.getByFeedUrl(blog.feedUrl))?.id, blog.id, "deleted blogs keep their key");
+      });
+
+      it("purges a blog and its items", async () => {
+        const blog = await add();
+        const other = await add();
+        await s.items.upsertMany(blog.id, [newItem("1", T0), newItem("2", T0)], T0);
+        await s.items.upsertMany(other.id, [newItem("1", T0)], T0);
+        await s.blogs.purge(blog.id);
+        assert.equal(await s.blogs.get(blog.id), null);
+        assert.equal(await s.blogs.getByFeedUrl(blog.feedUrl), null);
+        assert.equal(await s.items.count(), 1);
+        assert.equal((await add({ feedUrl: blog.feedUrl })).feedUrl, blog.feedUrl, "a purged blog can be added again");
+      });
+    });
+
+    describe("blogs.list", () => {
+      it("public hides hidden/deleted/inactive blogs; admin hides only deleted", async () => {
+        const ids: Record<string, string> = {};
+        for (const status of ["pending", "active", "error", "gone", "inactive", "deleted"] as BlogStatus[]) {
+          ids[status] = (await add({ title: status, status: "active" })).id;
+          if (status !== "active") await setStatus(ids[status], status);
+        }
+        ids.pending = (await add({ title: "pending" })).id;
+        const hidden = await add({ title: "hidden", status: "active" });
+        await s.blogs.edit(hidden.id, { hidden: true });
+        const pub = await list({ visibility: "public" });
+        assert.deepEqual(titles(pub.items).sort(), ["active", "error", "gone", "pending", "pending"]);
+        assert.equal(pub.total, 5);
+        const admin = await list({ visibility: "admin" });
+        assert.deepEqual(titles(admin.items).sort(), ["active", "error", "gone", "hidden", "inactive", "pending", "pending"]);
+        assert.deepEqual(titles((await list({ status: "hidden" })).items), ["hidden"]);
+        assert.deepEqual(titles((await list({ status: "inactive" })).items), ["inactive"]);
+        assert.deepEqual(titles((await list({ status: "gone" })).items), ["gone"]);
+      });
+
+      it("filters by category, source, sourceId and search", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        const b = await s.sources.create({ type: "opml_url", name: "b" });
+        await add({ title: "One", category: "Tech", source: "opml", sourceId: a.id, feedUrl: "https://one.example/rss" });
+        await add({ title: "Two", category: "Life", source: "feedland", sourceId: b.id, siteUrl: "https://Needle.example/" });
+        await add({ title: "Haystack with NEEDLE", category: "Tech", source: "opml", sourceId: b.id });
+        await s.blogs.upsertFromSource({ feedUrl: "https://one.example/rss", title: "One", source: "opml", sourceId: b.id });
+        assert.deepEqual(titles((await list({ category: "Tech" })).items), ["Haystack with NEEDLE", "One"]);
+        assert.deepEqual(titles((await list({ category: "tech" })).items), []);
+        assert.deepEqual(titles((await list({ source: "feedland" })).items), ["Two"]);
+        assert.deepEqual(titles((await list({ sourceId: a.id })).items), ["One"]);
+        assert.deepEqual(titles((await list({ sourceId: b.id })).items), ["Haystack with NEEDLE", "One", "Two"]);
+        assert.deepEqual(titles((await list({ search: "needle" })).items), ["Haystack with NEEDLE", "Two"]);
+        assert.deepEqual(titles((await list({ search: "ONE.EXAMPLE/RSS" })).items), ["One"]);
+        assert.deepEqual(titles((await list({ search: "needle", category: "Life" })).items), ["Two"]);
+        assert.deepEqual(titles((await list({ search: "%" })).items), [], "search is literal, not a pattern");
+      });
+
+      it("sorts by title: pinned first, then title ignoring case, then id", async () => {
+        const created = [];
+        for (const title of ["beta", "Alpha", "alpha", "Zulu", "charlie", "ALPHA"]) created.push(await add({ title }));
+        await s.blogs.edit(created[3].id, { pinned: true });
+        const alphas = created.filter((b) => b.title.toLowerCase() === "alpha").sort(byId);
+        const { items } = await list({ visibility: "public" });
+        assert.deepEqual(
+          items.map((b) => b.id),
+          [created[3].id, ...alphas.map((b) => b.id), created[0].id, created[4].id],
+        );
+        assert.deepEqual((await list({ sort: "title" })).items.map((b) => b.id), items.map((b) => b.id));
+      });
+
+      it("sorts by recent: pinned, newest item, then newest fetch, then title", async () => {
+        const old = await add({ title: "old items" });
+        const fresh = await add({ title: "fresh items" });
+        const fetchedLate = await add({ title: "no items, fetched late" });
+        const fetchedEarly = await add({ title: "no items, fetched early" });
+        const neverB = await add({ title: "b never fetched" });
+        const neverA = await add({ title: "A never fetched" });
+        const pinned = await add({ title: "zz pinned, never fetched" });
+        await s.blogs.edit(pinned.id, { pinned: true });
+        await s.items.upsertMany(old.id, [newItem("o", at(-10 * DAY))], T0);
+        await s.items.upsertMany(fresh.id, [newItem("f", at(-1 * DAY))], T0);
+        for (const blog of [old, fresh]) await s.blogs.refreshItemStats(blog.id);
+        // The old-items blog was fetched last: items still win over fetch time.
+        await s.blogs.recordFetch(old.id, { at: at(DAY), status: "active", nextFetchAt: null, failureCount: 0 });
+        await s.blogs.recordFetch(fetchedLate.id, { at: at(-DAY), status: "active", nextFetchAt: null, failureCount: 0 });
+        await s.blogs.recordFetch(fetchedEarly.id, { at: at(-3 * DAY), status: "active", nextFetchAt: null, failureCount: 0 });
+        const { items, total } = await list({ sort: "recent", visibility: "public" });
+        assert.equal(total, 7);
+        assert.deepEqual(
+          items.map((b) => b.id),
+          [pinned.id, fresh.id, old.id, fetchedLate.id, fetchedEarly.id, neverA.id, neverB.id],
+        );
+      });
+
+      it("pages with limit/offset, total ignores them, limit 0 gives only the total", async () => {
+        for (const title of ["a", "b", "c", "d", "e"]) await add({ title, category: "C" });
+        await add({ title: "other" });
+        const page = await list({ category: "C", limit: 2, offset: 1 });
+        assert.deepEqual(titles(page.items), ["b", "c"]);
+        assert.equal(page.total, 5);
+        const last = await list({ category: "C", limit: 2, offset: 4 });
+        assert.deepEqual(titles(last.items), ["e"]);
+        assert.equal(last.total, 5);
+        const beyond = await list({ category: "C", limit: 2, offset: 10 });
+        assert.deepEqual(beyond, { items: [], total: 5 });
+        assert.deepEqual(await list({ category: "C", limit: 0 }), { items: [], total: 5 });
+      });
+    });
+
+    describe("blogs: sources, categories, due, counts", () => {
+      it("marks blogs missing from their only source inactive", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        const b = await s.sources.create({ type: "opml_url", name: "b" });
+        const kept = await add({ sourceId: a.id, status: "active" });
+        const dropped = await add({ sourceId: a.id, status: "active" });
+        const shared = await add({ sourceId: a.id, status: "active" });
+        await s.blogs.upsertFromSource({ feedUrl: shared.feedUrl, title: shared.title, source: "manual", sourceId: b.id });
+        const deleted = await add({ sourceId: a.id });
+        await s.blogs.softDelete(deleted.id);
+        const unrelated = await add({ sourceId: b.id });
+        assert.equal(await s.blogs.markMissingInactive(a.id, [kept.id]), 1);
+        assert.equal((await s.blogs.get(kept.id))?.status, "active");
+        assert.equal((await s.blogs.get(dropped.id))?.status, "inactive");
+        const readShared = (await s.blogs.get(shared.id)) as Blog;
+        assert.equal(readShared.status, "active", "still listed by another source");
+        assert.deepEqual(readShared.sourceIds, [b.id], "the source that dropped it is forgotten");
+        assert.equal(readShared.sourceId, b.id);
+        assert.equal((await s.blogs.get(deleted.id))?.status, "deleted");
+        assert.equal((await s.blogs.get(unrelated.id))?.status, "pending");
+        assert.equal(await s.blogs.markMissingInactive(a.id, [kept.id]), 0, "already inactive is not counted again");
+        // Listed again: back to its former state.
+        const back = await s.blogs.upsertFromSource({ feedUrl: dropped.feedUrl, title: dropped.title, source: "manual", sourceId: a.id });
+        assert.equal(back.outcome, "reactivated");
+        assert.ok(["pending", "active"].includes(back.blog.status), back.blog.status);
+      });
+
+      it("detaches a source, fixing the primary and reporting orphans", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        const b = await s.sources.create({ type: "opml_url", name: "b" });
+        const onlyA = await add({ sourceId: a.id });
+        const both = await add({ sourceId: a.id });
+        await s.blogs.upsertFromSource({ feedUrl: both.feedUrl, title: both.title, source: "manual", sourceId: b.id });
+        const onlyB = await add({ sourceId: b.id });
+        const orphans = await s.blogs.detachSource(a.id);
+        assert.deepEqual(orphans, [onlyA.id]);
+        const readOnlyA = (await s.blogs.get(onlyA.id)) as Blog;
+        assert.equal(readOnlyA.sourceId, null);
+        assert.deepEqual(readOnlyA.sourceIds, []);
+        const readBoth = (await s.blogs.get(both.id)) as Blog;
+        assert.equal(readBoth.sourceId, b.id);
+        assert.deepEqual(readBoth.sourceIds, [b.id]);
+        assert.deepEqual((await s.blogs.get(onlyB.id))?.sourceIds, [b.id]);
+        assert.deepEqual(await s.blogs.detachSource(a.id), []);
+      });
+
+      it("counts categories of publicly visible blogs, by name", async () => {
+        await add({ category: "Tech" });
+        await add({ category: "Tech" });
+        await add({ category: "Life" });
+        await add({ category: "" });
+        await add({ category: null });
+        const hidden = await add({ category: "Secret" });
+        await s.blogs.edit(hidden.id, { hidden: true });
+        const deleted = await add({ category: "Tech" });
+        await s.blogs.softDelete(deleted.id);
+        const inactive = await add({ category: "Gone" });
+        await setStatus(inactive.id, "inactive");
+        assert.deepEqual(await s.blogs.categories(), [
+          { name: "Life", count: 1 },
+          { name: "Tech", count: 2 },
+        ]);
+      });
+
+      it("lists due blogs: unfetched first, then by nextFetchAt, then id", async () => {
+        const blogs: Blog[] = [];
+        for (let i = 0; i < 7; i++) blogs.push(await add({ status: "active" }));
+        const [never1, never2, early, late, future, errored, ms] = blogs;
+        const fetch = (id: string, next: Date | null, status: BlogStatus = "active") =>
+          s.blogs.recordFetch(id, { at: at(-DAY), status, nextFetchAt: next, failureCount: 0 });
+        await fetch(early.id, at(-2 * 3_600_000));
+        await fetch(late.id, at(-3_600_000));
+        await fetch(future.id, at(1));
+        await fetch(errored.id, T0, "error");
+        const gone = await add({ status: "active" });
+        await fetch(gone.id, null, "gone");
+        const deleted = await add();
+        await s.blogs.softDelete(deleted.id);
+        const inactive = await add();
+        await setStatus(inactive.id, "inactive");
+        await add({ skipItemFetch: true, source: "microsub" });
+        await fetch(ms.id, T0);
+        const due = await s.blogs.listDue(T0, 10);
+        const nulls = [never1, never2].sort(byId).map((b) => b.id);
+        const atNow = [errored, ms].sort(byId).map((b) => b.id);
+        assert.deepEqual(due.map((b) => b.id), [...nulls, early.id, late.id, ...atNow]);
+        assert.deepEqual((await s.blogs.listDue(T0, 3)).map((b) => b.id), [...nulls, early.id]);
+        assert.equal((await s.blogs.listDue(at(1), 10)).length, 7);
+      });
+
+      it("counts blogs by status and source prefix, deleted only when asked", async () => {
+        await add({ source: "microsub" });
+        await add({ source: "microsub:channel" });
+        await add({ source: "opml", status: "active" });
+        const del = await add({ source: "microsub" });
+        await s.blogs.softDelete(del.id);
+        assert.equal(await s.blogs.count(), 3);
+        assert.equal(await s.blogs.count({}), 3);
+        assert.equal(await s.blogs.count({ sourcePrefix: "microsub" }), 2);
+        assert.equal(await s.blogs.count({ sourcePrefix: "micro" }), 2);
+        assert.equal(await s.blogs.count({ sourcePrefix: "opml" }), 1);
+        assert.equal(await s.blogs.count({ status: "active" }), 1);
+        assert.equal(await s.blogs.count({ status: "pending", sourcePrefix: "microsub" }), 2);
+        assert.equal(await s.blogs.count({ status: "deleted" }), 1);
+        assert.equal(await s.blogs.count({ status: "deleted", sourcePrefix: "opml" }), 0);
+      });
+
+      it("getMany returns known blogs, deleted included", async () => {
+        const a = await add();
+        const b = await add();
+        await add();
+        await s.blogs.softDelete(b.id);
+        const many = await s.blogs.getMany([b.id, a.id, "0123456789abcdef01234567"]);
+        assert.deepEqual(many.map((x) => x.id).sort(), [a.id, b.id].sort());
+      });
+    });
+
+    describe("blogs.recordFetch and refreshItemStats", () => {
+      it("writes the fetch outcome; undefined etag/lastModified/iconUrl leave them", async () => {
+        const blog = await add();
+        const first = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: at(3_600_000),
+          failureCount: 0,
+          etag: '"v1"',
+          lastModified: "Mon, 06 May 2024 07:00:00 GMT",
+          iconUrl: "https://site.example/icon.png",
+        })) as Blog;
+        assert.equal(first.status, "active");
+        assert.equal(first.etag, '"v1"');
+        assert.equal(first.lastModified, "Mon, 06 May 2024 07:00:00 GMT");
+        assert.equal(first.iconUrl, "https://site.example/icon.png");
+        const failed = (await s.blogs.recordFetch(blog.id, { at: at(1000), status: "error", error: "timeout", nextFetchAt: at(2 * 3_600_000), failureCount: 1 })) as Blog;
+        assert.equal(failed.status, "error");
+        assert.equal(failed.lastError, "timeout");
+        assert.equal(failed.failureCount, 1);
+        assert.equal(failed.lastFetchAt?.getTime(), at(1000).getTime());
+        assert.equal(failed.etag, '"v1"');
+        assert.equal(failed.lastModified, "Mon, 06 May 2024 07:00:00 GMT");
+        assert.equal(failed.iconUrl, "https://site.example/icon.png");
+        const ok = (await s.blogs.recordFetch(blog.id, { at: at(2000), status: "active", nextFetchAt: null, failureCount: 0, etag: null })) as Blog;
+        assert.equal(ok.lastError, null);
+        assert.equal(ok.etag, null);
+        assert.equal(ok.nextFetchAt, null);
+        assert.deepEqual(await s.blogs.get(blog.id), ok);
+        assert.equal(await s.blogs.recordFetch("0123456789abcdef01234567", { at: T0, status: "active", nextFetchAt: null, failureCount: 0 }), null);
+      });
+
+      it("writes feed metadata except owner-edited fields", async () => {
+        const blog = await add({ title: "Initial" });
+        await s.blogs.edit(blog.id, { author: "Owner's pick" });
+        const written = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          metadata: { title: "From feed", description: "Desc", siteUrl: "https://s.example/", author: "Feed author", feedType: "json", photo: "https://s.example/p.png" },
+        })) as Blog;
+        assert.equal(written.title, "From feed");
+        assert.equal(written.description, "Desc");
+        assert.equal(written.siteUrl, "https://s.example/");
+        assert.equal(written.feedType, "json");
+        assert.equal(written.photo, "https://s.example/p.png");
+        assert.equal(written.author, "Owner's pick");
+        assert.deepEqual((await list({ search: "from feed" })).items.map((b) => b.id), [blog.id], "the new title is searchable");
+      });
+
+      it("follows a permanent redirect unless another blog has that URL", async () => {
+        const blog = await add({ feedUrl: "https://old.example/feed" });
+        const other = await add({ feedUrl: "https://taken.example/feed" });
+        const moved = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://new.example/feed" })) as Blog;
+        assert.equal(moved.feedUrl, "https://new.example/feed");
+        assert.equal((await s.blogs.getByFeedUrl("http://new.example/feed/"))?.id, blog.id);
+        assert.equal(await s.blogs.getByFeedUrl("https://old.example/feed"), null);
+        const refused = (await s.blogs.recordFetch(blog.id, { at: at(1), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "http://taken.example/feed/" })) as Blog;
+        assert.equal(refused.feedUrl, "https://new.example/feed");
+        assert.equal(refused.lastFetchAt?.getTime(), at(1).getTime(), "the rest of the record is still written");
+        assert.equal((await s.blogs.getByFeedUrl("https://taken.example/feed"))?.id, other.id);
+        const twin = (await s.blogs.recordFetch(blog.id, { at: at(2), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "http://new.example/feed" })) as Blog;
+        assert.equal(twin.feedUrl, "http://new.example/feed", "its own twin is not 'another blog'");
+      });
+
+      it("never changes the status of a deleted or inactive blog", async () => {
+        const deleted = await add();
+        await s.blogs.softDelete(deleted.id);
+        await s.blogs.recordFetch(deleted.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
+        assert.equal((await s.blogs.get(deleted.id))?.status, "deleted");
+        const inactive = await add();
+        await setStatus(inactive.id, "inactive");
+        await s.blogs.recordFetch(inactive.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
+        assert.equal((await s.blogs.get(inactive.id))?.status, "inactive");
+        assert.equal((await list({ visibility: "public" })).total, 0);
+      });
+
+      it("refreshes itemCount and lastItemAt from stored items", async () => {
+        const blog = await add();
+        await s.blogs.refreshItemStats(blog.id);
+        let read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.itemCount, 0);
+        assert.equal(read.lastItemAt, null);
+        await s.items.upsertMany(blog.id, [newItem("a", at(-DAY)), newItem("b", at(-5)), newItem("c", null)], T0);
+        await s.blogs.refreshItemStats(blog.id);
+        read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.itemCount, 3);
+        assert.equal(read.lastItemAt?.getTime(), at(-5).getTime());
+        const undatedOnly = await add();
+        await s.items.upsertMany(undatedOnly.id, [newItem("u", null)], T0);
+        await s.blogs.refreshItemStats(undatedOnly.id);
+        read = (await s.blogs.get(undatedOnly.id)) as Blog;
+        assert.equal(read.itemCount, 1);
+        assert.equal(read.lastItemAt, null);
+      });
+    });
+
+    describe("items", () => {
+      it("upserts by (blog, uid): adds, updates changed, ignores unchanged", async () => {
+        const blog = await add();
+        const other = await add();
+        const first = await s.items.upsertMany(blog.id, [newItem("a", at(-2)), newItem("b", at(-1), { categories: ["x", "y"] })], T0);
+        assert.deepEqual(first, { added: 2, updated: 0 });
+        assert.deepEqual(await s.items.upsertMany(other.id, [newItem("a", at(-2))], T0), { added: 1, updated: 0 });
+        const before = await s.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+        const second = await s.items.upsertMany(
+          blog.id,
+          [newItem("a", at(-2)), newItem("b", at(-1), { categories: ["x", "y"], title: "Changed" }), newItem("c", null)],
+          at(DAY),
+        );
+        assert.deepEqual(second, { added: 1, updated: 1 });
+        for (const [field, value] of [
+          ["summary", "s2"],
+          ["content", "c2"],
+          ["url", "https://example.net/moved"],
+          ["published", at(-3)],
+          ["author", "Ann"],
+          ["photo", "https://example.net/p.jpg"],
+          ["categories", ["z"]],
+        ] as const) {
+          const result = await s.items.upsertMany(blog.id, [newItem("a", at(-2), { [field]: value })], T0);
+          assert.deepEqual(result, { added: 0, updated: 1 }, field);
+        }
+        const after = await s.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+        assert.equal(after.length, 3);
+        assert.equal(await s.items.count(), 4);
+        const b = after.find((i) => i.uid === "b");
+        assert.equal(b?.id, before.find((i) => i.uid === "b")?.id, "ids are stable across updates");
+        assert.equal(b?.title, "Changed");
+        assert.deepEqual(b?.categories, ["x", "y"]);
+        const a = after.find((i) => i.uid === "a");
+        assert.deepEqual(a?.categories, ["z"]);
+        assert.equal(a?.published?.getTime(), at(-2).getTime());
+      });
+
+      it("lists newest first, undated after dated, ties by id descending", async () => {
+        const blog = await add();
+        const same = at(-DAY);
+        await s.items.upsertMany(blog.id, [newItem("undated1", null), newItem("old", at(-2 * DAY)), newItem("tie1", same)], T0);
+        await s.items.upsertMany(blog.id, [newItem("tie2", same), newItem("new", at(-1)), newItem("undated2", null)], T0);
+        const items = await s.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+        const ties = items.filter((i) => i.uid.startsWith("tie")).sort(byId).reverse().map((i) => i.uid);
+        const undated = items.filter((i) => i.uid.startsWith("undated")).sort(byId).reverse().map((i) => i.uid);
+        assert.deepEqual(items.map((i) => i.uid), ["new", ...ties, "old", ...undated]);
+        const page = await s.items.list({ blogId: blog.id, limit: 2, offset: 3 });
+        assert.deepEqual(page.map((i) => i.id), items.slice(3, 5).map((i) => i.id));
+        assert.deepEqual(await s.items.list({ blogId: blog.id, limit: 0, offset: 0 }), []);
+      });
+
+      it("without blogId lists items of publicly visible blogs only; filters by blog category", async () => {
+        const tech = await add({ category: "Tech" });
+        const life = await add({ category: "Life" });
+        const hidden = await add({ category: "Tech" });
+        const deleted = await add({ category: "Tech" });
+        const inactive = await add({ category: "Tech" });
+        const gone = await add({ category: "Tech", status: "active" });
+        let n = 0;
+        for (const blog of [tech, life, hidden, deleted, inactive, gone]) {
+          await s.items.upsertMany(blog.id, [newItem(`i${n}`, at(-n * 1000))], T0);
+          n++;
+        }
+        await s.blogs.edit(hidden.id, { hidden: true });
+        await s.blogs.softDelete(deleted.id);
+        await setStatus(inactive.id, "inactive");
+        await setStatus(gone.id, "gone");
+        const all = await s.items.list({ limit: 10, offset: 0 });
+        assert.deepEqual(all.map((i) => i.blogId), [tech.id, life.id, gone.id]);
+        assert.deepEqual((await s.items.list({ category: "Tech", limit: 10, offset: 0 })).map((i) => i.blogId), [tech.id, gone.id]);
+        assert.deepEqual((await s.items.list({ limit: 1, offset: 1 })).map((i) => i.blogId), [life.id]);
+        assert.equal((await s.items.list({ blogId: hidden.id, limit: 10, offset: 0 })).length, 1, "a blogId query sees its blog's items");
+      });
+
+      it("trims a blog to its newest items and refreshes its stats", async () => {
+        const blog = await add();
+        const other = await add();
+        await s.items.upsertMany(blog.id, [newItem("u", null), newItem("1", at(-3)), newItem("2", at(-2)), newItem("3", at(-1))], T0);
+        await s.items.upsertMany(other.id, [newItem("x", at(-9))], T0);
+        assert.equal(await s.items.trimBlog(blog.id, 2), 2);
+        assert.deepEqual((await s.items.list({ blogId: blog.id, limit: 10, offset: 0 })).map((i) => i.uid), ["3", "2"]);
+        assert.equal((await s.blogs.get(blog.id))?.itemCount, 2);
+        assert.equal(await s.items.trimBlog(blog.id, 5), 0);
+        assert.equal(await s.items.count(), 3);
+      });
+
+      it("prunes by date as dates: 8 days old and undated-fetched-long-ago go, 6 days and future stay", async () => {
+        const now = new Date();
+        const cutoff = new Date(now.getTime() - 7 * DAY);
+        const a = await add();
+        const b = await add();
+        const c = await add();
+        await s.items.upsertMany(
+          a.id,
+          [newItem("8d", new Date(now.getTime() - 8 * DAY)), newItem("6d", new Date(now.getTime() - 6 * DAY)), newItem("future", new Date(now.getTime() + 30 * DAY))],
+          now,
+        );
+        await s.items.upsertMany(b.id, [newItem("undated-old", null)], new Date(now.getTime() - 9 * DAY));
+        await s.items.upsertMany(b.id, [newItem("undated-new", null)], new Date(now.getTime() - DAY));
+        // A very old item and one just past the cutoff go too.
+        await s.items.upsertMany(c.id, [newItem("y2k", new Date("2000-12-31T23:59:59.999Z")), newItem("later", new Date(now.getTime() - 8 * DAY + 60_000))], now);
+        for (const blog of [a, b, c]) await s.blogs.refreshItemStats(blog.id);
+        const result = await s.items.pruneOlderThan(cutoff);
+        assert.equal(result.deleted, 4);
+        assert.deepEqual([...result.blogIds].sort(), [a.id, b.id, c.id].sort());
+        const left = (await s.items.list({ limit: 100, offset: 0 })).map((i) => i.uid).sort();
+        assert.deepEqual(left, ["6d", "future", "undated-new"]);
+        assert.equal((await s.blogs.get(a.id))?.itemCount, 2, "stats refreshed by the prune");
+        assert.equal((await s.blogs.get(c.id))?.itemCount, 0);
+        assert.equal((await s.blogs.get(c.id))?.lastItemAt, null);
+        assert.deepEqual(await s.items.pruneOlderThan(cutoff), { deleted: 0, blogIds: [] });
+      });
+
+      it("deleteAll clears items and resets every blog's stats", async () => {
+        const a = await add();
+        const b = await add();
+        await s.items.upsertMany(a.id, [newItem("1", T0), newItem("2", T0)], T0);
+        await s.items.upsertMany(b.id, [newItem("1", T0)], T0);
+        for (const blog of [a, b]) await s.blogs.refreshItemStats(blog.id);
+        assert.equal((await s.blogs.get(a.id))?.itemCount, 2);
+        assert.equal(await s.items.deleteAll(), 3);
+        assert.equal(await s.items.count(), 0);
+        for (const blog of [a, b]) {
+          const read = (await s.blogs.get(blog.id)) as Blog;
+          assert.equal(read.itemCount, 0);
+          assert.equal(read.lastItemAt, null);
+        }
+      });
+    });
+
+    describe("sources", () => {
+      it("creates with defaults, lists in creation order, updates, deletes", async () => {
+        const first = await s.sources.create({ type: "opml_url", name: "First", settings: { url: "https://x.example/opml" } });
+        assert.equal(first.enabled, true);
+        assert.equal(first.status, "pending");
+        assert.deepEqual(first.settings, { url: "https://x.example/opml" });
+        assert.equal(first.lastError, null);
+        assert.equal(first.lastSyncAt, null);
+        assert.equal(first.lastImport, null);
+        assert.equal(first.etag, null);
+        assert.equal(first.lastModified, null);
+        assert.ok(first.createdAt instanceof Date && first.updatedAt instanceof Date);
+        const second = await s.sources.create({ type: "feedland", name: "Second", enabled: false });
+        assert.equal(second.enabled, false);
+        assert.deepEqual(second.settings, {});
+        assert.deepEqual((await s.sources.list()).map((x) => x.id), [first.id, second.id]);
+        assert.equal(await s.sources.count(), 2);
+
+        const counts = { added: 1, updated: 2, unchanged: 3, skipped: 4, missing: 5 };
+        const updated = (await s.sources.update(first.id, {
+          name: "Renamed",
+          enabled: false,
+          settings: { url: "https://y.example/opml", category: "Tech" },
+          status: "ok",
+          lastError: null,
+          lastSyncAt: T0,
+          lastImport: counts,
+          etag: '"e"',
+          lastModified: "yesterday",
+        })) as NonNullable<Awaited<ReturnType<Storage["sources"]["get"]>>>;
+        assert.equal(updated.name, "Renamed");
+        assert.equal(updated.enabled, false);
+        assert.deepEqual(updated.settings, { url: "https://y.example/opml", category: "Tech" });
+        assert.equal(updated.status, "ok");
+        assert.equal(updated.lastSyncAt?.getTime(), T0.getTime());
+        assert.deepEqual(updated.lastImport, counts);
+        assert.equal(updated.etag, '"e"');
+        assert.equal(updated.lastModified, "yesterday");
+        assert.equal(updated.type, "opml_url");
+        assert.deepEqual(await s.sources.get(first.id), updated);
+        const partial = await s.sources.update(first.id, { status: "error", lastError: "boom" });
+        assert.equal(partial?.name, "Renamed");
+        assert.equal(partial?.lastError, "boom");
+        assert.equal(await s.sources.update("0123456789abcdef01234567", { name: "x" }), null);
+
+        assert.equal(await s.sources.delete(first.id), true);
+        assert.equal(await s.sources.delete(first.id), false);
+        assert.equal(await s.sources.get(first.id), null);
+        assert.equal(await s.sources.count(), 1);
+      });
+    });
+
+    describe("meta and leases", () => {
+      it("stores JSON documents by key", async () => {
+        assert.equal(await s.meta.get("status"), null);
+        await s.meta.set("status", { running: false, counts: [1, 2], nested: { a: "b" }, none: null });
+        assert.deepEqual(await s.meta.get("status"), { running: false, counts: [1, 2], nested: { a: "b" }, none: null });
+        await s.meta.set("status", "replaced");
+        assert.equal(await s.meta.get("status"), "replaced");
+        await s.meta.set("n", 42);
+        assert.equal(await s.meta.get<number>("n"), 42);
+      });
+
+      it("grants a lease to one holder at a time until it expires", async () => {
+        const ttl = 60_000;
+        assert.equal(await s.meta.acquireLease("sync", "A", ttl, T0), true);
+        assert.equal(await s.meta.acquireLease("sync", "B", ttl, at(1000)), false, "held by A");
+        assert.equal(await s.meta.acquireLease("other", "B", ttl, at(1000)), true, "leases are per name");
+        assert.equal(await s.meta.acquireLease("sync", "A", ttl, at(30_000)), true, "A renews");
+        assert.equal(await s.meta.acquireLease("sync", "B", ttl, at(ttl + 1000)), false, "renewal extended A's lease");
+        assert.equal(await s.meta.acquireLease("sync", "B", ttl, at(30_000 + ttl)), true, "expired exactly now");
+        assert.equal(await s.meta.acquireLease("sync", "A", ttl, at(30_000 + ttl + 1)), false, "now B holds it");
+      });
+
+      it("releases a lease only for its holder", async () => {
+        assert.equal(await s.meta.acquireLease("sync", "A", 60_000, T0), true);
+        await s.meta.releaseLease("sync", "B");
+        assert.equal(await s.meta.acquireLease("sync", "B", 60_000, at(1)), false);
+        await s.meta.releaseLease("sync", "A");
+        assert.equal(await s.meta.acquireLease("sync", "B", 60_000, at(2)), true);
+        await s.meta.releaseLease("never-taken", "A");
+      });
+    });
+  });
+}
