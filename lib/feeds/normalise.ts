@@ -23,7 +23,8 @@ export interface NormaliseOptions {
  */
 export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFeed {
   const maxItems = Math.max(0, Math.floor(options.maxItems ?? DEFAULT_MAX_ITEMS));
-  const drafts = raw.entries.map((entry) => normaliseEntry(entry, options.url));
+  const feedAuthor = cleanName(raw.author);
+  const drafts = raw.entries.map((entry) => normaliseEntry(entry, options.url, feedAuthor));
   const uids = assignUids(drafts);
   const items: NormalisedItem[] = [];
   drafts.forEach(({ id: _id, ...item }, index) => {
@@ -38,7 +39,7 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       description: plainText(raw.description),
       siteUrl: absoluteHttpUrl(raw.link, options.url),
       photo: firstUrl(raw.images, options.url),
-      author: cleanName(raw.author),
+      author: feedAuthor,
       language: raw.language?.trim() || null,
     },
     items: newestFirst(items).slice(0, maxItems),
@@ -47,7 +48,8 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
 
 type Draft = Omit<NormalisedItem, "uid"> & { id: string | null };
 
-function normaliseEntry(entry: RawEntry, feedUrl: string): Draft {
+/** An entry with no author of its own is by the feed's author. */
+function normaliseEntry(entry: RawEntry, feedUrl: string, feedAuthor: string | null): Draft {
   const url = absoluteHttpUrl(entry.link, feedUrl);
   const base = url ?? feedUrl;
   const content = contentHtml(entry.content ?? entry.summary, base);
@@ -59,7 +61,7 @@ function normaliseEntry(entry: RawEntry, feedUrl: string): Draft {
     summary: summarySource ? truncateText(summarySource) : null,
     content,
     published: firstDate(entry.dates),
-    author: cleanName(entry.author),
+    author: cleanName(entry.author) ?? feedAuthor,
     photo: firstUrl(entry.images, base) ?? firstContentImage(content),
     categories: uniqueCategories(entry.categories),
   };

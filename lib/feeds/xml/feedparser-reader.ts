@@ -1,6 +1,6 @@
 import FeedParser from "feedparser";
 import { FeedParseError } from "../errors.js";
-import { html, type RawEntry, type RawFeed } from "../raw.js";
+import { html, text, type RawEntry, type RawFeed, type RawText } from "../raw.js";
 
 /**
  * The XML layer: RSS 0.9x/1.0/2.0 and Atom 0.3/1.0 through `feedparser`,
@@ -50,14 +50,21 @@ function toRawEntry(item: FeedParser.Item): RawEntry {
     id: stringOrNull(item.guid),
     // feedburner:origLink / rel=canonical point at the real post, not a redirector.
     link: origlink && /^https?:/i.test(origlink) ? origlink : stringOrNull(item.link),
-    title: html(item.title),
-    summary: html(item.summary),
-    content: html(item.description),
+    title: typed(item.title, item["atom:title"]),
+    summary: typed(item.summary, item["atom:summary"]),
+    content: typed(item.description, item["atom:content"] ?? item["atom:summary"]),
     dates: DATE_KEYS.map((key) => elementText(item[key])).filter((value) => value !== null),
     author: stringOrNull(item.author),
     images: strings([item.image?.url, ...imageEnclosures(item.enclosures)]),
     categories: strings(item.categories),
   };
+}
+
+/** Atom marks plain text with type="text"; everything else is read as HTML. */
+function typed(value: unknown, atomElement: unknown): RawText | null {
+  const first = Array.isArray(atomElement) ? atomElement[0] : atomElement;
+  const type = first && typeof first === "object" ? (first as { "@"?: { type?: string } })["@"]?.type : undefined;
+  return type === "text" ? text(value) : html(value);
 }
 
 /** Enclosures (RSS enclosure, media:content, Atom rel=enclosure) that are images. */
