@@ -1,0 +1,92 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { DomUtils, parseDocument } from "htmlparser2";
+import { sanitizeHtml } from "../../lib/parser.js";
+import { CORPORA } from "./corpus.js";
+
+interface Payload {
+  title?: string;
+  payload: string;
+}
+
+const payloads = JSON.parse(readFileSync(`${CORPORA}/dompurify/payloads.json`, "utf8")) as Payload[];
+const FORBIDDEN_ELEMENTS = new Set(["script", "style", "iframe", "object", "embed", "form", "input", "svg", "math", "base", "meta", "link"]);
+const URL_SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+
+/** Every way the output could still run script or restyle the host page; [] when safe. */
+function scriptVectors(html: string): string[] {
+  const problems: string[] = [];
+  if (/<script/i.test(html)) problems.push("<script");
+  for (const element of DomUtils.findAll(() => true, parseDocument(html).children)) {
+    if (FORBIDDEN_ELEMENTS.has(element.name)) problems.push(`<${element.name}>`);
+    for (const [name, value] of Object.entries(element.attribs)) {
+      if (/^on/i.test(name)) problems.push(`${name}=`);
+      if (name === "style") problems.push("style=");
+      // What a browser would see as the scheme: control characters and whitespace are ignored.
+      const scheme = URL_SCHEME.exec(value.replace(/[\u0000-\u0020]/g, ""))?.[1]?.toLowerCase();
+      if (scheme === "javascript" || scheme === "vbscript" || scheme === "data") problems.push(`${name}=${scheme}:`);
+    }
+  }
+  return problems;
+}
+
+describe("sanitizeHtml against the DOMPurify payloads", () => {
+  it("has the payload corpus", () => {
+    assert.ok(payloads.length > 200);
+  });
+
+  for (const [index, { title, payload }] of payloads.entries()) {
+    it(`#${index} ${title ?? ""}`.trim(), () => {
+      const withBase = sanitizeHtml(payload, "https://blog.example.com/post/");
+      const withoutBase = sanitizeHtml(payload);
+      assert.deepEqual(scriptVectors(withBase), []);
+      assert.deepEqual(scriptVectors(withoutBase), []);
+      // Stable: sanitising the output again changes nothing (no mutation tricks left).
+      assert.equal(sanitizeHtml(withBase, "https://blog.example.com/post/"), withBase);
+    });
+  }
+});
+
+describe("sanitizeHtml allow-list", () => {
+  it("keeps formatting, lists, quotes, code, tables and figures", () => {
+    const html =
+      '<h2>T</h2><p><strong>b</strong> <em>i</em> <code>c</code></p><ul><li>x</li></ul><blockquote cite="https://q.example/">q</blockquote>' +
+      '<pre>p</pre><table><tr><td colspan="2">t</td></tr></table><figure><img src="https://i.example/a.png" alt="a" /><figcaption>c</figcaption></figure>';
+    assert.equal(sanitizeHtml(html), html);
+  });
+
+  it("drops scripts, styles, frames, forms, event handlers, classes and style attributes", () => {
+    assert.equal(
+      sanitizeHtml(
+        '<p class="x" style="color:red" onclick="alert(1)">Hi<script>alert(1)</script><style>p{}</style><iframe src="https://e.example/"></iframe></p><form><input value="v"></form><object data="x"></object><embed src="y">',
+      ),
+      "<p>Hi</p>",
+    );
+  });
+
+  it("makes relative URLs absolute and adds rel=noopener noreferrer to links", () => {
+    assert.equal(
+      sanitizeHtml('<a href="../x?a=1&amp;b=2">l</a><img src="img/p.png">', "https://blog.example.com/2024/post/"),
+      '<a href="https://blog.example.com/2024/x?a=1&amp;b=2" rel="noopener noreferrer">l</a><img src="https://blog.example.com/2024/post/img/p.png" />',
+    );
+  });
+
+  it("keeps http, https and mailto links and only http(s) images", () => {
+    assert.equal(
+      sanitizeHtml('<a href="mailto:a@example.com">m</a><a href="ftp://x/">f</a><img src="mailto:a@example.com"><img src="data:image/png;base64,AAAA">'),
+      '<a href="mailto:a@example.com" rel="noopener noreferrer">m</a><a rel="noopener noreferrer">f</a><img /><img />',
+    );
+  });
+
+  it("drops obfuscated javascript: URLs", () => {
+    for (const href of ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "java\tscript:alert(1)", "&#106;avascript:alert(1)", " javascript:alert(1)", "vbscript:msgbox(1)"]) {
+      assert.equal(sanitizeHtml(`<a href="${href}">x</a>`, "https://blog.example.com/"), '<a rel="noopener noreferrer">x</a>', href);
+    }
+  });
+
+  it("returns an empty string when nothing is left", () => {
+    assert.equal(sanitizeHtml("<script>alert(1)</script>"), "");
+    assert.equal(sanitizeHtml(""), "");
+  });
+});
