@@ -8,3 +8,5 @@ export { sanitizeHtml } from "./feeds/sanitize.js";
 export { parseFeedDate } from "./feeds/dates.js";
 export { decodeText } from "./encoding/decode.js";
 export type { FeedInfo, NormalisedItem, ParsedFeed, ParseFeedOptions } from "./feeds/types.js";
+export { parseOpml, OpmlParseError } from "./opml/parse.js";
+export type { OpmlFeed, ParsedOpml, ParseOpmlOptions } from "./opml/parse.js";

@@ -75,6 +75,7 @@ function after(body: string, terminator: string, from: number): number {
 function afterDoctype(body: string, from: number): number {
   const close = body.indexOf(">", from);
   const bracket = body.indexOf("[", from);
-  if (bracket !== -1 && close !== -1 && bracket < close) return after(body, "]", bracket) === -1 ? -1 : after(body, ">", body.indexOf("]", bracket));
-  return close === -1 ? -1 : close + 1;
+  if (bracket === -1 || close === -1 || bracket > close) return close === -1 ? -1 : close + 1;
+  const subsetEnd = body.indexOf("]", bracket);
+  return subsetEnd === -1 ? -1 : after(body, ">", subsetEnd);
 }
