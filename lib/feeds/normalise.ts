@@ -22,7 +22,8 @@ export interface NormaliseOptions {
  * uids, newest-first order and the item limit.
  */
 export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFeed {
-  const maxItems = Math.max(0, Math.floor(options.maxItems ?? DEFAULT_MAX_ITEMS));
+  const limit = options.maxItems ?? DEFAULT_MAX_ITEMS;
+  const maxItems = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : DEFAULT_MAX_ITEMS;
   const feedAuthor = cleanName(raw.author);
   const drafts = raw.entries.map((entry) => normaliseEntry(entry, options.url, feedAuthor));
   const uids = assignUids(drafts);
