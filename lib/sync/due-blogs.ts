@@ -1,0 +1,86 @@
+import type { Blog, Storage } from "../storage/types.js";
+import { hostOf } from "./fetch-blog.js";
+
+export interface DueBlogLimits {
+  /** Blogs handled at the same time. */
+  concurrency: number;
+  /** Blogs of one host handled at the same time. */
+  perHost: number;
+  /** Blogs read from storage per query (default 1000). */
+  batchSize?: number;
+}
+
+/**
+ * Calls `handle` once for every blog due at `runAt`, however many there
+ * are, at most `concurrency` at a time and `perHost` per feed host.
+ *
+ * Blogs are read in batches with `listDue`. A blog handled in this run may
+ * be due again at once (success clears `nextFetchAt`), so each query asks
+ * for as many rows as were already seen plus one batch and keeps the unseen
+ * ones: whatever order the adapter returns, the run ends, and no blog is
+ * handled twice or missed. A blog whose host is busy waits while blogs of
+ * other hosts go ahead, so one large host does not hold up the pool.
+ *
+ * Stops dispatching when `signal` aborts and returns once the blogs already
+ * started have settled.
+ */
+export async function forEachDueBlog(
+  storage: Storage,
+  runAt: Date,
+  limits: DueBlogLimits,
+  signal: AbortSignal,
+  handle: (blog: Blog) => Promise<void>,
+  progress: (done: number, total: number) => void,
+): Promise<void> {
+  const batchSize = limits.batchSize ?? 1000;
+  const seen = new Set<string>();
+  const pending: Blog[] = [];
+  const busyHosts = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+  let exhausted = false;
+  let done = 0;
+
+  const loadMore = async () => {
+    const limit = seen.size + batchSize;
+    const due = await storage.blogs.listDue(runAt, limit);
+    exhausted = due.length < limit;
+    for (const blog of due) {
+      if (seen.has(blog.id)) continue;
+      seen.add(blog.id);
+      pending.push(blog);
+    }
+    progress(done, seen.size);
+  };
+
+  const start = (blog: Blog) => {
+    const host = hostOf(blog.feedUrl);
+    busyHosts.set(host, (busyHosts.get(host) ?? 0) + 1);
+    const task: Promise<void> = handle(blog)
+      .catch(() => undefined)
+      .finally(() => {
+        busyHosts.set(host, busyHosts.get(host)! - 1);
+        inFlight.delete(task);
+        done++;
+        progress(done, seen.size);
+      });
+    inFlight.add(task);
+  };
+
+  while (!signal.aborted) {
+    const free = inFlight.size < limits.concurrency;
+    const next = free ? pending.findIndex((blog) => (busyHosts.get(hostOf(blog.feedUrl)) ?? 0) < limits.perHost) : -1;
+    if (next !== -1) {
+      start(pending.splice(next, 1)[0]);
+      continue;
+    }
+    // Read further when nothing is left, or when every waiting blog is on a busy host
+    // (more hosts may come), keeping at most a few batches in memory.
+    if (!exhausted && free && pending.length < batchSize * 4) {
+      await loadMore();
+      continue;
+    }
+    if (inFlight.size === 0) break;
+    await Promise.race(inFlight);
+  }
+  await Promise.allSettled(inFlight);
+}

@@ -1,0 +1,211 @@
+import type { Dispatcher } from "undici";
+import { fetchUrl, FetchError, type FetchResult } from "../http/fetch.js";
+import type { HostLimiter } from "../http/host-limiter.js";
+import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
+import type { BlogrollOptions } from "../options.js";
+import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
+import { feedUrlKey } from "../url/normalise.js";
+import { nextAttemptAt } from "./backoff.js";
+import { describeFailure, httpStatusMessage } from "./failure-message.js";
+import { findSiteIcon } from "./site-icon.js";
+
+const FEED_ACCEPT =
+  "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, " +
+  "application/xml;q=0.9, text/xml;q=0.9, text/html;q=0.5, */*;q=0.1";
+const DAY = 24 * 60 * 60_000;
+
+/** `iconUrl` value meaning "looked for a site icon, found none": the lookup is not repeated. */
+export const NO_ICON = "";
+
+export interface SyncBlogDeps {
+  /** Caps simultaneous requests per host, shared by every fetch of the run. */
+  limiter: HostLimiter;
+  /** parseFeed, in a worker pool or on this thread. */
+  parse: (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
+  now: () => Date;
+  dispatcher?: Dispatcher;
+}
+
+/** What one blog's sync came to. `aborted`: the run was stopped and nothing was written. */
+export type BlogOutcome = "updated" | "not-modified" | "failed" | "gone" | "aborted";
+
+export interface BlogSyncResult {
+  outcome: BlogOutcome;
+  itemsAdded: number;
+  itemsDeleted: number;
+}
+
+type SyncOptions = Pick<
+  BlogrollOptions,
+  "fetchTimeout" | "maxBodySize" | "allowPrivateNetworks" | "maxItemsPerBlog" | "maxItemAge"
+>;
+
+const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDeleted: 0 };
+
+/**
+ * Fetches one blog's feed (conditionally, with its ETag / Last-Modified) and
+ * records the outcome in one `recordFetch`:
+ * - 304: fetch recorded, nothing parsed or written;
+ * - 2xx: parsed, items upserted and trimmed to `maxItemsPerBlog`, stats and
+ *   feed metadata refreshed; a permanent redirect moves `feedUrl`;
+ * - 410: status `gone` (not fetched again until the owner re-enables it);
+ * - 429/503: status `error`, next fetch at the server's Retry-After;
+ * - anything else: status `error` with a short message and exponential
+ *   back-off; stored items are left alone.
+ * Never throws: storage errors are caught and reported as `failed`. When
+ * `signal` aborts, the request is cancelled and, unless the writes had begun
+ * (they are then completed), nothing is written.
+ */
+export async function syncBlog(
+  storage: Storage,
+  blog: Blog,
+  options: SyncOptions,
+  signal: AbortSignal,
+  deps: SyncBlogDeps,
+): Promise<BlogSyncResult> {
+  const fetchedAt = deps.now();
+  const fetchFrom = (url: string, accept: string, conditional = false) =>
+    deps.limiter.run(hostOf(url), () =>
+      fetchUrl(url, {
+        timeout: options.fetchTimeout,
+        maxBodySize: options.maxBodySize,
+        allowPrivateNetworks: options.allowPrivateNetworks,
+        etag: conditional ? (blog.etag ?? undefined) : undefined,
+        lastModified: conditional ? (blog.lastModified ?? undefined) : undefined,
+        accept,
+        signal,
+        dispatcher: deps.dispatcher,
+      }),
+    );
+
+  let response: FetchResult;
+  try {
+    response = await fetchFrom(blog.feedUrl, FEED_ACCEPT, true);
+  } catch (error) {
+    if (signal.aborted) return aborted;
+    return recordFailure(storage, blog, fetchedAt, describeFailure(error, options), null);
+  }
+  if (signal.aborted) return aborted;
+
+  try {
+    if (response.notModified) {
+      await storage.blogs.recordFetch(blog.id, {
+        ...success(fetchedAt),
+        etag: response.etag ?? undefined,
+        lastModified: response.lastModified ?? undefined,
+        feedUrl: await movedFeedUrl(storage, blog, response),
+      });
+      return { outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 };
+    }
+    if (response.status === 410) {
+      const failureCount = blog.failureCount + 1;
+      await storage.blogs.recordFetch(blog.id, {
+        at: fetchedAt,
+        status: "gone",
+        error: httpStatusMessage(410),
+        nextFetchAt: null,
+        failureCount,
+      });
+      return { outcome: "gone", itemsAdded: 0, itemsDeleted: 0 };
+    }
+    if (response.status < 200 || response.status > 299) {
+      const retryAfter = response.status === 429 || response.status === 503 ? response.retryAfter : null;
+      return await recordFailure(storage, blog, fetchedAt, httpStatusMessage(response.status), retryAfter);
+    }
+
+    let parsed: ParsedFeed;
+    try {
+      parsed = await deps.parse(response.body, {
+        url: response.url,
+        contentType: response.contentType,
+        maxItems: options.maxItemsPerBlog,
+      });
+    } catch (error) {
+      if (signal.aborted) return aborted;
+      return await recordFailure(storage, blog, fetchedAt, describeFailure(error, options), null);
+    }
+
+    const iconUrl = needsIconLookup(blog, parsed)
+      ? ((await findSiteIcon(parsed.feed.siteUrl ?? blog.siteUrl ?? new URL("/", response.url).href, (url, accept) =>
+          fetchFrom(url, accept),
+        )) ?? NO_ICON)
+      : undefined;
+    if (signal.aborted) return aborted;
+
+    // From here on the blog's writes run to the end even if the run is stopped.
+    const cutoff = new Date(fetchedAt.getTime() - options.maxItemAge * DAY);
+    const fresh = parsed.items.filter((item) => item.published === null || item.published >= cutoff);
+    const { added } = fresh.length > 0 ? await storage.items.upsertMany(blog.id, fresh, fetchedAt) : { added: 0 };
+    const trimmed = await storage.items.trimBlog(blog.id, options.maxItemsPerBlog);
+    await storage.blogs.refreshItemStats(blog.id);
+    await storage.blogs.recordFetch(blog.id, {
+      ...success(fetchedAt),
+      etag: response.etag,
+      lastModified: response.lastModified,
+      feedUrl: await movedFeedUrl(storage, blog, response),
+      metadata: feedMetadata(parsed),
+      iconUrl,
+    });
+    return { outcome: "updated", itemsAdded: added, itemsDeleted: trimmed };
+  } catch (error) {
+    if (error instanceof FetchError && error.code === "aborted") return aborted;
+    // A storage failure on this blog: note it if the database still answers, and move on.
+    await recordFailure(storage, blog, fetchedAt, "Could not save this blog's items", null).catch(() => undefined);
+    return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };
+  }
+}
+
+function success(at: Date): FetchRecord {
+  return { at, status: "active", error: null, nextFetchAt: null, failureCount: 0 };
+}
+
+async function recordFailure(
+  storage: Storage,
+  blog: Blog,
+  at: Date,
+  message: string,
+  retryAfter: Date | null,
+): Promise<BlogSyncResult> {
+  const failureCount = blog.failureCount + 1;
+  await storage.blogs.recordFetch(blog.id, {
+    at,
+    status: "error",
+    error: message,
+    failureCount,
+    nextFetchAt: nextAttemptAt(at, failureCount, retryAfter),
+  });
+  return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };
+}
+
+/** The permanent-redirect target, unless it is where the blog already is or another blog already has it. */
+async function movedFeedUrl(storage: Storage, blog: Blog, response: FetchResult): Promise<string | undefined> {
+  const target = response.permanentRedirect;
+  if (!target || feedUrlKey(target) === feedUrlKey(blog.feedUrl)) return undefined;
+  const holder = await storage.blogs.getByFeedUrl(target);
+  return holder && holder.id !== blog.id ? undefined : target;
+}
+
+/** What the feed says about itself; absent values never blank what is known (owner edits are kept by the adapter). */
+function feedMetadata({ feed }: ParsedFeed): FeedMetadata {
+  const metadata: FeedMetadata = { feedType: feed.type };
+  if (feed.title) metadata.title = feed.title;
+  if (feed.description) metadata.description = feed.description;
+  if (feed.siteUrl) metadata.siteUrl = feed.siteUrl;
+  if (feed.photo) metadata.photo = feed.photo;
+  if (feed.author) metadata.author = feed.author;
+  return metadata;
+}
+
+/** Icon lookup happens once per blog: only with no photo anywhere and no earlier lookup. */
+function needsIconLookup(blog: Blog, parsed: ParsedFeed): boolean {
+  return blog.iconUrl === null && !blog.photo && !parsed.feed.photo;
+}
+
+/** Host key for the per-host limit ("" for unparseable URLs, which fail fast anyway). */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,175 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { FeedParseError } from "../feeds/errors.js";
+import { parseFeed } from "../feeds/parse.js";
+import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
+
+/** A message to a parse worker. */
+export interface ParseRequest {
+  id: number;
+  body: string | Uint8Array;
+  options: ParseFeedOptions;
+}
+
+/** A parse worker's answer; errors cross the thread boundary as name + message. */
+export type ParseReply =
+  | { id: number; ok: true; result: ParsedFeed }
+  | { id: number; ok: false; error: { name: string; message: string } };
+
+export interface ParsePoolOptions {
+  /** Worker threads (default: one less than the CPUs, at least one). */
+  size?: number;
+  /** Parses waiting for a worker before callers of `parse` wait for room (default 256). */
+  maxQueue?: number;
+  /** A parse running longer is stopped (its worker replaced) and fails (default 30 s). */
+  taskTimeout?: number;
+}
+
+interface Task extends ParseRequest {
+  resolve(result: ParsedFeed): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  task: Task | null;
+  timer: NodeJS.Timeout | null;
+}
+
+// Under tsx (tests, `node --import tsx`) this file is TypeScript and so is the
+// worker entry; compiled, both are .js in dist/. The worker needs the tsx
+// loader only in the first case.
+const runningFromSource = import.meta.url.endsWith(".ts");
+const workerUrl = new URL(runningFromSource ? "./parse-worker.ts" : "./parse-worker.js", import.meta.url);
+const workerExecArgv = runningFromSource ? ["--import", import.meta.resolve("tsx")] : undefined;
+
+/**
+ * A small pool of worker threads running `parseFeed`, so that parsing large
+ * feeds (feedparser is synchronous, CPU-bound) does not stall the event loop
+ * serving HTTP requests. Workers start on demand and do not keep the process
+ * alive while idle.
+ */
+export class ParsePool {
+  private readonly size: number;
+  private readonly maxQueue: number;
+  private readonly taskTimeout: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private readonly roomWaiters: (() => void)[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(options: ParsePoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? availableParallelism() - 1);
+    this.maxQueue = Math.max(1, options.maxQueue ?? 256);
+    this.taskTimeout = options.taskTimeout ?? 30_000;
+  }
+
+  /** Parses in a worker; same result and errors (FeedParseError, TypeError) as `parseFeed`. */
+  async parse(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+    while (this.queue.length >= this.maxQueue && !this.closed) {
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
+    if (this.closed) throw new Error("parse pool is closed");
+    return new Promise<ParsedFeed>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, body, options, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Stops every worker; queued and running parses fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(new Error("parse pool is closed"));
+    for (const wake of this.roomWaiters.splice(0)) wake();
+    const slots = this.slots.splice(0);
+    for (const slot of slots) this.finish(slot)?.reject(new Error("parse pool is closed"));
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((candidate) => candidate.task === null);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      this.assign(slot, this.queue.shift()!);
+      this.roomWaiters.shift()?.();
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(workerUrl, { execArgv: workerExecArgv });
+    const slot: Slot = { worker, task: null, timer: null };
+    worker.unref();
+    worker.on("message", (reply: ParseReply) => {
+      const task = this.finish(slot);
+      if (!task || task.id !== reply.id) return;
+      if (reply.ok) task.resolve(reply.result);
+      else task.reject(rebuildError(reply.error));
+      this.pump();
+    });
+    const retire = (error: Error) => {
+      const index = this.slots.indexOf(slot);
+      if (index === -1) return;
+      this.slots.splice(index, 1);
+      this.finish(slot)?.reject(error);
+      this.pump();
+    };
+    worker.on("error", retire);
+    worker.on("exit", (code) => retire(new Error(`parse worker exited with code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private assign(slot: Slot, task: Task): void {
+    slot.task = task;
+    // A busy worker keeps the process alive: its answer is awaited.
+    slot.worker.ref();
+    slot.timer = setTimeout(() => {
+      const index = this.slots.indexOf(slot);
+      if (index !== -1) this.slots.splice(index, 1);
+      this.finish(slot)?.reject(new FeedParseError(`Parsing took longer than ${Math.round(this.taskTimeout / 1000)} s`));
+      void slot.worker.terminate();
+      this.pump();
+    }, this.taskTimeout);
+    slot.worker.postMessage({ id: task.id, body: task.body, options: task.options } satisfies ParseRequest);
+  }
+
+  /** Detaches the slot's task (if any) and lets an idle worker go. */
+  private finish(slot: Slot): Task | null {
+    const task = slot.task;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    slot.task = null;
+    slot.worker.unref();
+    return task;
+  }
+}
+
+function rebuildError(error: { name: string; message: string }): Error {
+  if (error.name === "FeedParseError") return new FeedParseError(error.message);
+  if (error.name === "TypeError") return new TypeError(error.message);
+  const rebuilt = new Error(error.message);
+  rebuilt.name = error.name;
+  return rebuilt;
+}
+
+let sharedPool: ParsePool | null = null;
+
+/** `parseFeed` run in the process-wide pool (created on first use). */
+export function parseFeedInWorker(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+  sharedPool ??= new ParsePool();
+  return sharedPool.parse(body, options);
+}
+
+/** Shuts the process-wide pool down (process shutdown, end of tests); the next parse starts a new one. */
+export async function closeParsePool(): Promise<void> {
+  const pool = sharedPool;
+  sharedPool = null;
+  await pool?.close();
+}
+
+/** Picks where feeds are parsed: worker threads (default) or the calling thread. */
+export function feedParser(inWorkers: boolean): typeof parseFeed {
+  return inWorkers ? parseFeedInWorker : parseFeed;
+}

@@ -1,0 +1,20 @@
+/**
+ * Worker-thread entry of the parse pool: parses one feed body per message
+ * and answers with the result or a plain description of the error.
+ */
+import { parentPort } from "node:worker_threads";
+import { parseFeed } from "../feeds/parse.js";
+import type { ParseReply, ParseRequest } from "./parse-pool.js";
+
+const port = parentPort;
+if (!port) throw new Error("parse-worker.ts must run in a worker thread");
+
+port.on("message", (request: ParseRequest) => {
+  parseFeed(request.body, request.options).then(
+    (result) => port.postMessage({ id: request.id, ok: true, result } satisfies ParseReply),
+    (error: unknown) => {
+      const { name, message } = error instanceof Error ? error : new Error(String(error));
+      port.postMessage({ id: request.id, ok: false, error: { name, message } } satisfies ParseReply);
+    },
+  );
+});

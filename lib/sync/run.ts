@@ -1,0 +1,117 @@
+import type { Dispatcher } from "undici";
+import { HostLimiter } from "../http/host-limiter.js";
+import type { BlogrollOptions } from "../options.js";
+import type { Storage } from "../storage/types.js";
+import { forEachDueBlog } from "./due-blogs.js";
+import { syncBlog, type BlogSyncResult } from "./fetch-blog.js";
+import { feedParser } from "./parse-pool.js";
+import type { RunContext, SyncRunner, SyncStats } from "./scheduler.js";
+
+const DAY = 24 * 60 * 60_000;
+
+/** Counts of a source refresh, as the sources module reports them. */
+export interface SourceRefreshCounts {
+  total: number;
+  success: number;
+  failed: number;
+}
+
+export interface SyncRunnerDeps {
+  options: BlogrollOptions;
+  /** Re-reads the blog list from every source before blogs are fetched (the sources module). */
+  refreshSources?: (storage: Storage, signal: AbortSignal) => Promise<SourceRefreshCounts>;
+  /** undici dispatcher for every feed request (tests map host names to loopback with it). */
+  dispatcher?: Dispatcher;
+  now?: () => Date;
+  /** Parse feeds in worker threads (default true) rather than on the main thread. */
+  parseInWorkers?: boolean;
+  log?: (message: string) => void;
+}
+
+/**
+ * Builds the scheduler's run: refresh sources, fetch every due blog through
+ * the pool (`concurrency` at a time, `perHostConcurrency` per host), then
+ * apply retention (`maxItemAge`). A stopped run (context.signal) cancels
+ * requests in flight, writes nothing further and rejects with the abort
+ * reason; a run that finishes resolves with its figures.
+ */
+export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
+  const { options } = deps;
+  const now = deps.now ?? (() => new Date());
+  const log = deps.log ?? (() => undefined);
+  const parse = feedParser(deps.parseInWorkers ?? true);
+
+  return async (storage: Storage, context: RunContext): Promise<SyncStats> => {
+    const startedAt = Date.now();
+    const runAt = now();
+    const { signal } = context;
+
+    const sources = await refreshSources(storage, deps, signal, log);
+    signal.throwIfAborted();
+
+    const blogs = { total: 0, success: 0, failed: 0, notModified: 0 };
+    const items = { added: 0, deleted: 0 };
+    const tally = (result: BlogSyncResult) => {
+      if (result.outcome === "aborted") return;
+      blogs.total++;
+      if (result.outcome === "updated" || result.outcome === "not-modified") blogs.success++;
+      else blogs.failed++;
+      if (result.outcome === "not-modified") blogs.notModified++;
+      items.added += result.itemsAdded;
+      items.deleted += result.itemsDeleted;
+    };
+    const blogDeps = { limiter: new HostLimiter(options.perHostConcurrency), parse, now, dispatcher: deps.dispatcher };
+    await forEachDueBlog(
+      storage,
+      runAt,
+      { concurrency: options.concurrency, perHost: options.perHostConcurrency },
+      signal,
+      async (blog) => tally(await syncBlog(storage, blog, options, signal, blogDeps)),
+      (done, total) => context.progress(done, total),
+    );
+    signal.throwIfAborted();
+
+    items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
+    return {
+      lastFullSync: now().toISOString(),
+      duration: Date.now() - startedAt,
+      sources,
+      blogs,
+      items,
+    };
+  };
+}
+
+async function refreshSources(
+  storage: Storage,
+  deps: SyncRunnerDeps,
+  signal: AbortSignal,
+  log: (message: string) => void,
+): Promise<SourceRefreshCounts> {
+  if (!deps.refreshSources) return { total: 0, success: 0, failed: 0 };
+  try {
+    return await deps.refreshSources(storage, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    // Blogs already known are still worth fetching; count every source as failed.
+    log(`source refresh failed: ${(error as Error).message}`);
+    const total = await storage.sources.count().catch(() => 0);
+    return { total, success: 0, failed: total };
+  }
+}
+
+/**
+ * Deletes items older than `cutoff` (by published date, or fetch time when
+ * undated; future-dated items stay) and recomputes itemCount/lastItemAt of
+ * the blogs touched. Returns how many items went.
+ */
+export async function applyRetention(storage: Storage, cutoff: Date, log: (message: string) => void = () => undefined): Promise<number> {
+  try {
+    const { deleted, blogIds } = await storage.items.pruneOlderThan(cutoff);
+    for (const blogId of blogIds) await storage.blogs.refreshItemStats(blogId);
+    return deleted;
+  } catch (error) {
+    log(`retention failed: ${(error as Error).message}`);
+    return 0;
+  }
+}
