@@ -1,0 +1,50 @@
+import type { Document, Filter, ObjectId } from "mongodb";
+import { feedUrlKey } from "../../url/normalise.js";
+import type { MongoCollections } from "./collections.js";
+import { escapeRegex } from "./values.js";
+
+/** Blogs anyone may see: not hidden, not deleted, not inactive. */
+export function publicBlogFilter(): Filter<Document> {
+  return { status: { $nin: ["deleted", "inactive"] }, hidden: { $ne: true } };
+}
+
+/** Blogs the admin sees: everything but soft-deleted ones. */
+export function adminBlogFilter(): Filter<Document> {
+  return { status: { $ne: "deleted" } };
+}
+
+/** The host part of a feed key (`host[:port]`), used to narrow a scan. */
+function hostOfKey(key: string): string {
+  const end = key.search(/[/?]/);
+  return end === -1 ? key : key.slice(0, end);
+}
+
+/**
+ * The blog document for a feed URL, matched by normalised key. Documents we
+ * wrote carry `feedKey`; documents the Microsub plugin wrote only have
+ * `feedUrl`, so those of the same host are read and compared by key here.
+ */
+export async function findBlogDocByFeedUrl(blogs: MongoCollections["blogs"], feedUrl: string): Promise<Document | null> {
+  const key = feedUrlKey(feedUrl);
+  const keyed = await blogs.findOne({ feedKey: key }, { sort: { _id: 1 } });
+  if (keyed) return keyed;
+  const host = hostOfKey(key);
+  const hostPattern = `^https?://${escapeRegex(host).replace(/:\d+$/, "")}(?::\\d+)?(?:[/?#]|$)`;
+  const candidates = await blogs
+    .find({ feedKey: { $exists: false }, feedUrl: { $regex: hostPattern, $options: "i" } })
+    .sort({ _id: 1 })
+    .toArray();
+  return candidates.find((doc) => typeof doc.feedUrl === "string" && feedUrlKey(doc.feedUrl) === key) ?? null;
+}
+
+/** Recomputes a blog's itemCount and lastItemAt (newest published) from its items. */
+export async function refreshBlogItemStats(collections: MongoCollections, blogId: ObjectId): Promise<void> {
+  const itemCount = await collections.items.countDocuments({ blogId });
+  const [newest] = await collections.items
+    .find({ blogId, published: { $type: "date" } })
+    .sort({ published: -1 })
+    .limit(1)
+    .project({ published: 1 })
+    .toArray();
+  await collections.blogs.updateOne({ _id: blogId }, { $set: { itemCount, lastItemAt: newest?.published ?? null } });
+}

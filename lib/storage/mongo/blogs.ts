@@ -1,0 +1,440 @@
+import { ObjectId, type Document, type Filter } from "mongodb";
+import { feedUrlKey } from "../../url/normalise.js";
+import {
+  StorageError,
+  type Blog,
+  type BlogEdit,
+  type BlogListQuery,
+  type BlogStore,
+  type EditableBlogField,
+  type FetchRecord,
+  type NewBlog,
+  type UpsertResult,
+} from "../types.js";
+import { adminBlogFilter, findBlogDocByFeedUrl, publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
+import type { MongoCollections } from "./collections.js";
+import { ownerEditedOf, sourceIdsOf, toBlog } from "./documents.js";
+import { guard, isDuplicateKey } from "./errors.js";
+import {
+  blogStatusValue,
+  countValue,
+  dateValue,
+  escapeRegex,
+  objectIdOf,
+  objectIdsOf,
+  refCandidates,
+  refHex,
+  refValue,
+  textValue,
+} from "./values.js";
+
+/** Fields a source may refresh on an existing blog, unless the owner edited them. */
+const SOURCE_TEXT_FIELDS = ["title", "description", "siteUrl", "category", "feedType", "photo", "author", "microsubChannelName"] as const;
+/** Reference fields a source may refresh (stored as ObjectId when they are ids). */
+const SOURCE_REF_FIELDS = ["microsubFeedId", "microsubChannelId"] as const;
+/** Feed metadata a fetch may refresh, unless the owner edited it. */
+const METADATA_FIELDS = ["title", "description", "siteUrl", "photo", "author", "feedType"] as const;
+const TEXT_EDIT_FIELDS = ["description", "siteUrl", "category", "photo", "author", "notes"] as const;
+
+function optionalText(value: unknown, what: string): string | null {
+  return value === null || value === undefined ? null : textValue(value, what);
+}
+
+function stringArray(value: unknown, what: string): string[] {
+  if (!Array.isArray(value)) throw new StorageError(`Invalid ${what}: list expected`);
+  return value.map((entry) => textValue(entry, what));
+}
+
+/** A complete new blog document, every field present, dates as BSON Date. */
+function newBlogDoc(input: NewBlog, feedUrl: string, now: Date): Document {
+  const sourceId = refValue(input.sourceId);
+  return {
+    _id: new ObjectId(),
+    feedKey: feedUrlKey(feedUrl),
+    feedUrl,
+    title: textValue(input.title ?? "", "title"),
+    description: optionalText(input.description, "description"),
+    siteUrl: optionalText(input.siteUrl, "siteUrl"),
+    feedType: optionalText(input.feedType, "feedType"),
+    category: optionalText(input.category, "category"),
+    tags: input.tags === undefined ? [] : stringArray(input.tags, "tags"),
+    photo: optionalText(input.photo, "photo"),
+    author: optionalText(input.author, "author"),
+    status: input.status === undefined ? "pending" : blogStatusValue(input.status),
+    itemCount: 0,
+    pinned: false,
+    hidden: false,
+    notes: null,
+    source: optionalText(input.source, "source"),
+    sourceId,
+    sourceIds: sourceId === null ? [] : [sourceId],
+    microsubFeedId: refValue(input.microsubFeedId),
+    microsubChannelId: refValue(input.microsubChannelId),
+    microsubChannelName: optionalText(input.microsubChannelName, "microsubChannelName"),
+    skipItemFetch: input.skipItemFetch === true,
+    lastFetchAt: null,
+    lastItemAt: null,
+    lastError: null,
+    nextFetchAt: null,
+    failureCount: 0,
+    etag: null,
+    lastModified: null,
+    iconUrl: null,
+    ownerEdited: [],
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
+}
+
+/** The `$set` a source listing implies for an existing blog (empty when nothing differs). */
+function sourceChanges(doc: Document, input: NewBlog): Document {
+  const edited = new Set<string>(ownerEditedOf(doc));
+  const set: Document = {};
+  for (const field of SOURCE_TEXT_FIELDS) {
+    const value = input[field];
+    if (value === undefined || edited.has(field)) continue;
+    const next = optionalText(value, field);
+    if ((doc[field] ?? null) !== next) set[field] = next;
+  }
+  for (const field of SOURCE_REF_FIELDS) {
+    const value = input[field];
+    if (value === undefined) continue;
+    if (refHex(doc[field]) !== (value || null)) set[field] = refValue(value);
+  }
+  if ((doc.source ?? null) === null && input.source) set.source = textValue(input.source, "source");
+  if (input.sourceId && refHex(doc.sourceId) === null) set.sourceId = refValue(input.sourceId);
+  if (doc.status === "inactive") set.status = input.status === undefined ? (doc.lastFetchAt ? "active" : "pending") : blogStatusValue(input.status);
+  return set;
+}
+
+/** The `$set` an admin edit implies, and the fields it marks owner-edited. */
+function editChanges(edit: BlogEdit): { set: Document; fields: EditableBlogField[] } {
+  const set: Document = {};
+  const fields: EditableBlogField[] = [];
+  if (edit.title !== undefined) {
+    set.title = textValue(edit.title, "title");
+    fields.push("title");
+  }
+  for (const field of TEXT_EDIT_FIELDS) {
+    if (edit[field] === undefined) continue;
+    set[field] = optionalText(edit[field], field);
+    fields.push(field);
+  }
+  if (edit.tags !== undefined) {
+    set.tags = stringArray(edit.tags, "tags");
+    fields.push("tags");
+  }
+  for (const field of ["pinned", "hidden"] as const) {
+    if (edit[field] === undefined) continue;
+    set[field] = edit[field] === true;
+    fields.push(field);
+  }
+  if (edit.status !== undefined) {
+    if (edit.status !== "active" && edit.status !== "pending") throw new StorageError("Invalid blog status");
+    // Re-enabling starts the back-off from scratch and makes the blog due now.
+    Object.assign(set, { status: edit.status, failureCount: 0, nextFetchAt: null });
+  }
+  return { set, fields };
+}
+
+function listFilter(query: BlogListQuery): Filter<Document> {
+  const and: Filter<Document>[] = [query.visibility === "admin" ? adminBlogFilter() : publicBlogFilter()];
+  if (query.category !== undefined) and.push({ category: textValue(query.category, "category") });
+  if (query.source !== undefined) and.push({ source: textValue(query.source, "source") });
+  if (query.sourceId !== undefined) and.push({ sourceIds: { $in: refCandidates(textValue(query.sourceId, "sourceId")) } });
+  if (query.search !== undefined && textValue(query.search, "search") !== "") {
+    const pattern = escapeRegex(query.search);
+    and.push({ $or: ["title", "feedUrl", "siteUrl"].map((field) => ({ [field]: { $regex: pattern, $options: "i" } })) });
+  }
+  if (query.status !== undefined) {
+    and.push(query.status === "hidden" ? { hidden: true } : { status: blogStatusValue(query.status) });
+  }
+  return { $and: and };
+}
+
+/** Sort keys computed per query, so Microsub-written documents need no extra fields. */
+function listSortStages(sort: BlogListQuery["sort"]): Document[] {
+  const keys = {
+    $addFields: {
+      _pinnedKey: { $cond: [{ $eq: ["$pinned", true] }, 1, 0] },
+      _titleKey: { $toLower: { $ifNull: ["$title", ""] } },
+    },
+  };
+  const order =
+    sort === "recent"
+      ? { _pinnedKey: -1, lastItemAt: -1, lastFetchAt: -1, _titleKey: 1, _id: 1 }
+      : { _pinnedKey: -1, _titleKey: 1, _id: 1 };
+  return [keys, { $sort: order }];
+}
+
+/** BlogStore on the `blogrollBlogs` collection. */
+export function createMongoBlogStore(collections: MongoCollections): BlogStore {
+  const { blogs } = collections;
+
+  async function docById(id: string): Promise<Document | null> {
+    const _id = objectIdOf(id);
+    return _id ? blogs.findOne({ _id }) : null;
+  }
+
+  async function addFromSource(input: NewBlog, feedUrl: string, now: Date): Promise<Blog | null> {
+    const doc = newBlogDoc(input, feedUrl, now);
+    try {
+      await blogs.insertOne(doc);
+      return toBlog(doc);
+    } catch (error) {
+      if (isDuplicateKey(error)) return null; // lost a race: another writer added it first
+      throw error;
+    }
+  }
+
+  async function updateFromSource(doc: Document, input: NewBlog, feedUrl: string, now: Date): Promise<UpsertResult> {
+    if (doc.status === "deleted") return { outcome: "skipped-deleted", blog: toBlog(doc) };
+    const set = sourceChanges(doc, input);
+    const sourceId = refValue(input.sourceId);
+    const listed = sourceIdsOf(doc);
+    const newSource = sourceId !== null && !listed.includes(refHex(sourceId) as string);
+    const changed = Object.keys(set).length > 0 || newSource;
+    const update: Document = { $set: { ...set } };
+    if (doc.feedKey === undefined) update.$set.feedKey = feedUrlKey(feedUrl);
+    if (changed) update.$set.updatedAt = now;
+    if (newSource) {
+      // Legacy documents only have `sourceId`: keep it in the list as well.
+      const legacy = Array.isArray(doc.sourceIds) || doc.sourceId == null ? [] : [doc.sourceId];
+      update.$addToSet = { sourceIds: { $each: [...legacy, sourceId] } };
+    }
+    if (Object.keys(update.$set).length === 0 && !newSource) return { outcome: "unchanged", blog: toBlog(doc) };
+    const after = await blogs.findOneAndUpdate({ _id: doc._id }, update, { returnDocument: "after" });
+    const blog = toBlog(after ?? doc);
+    if (!changed) return { outcome: "unchanged", blog };
+    return { outcome: doc.status === "inactive" ? "reactivated" : "updated", blog };
+  }
+
+  return {
+    list: (query) =>
+      guard("list blogs", async () => {
+        const filter = listFilter(query);
+        const limit = countValue(query.limit);
+        const offset = countValue(query.offset);
+        const total = await blogs.countDocuments(filter);
+        if (limit === 0 || offset >= total) return { items: [], total };
+        const pipeline: Document[] = [{ $match: filter }, ...listSortStages(query.sort)];
+        if (offset > 0) pipeline.push({ $skip: offset });
+        pipeline.push({ $limit: limit });
+        const docs = await blogs.aggregate(pipeline).toArray();
+        return { items: docs.map(toBlog), total };
+      }),
+
+    get: (id) =>
+      guard("read a blog", async () => {
+        const doc = await docById(id);
+        return doc ? toBlog(doc) : null;
+      }),
+
+    getByFeedUrl: (feedUrl) =>
+      guard("find a blog by feed URL", async () => {
+        const doc = await findBlogDocByFeedUrl(blogs, textValue(feedUrl, "feed URL"));
+        return doc ? toBlog(doc) : null;
+      }),
+
+    getMany: (ids) =>
+      guard("read blogs", async () => {
+        const objectIds = objectIdsOf(ids);
+        if (objectIds.length === 0) return [];
+        const docs = await blogs.find({ _id: { $in: objectIds } }).toArray();
+        return docs.map(toBlog);
+      }),
+
+    upsertFromSource: (input) =>
+      guard("store a blog", async () => {
+        const feedUrl = textValue(input.feedUrl, "feed URL");
+        const now = new Date();
+        let doc = await findBlogDocByFeedUrl(blogs, feedUrl);
+        if (!doc) {
+          const added = await addFromSource(input, feedUrl, now);
+          if (added) return { outcome: "added", blog: added };
+          doc = await findBlogDocByFeedUrl(blogs, feedUrl);
+          if (!doc) throw new StorageError("MongoDB could not store a blog");
+        }
+        return updateFromSource(doc, input, feedUrl, now);
+      }),
+
+    edit: (id, edit) =>
+      guard("edit a blog", async () => {
+        const _id = objectIdOf(id);
+        if (!_id) return null;
+        const { set, fields } = editChanges(edit);
+        const filter = { _id, status: { $ne: "deleted" } };
+        if (Object.keys(set).length === 0) {
+          const doc = await blogs.findOne(filter);
+          return doc ? toBlog(doc) : null;
+        }
+        const update: Document = { $set: { ...set, updatedAt: new Date() } };
+        if (fields.length > 0) update.$addToSet = { ownerEdited: { $each: fields } };
+        const doc = await blogs.findOneAndUpdate(filter, update, { returnDocument: "after" });
+        return doc ? toBlog(doc) : null;
+      }),
+
+    softDelete: (id, at = new Date()) =>
+      guard("delete a blog", async () => {
+        const _id = objectIdOf(id);
+        if (!_id) return false;
+        const deletedAt = dateValue(at, "deletion date");
+        const result = await blogs.updateOne(
+          { _id, status: { $ne: "deleted" } },
+          { $set: { status: "deleted", hidden: true, deletedAt, updatedAt: deletedAt } },
+        );
+        return result.matchedCount > 0;
+      }),
+
+    markMissingInactive: (sourceId, keepIds) =>
+      guard("mark missing blogs inactive", async () => {
+        const candidates = refCandidates(textValue(sourceId, "sourceId"));
+        const missing = { status: { $ne: "deleted" }, _id: { $nin: objectIdsOf(keepIds) } };
+        // Blogs this source alone listed go inactive (they keep the source, to come back).
+        const result = await blogs.updateMany(
+          {
+            ...missing,
+            status: { $nin: ["deleted", "inactive"] },
+            $or: [
+              { sourceIds: { $size: 1, $in: candidates } },
+              { sourceIds: { $exists: false }, sourceId: { $in: candidates } },
+            ],
+          },
+          { $set: { status: "inactive", updatedAt: new Date() } },
+        );
+        // Blogs another source still lists stay, and forget this one.
+        await dropSource(blogs, { ...missing, sourceIds: { $in: candidates }, "sourceIds.1": { $exists: true } }, candidates);
+        return result.modifiedCount;
+      }),
+
+    detachSource: (sourceId) =>
+      guard("detach a source", async () => {
+        const candidates = refCandidates(textValue(sourceId, "sourceId"));
+        const listedBy = { $or: [{ sourceIds: { $in: candidates } }, { sourceId: { $in: candidates } }] };
+        const affected = await blogs.find(listedBy).project({ _id: 1 }).toArray();
+        if (affected.length === 0) return [];
+        const ids = affected.map((doc) => doc._id);
+        await dropSource(blogs, { _id: { $in: ids } }, candidates);
+        const orphans = await blogs
+          .find({ _id: { $in: ids }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null })
+          .project({ _id: 1 })
+          .toArray();
+        return orphans.map((doc) => (doc._id as ObjectId).toHexString());
+      }),
+
+    purge: (id) =>
+      guard("remove a blog", async () => {
+        const _id = objectIdOf(id);
+        if (!_id) return;
+        await collections.items.deleteMany({ blogId: _id });
+        await blogs.deleteOne({ _id });
+      }),
+
+    categories: () =>
+      guard("list categories", async () => {
+        const rows = await blogs
+          .aggregate([
+            { $match: { $and: [publicBlogFilter(), { category: { $type: "string", $ne: "" } }] } },
+            { $group: { _id: "$category", count: { $sum: 1 } } },
+            { $sort: { _id: 1 } },
+          ])
+          .toArray();
+        return rows.map((row) => ({ name: String(row._id), count: Number(row.count) }));
+      }),
+
+    listDue: (now, limit) =>
+      guard("list blogs due for a fetch", async () => {
+        const at = dateValue(now, "time");
+        const max = countValue(limit);
+        if (max === 0) return [];
+        const docs = await blogs
+          .find({
+            status: { $nin: ["deleted", "gone", "inactive"] },
+            skipItemFetch: { $ne: true },
+            $or: [{ nextFetchAt: null }, { nextFetchAt: { $lte: at } }],
+          })
+          .sort({ nextFetchAt: 1, _id: 1 })
+          .limit(max)
+          .toArray();
+        return docs.map(toBlog);
+      }),
+
+    recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, id, record)),
+
+    refreshItemStats: (id) =>
+      guard("refresh blog statistics", async () => {
+        const _id = objectIdOf(id);
+        if (_id) await refreshBlogItemStats(collections, _id);
+      }),
+
+    count: (filter = {}) =>
+      guard("count blogs", async () => {
+        const query: Document = filter.status === undefined ? adminBlogFilter() : { status: blogStatusValue(filter.status) };
+        if (filter.sourcePrefix !== undefined) {
+          query.source = { $regex: `^${escapeRegex(textValue(filter.sourcePrefix, "source prefix"))}` };
+        }
+        return blogs.countDocuments(query);
+      }),
+  };
+}
+
+/**
+ * Removes a source from the blogs a filter selects; where it was the primary
+ * source, the first one left takes its place (or none).
+ */
+async function dropSource(blogs: MongoCollections["blogs"], filter: Filter<Document>, candidates: Array<ObjectId | string>): Promise<void> {
+  const { matchedCount } = await blogs.updateMany(filter, { $pull: { sourceIds: { $in: candidates } } as Document, $set: { updatedAt: new Date() } });
+  if (matchedCount === 0) return;
+  await blogs.updateMany({ $and: [filter, { sourceId: { $in: candidates } }] }, [
+    { $set: { sourceId: { $ifNull: [{ $arrayElemAt: ["$sourceIds", 0] }, null] } } },
+  ]);
+}
+
+/** The `$set` of one fetch outcome; `undefined` fields are left alone. */
+function fetchChanges(doc: Document, record: FetchRecord): Document {
+  const set: Document = {
+    lastFetchAt: dateValue(record.at, "fetch time"),
+    lastError: optionalText(record.error, "error"),
+    nextFetchAt: record.nextFetchAt === null ? null : dateValue(record.nextFetchAt, "next fetch time"),
+    failureCount: countValue(record.failureCount),
+    updatedAt: new Date(),
+  };
+  // An inactive blog stays inactive until a source lists it again.
+  const status = blogStatusValue(record.status);
+  if (doc.status !== "inactive") set.status = status;
+  for (const field of ["etag", "lastModified", "iconUrl"] as const) {
+    if (record[field] !== undefined) set[field] = optionalText(record[field], field);
+  }
+  const edited = new Set<string>(ownerEditedOf(doc));
+  for (const field of METADATA_FIELDS) {
+    const value = record.metadata?.[field];
+    if (value !== undefined && !edited.has(field)) set[field] = optionalText(value, field);
+  }
+  return set;
+}
+
+async function recordFetch(collections: MongoCollections, id: string, record: FetchRecord): Promise<Blog | null> {
+  const { blogs } = collections;
+  const _id = objectIdOf(id);
+  if (!_id) return null;
+  const doc = await blogs.findOne({ _id });
+  if (!doc || doc.status === "deleted") return null;
+  const set = fetchChanges(doc, record);
+  const filter = { _id, status: { $ne: "deleted" } };
+  if (record.feedUrl !== undefined && record.feedUrl !== doc.feedUrl) {
+    // A permanent redirect moves the blog, unless another blog already has that feed.
+    const feedUrl = textValue(record.feedUrl, "feed URL");
+    const owner = await findBlogDocByFeedUrl(blogs, feedUrl);
+    if (!owner || owner._id.equals(_id)) {
+      try {
+        const moved = await blogs.findOneAndUpdate(filter, { $set: { ...set, feedUrl, feedKey: feedUrlKey(feedUrl) } }, { returnDocument: "after" });
+        return moved ? toBlog(moved) : null;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    }
+  }
+  const after = await blogs.findOneAndUpdate(filter, { $set: set }, { returnDocument: "after" });
+  return after ? toBlog(after) : null;
+}

@@ -1,0 +1,9 @@
+import type { Collection } from "mongodb";
+
+/** The four collections the adapter works on (the host's, or our own client's). */
+export interface MongoCollections {
+  sources: Collection;
+  blogs: Collection;
+  items: Collection;
+  meta: Collection;
+}

@@ -1,0 +1,127 @@
+import type { AnyBulkWriteOperation, Document, Filter, ObjectId } from "mongodb";
+import { StorageError, type ItemListQuery, type ItemStore, type NewItem } from "../types.js";
+import { publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
+import type { MongoCollections } from "./collections.js";
+import { hexId, toItem } from "./documents.js";
+import { guard } from "./errors.js";
+import { countValue, dateValue, objectIdOf, textValue } from "./values.js";
+
+/** Newest first; undated items (null/missing) sort after dated ones in a descending sort. */
+const NEWEST_FIRST = { published: -1, _id: -1 } as const;
+
+function optionalText(value: unknown, what: string): string | null {
+  return value === null || value === undefined ? null : textValue(value, what);
+}
+
+/** The stored fields of an item; `fetchedAt` is set on insert only (first seen). */
+function itemFields(item: NewItem): Document {
+  const published = item.published instanceof Date && !Number.isNaN(item.published.getTime()) ? item.published : null;
+  return {
+    url: optionalText(item.url, "item url"),
+    title: optionalText(item.title, "item title"),
+    summary: optionalText(item.summary, "item summary"),
+    content: optionalText(item.content, "item content"),
+    published,
+    author: optionalText(item.author, "item author"),
+    photo: optionalText(item.photo, "item photo"),
+    categories: Array.isArray(item.categories) ? item.categories.map((category) => textValue(category, "item category")) : [],
+  };
+}
+
+function blogObjectId(blogId: unknown): ObjectId {
+  const _id = objectIdOf(blogId);
+  if (!_id) throw new StorageError("Invalid blog id");
+  return _id;
+}
+
+/** ItemStore on the `blogrollItems` collection. */
+export function createMongoItemStore(collections: MongoCollections): ItemStore {
+  const { items, blogs } = collections;
+
+  /** Which blogs' items a list may show: one blog, or the publicly visible ones (of a category). */
+  async function listScope(query: ItemListQuery): Promise<Filter<Document> | null> {
+    const category = query.category === undefined ? undefined : textValue(query.category, "category");
+    if (query.blogId !== undefined) {
+      const blogId = objectIdOf(query.blogId);
+      if (!blogId) return null;
+      if (category !== undefined && !(await blogs.findOne({ _id: blogId, category }, { projection: { _id: 1 } }))) return null;
+      return { blogId };
+    }
+    const visible = category === undefined ? publicBlogFilter() : { $and: [publicBlogFilter(), { category }] };
+    const ids = (await blogs.find(visible).project({ _id: 1 }).toArray()).map((doc) => doc._id);
+    return ids.length === 0 ? null : { blogId: { $in: ids } };
+  }
+
+  async function refreshStats(blogIds: Iterable<ObjectId>): Promise<void> {
+    for (const blogId of blogIds) await refreshBlogItemStats(collections, blogId);
+  }
+
+  return {
+    upsertMany: (blogId, list, fetchedAt) =>
+      guard("store items", async () => {
+        const _id = blogObjectId(blogId);
+        const firstSeen = dateValue(fetchedAt, "fetch time");
+        // One operation per uid (the last copy wins), so the batch cannot collide with itself.
+        const byUid = new Map<string, NewItem>();
+        for (const item of list) byUid.set(textValue(item.uid, "item uid"), item);
+        if (byUid.size === 0) return { added: 0, updated: 0 };
+        const operations: AnyBulkWriteOperation[] = [...byUid].map(([uid, item]) => ({
+          updateOne: {
+            filter: { blogId: _id, uid },
+            update: { $set: itemFields(item), $setOnInsert: { fetchedAt: firstSeen } },
+            upsert: true,
+          },
+        }));
+        const result = await items.bulkWrite(operations, { ordered: false });
+        return { added: result.upsertedCount, updated: result.modifiedCount };
+      }),
+
+    list: (query) =>
+      guard("list items", async () => {
+        const limit = countValue(query.limit);
+        if (limit === 0) return [];
+        const scope = await listScope(query);
+        if (!scope) return [];
+        const docs = await items.find(scope).sort(NEWEST_FIRST).skip(countValue(query.offset)).limit(limit).toArray();
+        return docs.map(toItem);
+      }),
+
+    trimBlog: (blogId, keep) =>
+      guard("trim a blog's items", async () => {
+        const _id = blogObjectId(blogId);
+        const surplus = await items
+          .find({ blogId: _id })
+          .sort(NEWEST_FIRST)
+          .skip(countValue(keep))
+          .project({ _id: 1 })
+          .toArray();
+        if (surplus.length === 0) return 0;
+        const { deletedCount } = await items.deleteMany({ _id: { $in: surplus.map((doc) => doc._id) } });
+        await refreshStats([_id]);
+        return deletedCount;
+      }),
+
+    pruneOlderThan: (cutoff) =>
+      guard("remove old items", async () => {
+        const before = dateValue(cutoff, "cutoff");
+        // Undated items age by when they were first fetched; future-dated ones stay.
+        const filter = { $or: [{ published: { $lt: before } }, { published: null, fetchedAt: { $lt: before } }] };
+        const doomed = await items.find(filter).project({ _id: 1, blogId: 1 }).toArray();
+        if (doomed.length === 0) return { deleted: 0, blogIds: [] };
+        const { deletedCount } = await items.deleteMany({ _id: { $in: doomed.map((doc) => doc._id) } });
+        const touched = new Map<string, ObjectId>();
+        for (const doc of doomed) touched.set(hexId(doc.blogId), doc.blogId);
+        await refreshStats(touched.values());
+        return { deleted: deletedCount, blogIds: [...touched.keys()] };
+      }),
+
+    deleteAll: () =>
+      guard("remove all items", async () => {
+        const { deletedCount } = await items.deleteMany({});
+        await blogs.updateMany({}, { $set: { itemCount: 0, lastItemAt: null } });
+        return deletedCount;
+      }),
+
+    count: () => guard("count items", () => items.countDocuments({})),
+  };
+}

@@ -1,0 +1,88 @@
+import type { Collection, CreateIndexesOptions, IndexSpecification, ObjectId } from "mongodb";
+import { feedUrlKey } from "../../url/normalise.js";
+import type { MongoCollections } from "./collections.js";
+import { codeOf, isDuplicateKey } from "./errors.js";
+
+/** An existing index with the same keys but other options (85) or the same name (86) is kept as it is. */
+const INDEX_CONFLICT_CODES = new Set([85, 86]);
+
+async function ensureIndex(collection: Collection, keys: IndexSpecification, options: CreateIndexesOptions = {}): Promise<void> {
+  try {
+    await collection.createIndex(keys, options);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === undefined || !INDEX_CONFLICT_CODES.has(code)) throw error;
+  }
+}
+
+/** Date fields the earlier plugin wrote as ISO text, per collection. */
+const DATE_FIELDS: Array<[keyof MongoCollections, string[]]> = [
+  ["blogs", ["lastFetchAt", "lastItemAt", "nextFetchAt", "createdAt", "updatedAt", "deletedAt"]],
+  ["items", ["published", "fetchedAt"]],
+  ["sources", ["lastSyncAt", "createdAt", "updatedAt"]],
+];
+
+/**
+ * Rewrites ISO-text dates as BSON Dates (unparseable text becomes null):
+ * compared with Dates, text never matched, so retention deleted nothing.
+ */
+async function convertTextDates(collections: MongoCollections): Promise<void> {
+  for (const [name, fields] of DATE_FIELDS) {
+    for (const field of fields) {
+      await collections[name].updateMany({ [field]: { $type: "string" } }, [
+        { $set: { [field]: { $convert: { input: `$${field}`, to: "date", onError: null, onNull: null } } } },
+      ]);
+    }
+  }
+}
+
+/** Gives documents without a normalised key (Microsub's, older ones) their key, unless a twin holds it. */
+async function backfillFeedKeys(blogs: Collection): Promise<void> {
+  const docs = await blogs.find({ feedKey: { $exists: false }, feedUrl: { $type: "string" } }).project({ feedUrl: 1 }).toArray();
+  for (const doc of docs) {
+    try {
+      await blogs.updateOne({ _id: doc._id, feedKey: { $exists: false } }, { $set: { feedKey: feedUrlKey(doc.feedUrl) } });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+}
+
+/** Keeps the first copy of items stored twice by older code, so the unique index can be built. */
+async function removeDuplicateItems(items: Collection): Promise<void> {
+  const groups = await items
+    .aggregate([
+      { $sort: { _id: 1 } },
+      { $group: { _id: { blogId: "$blogId", uid: "$uid" }, ids: { $push: "$_id" }, count: { $sum: 1 } } },
+      { $match: { count: { $gt: 1 } } },
+    ])
+    .toArray();
+  const extra = groups.flatMap((group) => (group.ids as ObjectId[]).slice(1));
+  if (extra.length > 0) await items.deleteMany({ _id: { $in: extra } });
+}
+
+/** Creates the indexes the queries need and migrates older data. Idempotent. */
+export async function setUpCollections(collections: MongoCollections): Promise<void> {
+  const { blogs, items, meta } = collections;
+  await convertTextDates(collections);
+
+  await ensureIndex(blogs, { feedKey: 1 }, { unique: true, partialFilterExpression: { feedKey: { $exists: true } }, name: "feedKey_unique" });
+  await ensureIndex(blogs, { feedUrl: 1 });
+  await ensureIndex(blogs, { status: 1, hidden: 1, category: 1 });
+  await ensureIndex(blogs, { sourceIds: 1 });
+  await ensureIndex(blogs, { nextFetchAt: 1, _id: 1 });
+  await backfillFeedKeys(blogs);
+
+  const itemKey = { blogId: 1, uid: 1 } as const;
+  try {
+    await ensureIndex(items, itemKey, { unique: true });
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    await removeDuplicateItems(items);
+    await ensureIndex(items, itemKey, { unique: true });
+  }
+  await ensureIndex(items, { published: -1, _id: -1 });
+  await ensureIndex(items, { blogId: 1, published: -1, _id: -1 });
+
+  await ensureIndex(meta, { key: 1 }, { unique: true });
+}
