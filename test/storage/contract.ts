@@ -458,8 +458,11 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const both = await add({ sourceId: a.id });
         await s.blogs.upsertFromSource({ feedUrl: both.feedUrl, title: both.title, source: "manual", sourceId: b.id });
         const onlyB = await add({ sourceId: b.id });
+        const deleted = await add({ sourceId: a.id });
+        await s.blogs.softDelete(deleted.id);
         const orphans = await s.blogs.detachSource(a.id);
-        assert.deepEqual(orphans, [onlyA.id]);
+        assert.deepEqual(orphans, [onlyA.id], "deleted blogs are not offered for purging: they keep their URL");
+        assert.deepEqual((await s.blogs.get(deleted.id))?.sourceIds, []);
         const readOnlyA = (await s.blogs.get(onlyA.id)) as Blog;
         assert.equal(readOnlyA.sourceId, null);
         assert.deepEqual(readOnlyA.sourceIds, []);
@@ -734,7 +737,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const c = await add();
         await s.items.upsertMany(
           a.id,
-          [newItem("8d", new Date(now.getTime() - 8 * DAY)), newItem("6d", new Date(now.getTime() - 6 * DAY)), newItem("future", new Date(now.getTime() + 30 * DAY))],
+          [
+            newItem("8d", new Date(now.getTime() - 8 * DAY)),
+            newItem("6d", new Date(now.getTime() - 6 * DAY)),
+            newItem("at-cutoff", cutoff),
+            newItem("future", new Date(now.getTime() + 30 * DAY)),
+          ],
           now,
         );
         await s.items.upsertMany(b.id, [newItem("undated-old", null)], new Date(now.getTime() - 9 * DAY));
@@ -746,8 +754,8 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(result.deleted, 4);
         assert.deepEqual([...result.blogIds].sort(), [a.id, b.id, c.id].sort());
         const left = (await s.items.list({ limit: 100, offset: 0 })).map((i) => i.uid).sort();
-        assert.deepEqual(left, ["6d", "future", "undated-new"]);
-        assert.equal((await s.blogs.get(a.id))?.itemCount, 2, "stats refreshed by the prune");
+        assert.deepEqual(left, ["6d", "at-cutoff", "future", "undated-new"], "strictly older than the cutoff goes");
+        assert.equal((await s.blogs.get(a.id))?.itemCount, 3, "stats refreshed by the prune");
         assert.equal((await s.blogs.get(c.id))?.itemCount, 0);
         assert.equal((await s.blogs.get(c.id))?.lastItemAt, null);
         assert.deepEqual(await s.items.pruneOlderThan(cutoff), { deleted: 0, blogIds: [] });

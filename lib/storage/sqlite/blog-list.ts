@@ -1,0 +1,49 @@
+import type { BlogListQuery, BlogStatus } from "../types.js";
+
+/** Publicly visible: not hidden, not deleted, not inactive (gone/error/pending still show). */
+export const PUBLIC_BLOG = "b.hidden = 0 AND b.status NOT IN ('deleted', 'inactive')";
+/** What the admin sees: everything but deleted blogs. */
+export const ADMIN_BLOG = "b.status != 'deleted'";
+
+const ORDER_BY_TITLE = "b.pinned DESC, b.title_sort, b.id";
+// DESC puts NULLs last in SQLite: dated blogs first, then by last fetch, never-fetched last.
+const ORDER_BY_RECENT = "b.pinned DESC, b.last_item_at DESC, b.last_fetch_at DESC, b.title_sort, b.id";
+
+export interface BlogListSql {
+  where: string;
+  params: unknown[];
+  orderBy: string;
+}
+
+/** The WHERE clause (table alias `b`), its parameters and the ORDER BY for a blogs.list query. */
+export function blogListSql(query: BlogListQuery): BlogListSql {
+  const conditions = [query.visibility === "public" ? PUBLIC_BLOG : ADMIN_BLOG];
+  const params: unknown[] = [];
+  if (query.category !== undefined) {
+    conditions.push("b.category = ?");
+    params.push(query.category);
+  }
+  if (query.source !== undefined) {
+    conditions.push("b.source = ?");
+    params.push(query.source);
+  }
+  if (query.sourceId !== undefined) {
+    conditions.push("EXISTS (SELECT 1 FROM json_each(b.source_ids) WHERE value = ?)");
+    params.push(query.sourceId);
+  }
+  if (query.search) {
+    // instr, not LIKE: the search text is literal, "%" and "_" included.
+    const needle = query.search.toLowerCase();
+    conditions.push("(instr(b.title_sort, ?) > 0 OR instr(lower(b.feed_url), ?) > 0 OR instr(lower(coalesce(b.site_url, '')), ?) > 0)");
+    params.push(needle, needle, needle);
+  }
+  if (query.status === "hidden") conditions.push("b.hidden = 1");
+  else if (query.status !== undefined) {
+    conditions.push("b.status = ?");
+    params.push(query.status satisfies BlogStatus);
+  }
+  return { where: conditions.join(" AND "), params, orderBy: query.sort === "recent" ? ORDER_BY_RECENT : ORDER_BY_TITLE };
+}
+
+/** A non-negative whole number for LIMIT/OFFSET (SQLite reads a negative LIMIT as "no limit"). */
+export const wholeNumber = (value: number): number => (Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);

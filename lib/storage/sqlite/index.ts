@@ -1,0 +1,33 @@
+import type { Storage } from "../types.js";
+import { createSqliteBlogStore } from "./blogs.js";
+import { openSqlite } from "./database.js";
+import { createSqliteItemStore } from "./items.js";
+import { createSqliteMetaStore } from "./meta.js";
+import { migrate } from "./migrations.js";
+import { createSqliteSourceStore } from "./sources.js";
+
+export { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+
+/**
+ * The embedded storage: one SQLite file (or ":memory:") through better-sqlite3.
+ * Opens the file at once (creating its folder); `init()` runs the migrations.
+ * Statements are prepared on first use and reused.
+ */
+export function createSqliteStorage(path: string): Storage {
+  const ctx = openSqlite(path);
+  return {
+    kind: "sqlite",
+    blogs: createSqliteBlogStore(ctx),
+    items: createSqliteItemStore(ctx),
+    sources: createSqliteSourceStore(ctx),
+    meta: createSqliteMetaStore(ctx),
+    init: () =>
+      ctx.guard("init", () => {
+        migrate(ctx.db);
+      }),
+    close: () =>
+      ctx.guard("close", () => {
+        if (ctx.db.open) ctx.db.close();
+      }),
+  };
+}

@@ -1,0 +1,123 @@
+import { newId } from "../id.js";
+import type { ItemListQuery, ItemStore, NewItem } from "../types.js";
+import { PUBLIC_BLOG, wholeNumber } from "./blog-list.js";
+import type { SqliteContext } from "./database.js";
+import { refreshBlogItemStats } from "./item-stats.js";
+import { rowToItem, toIso, toIsoOrNull, type ItemRow } from "./rows.js";
+
+/** The columns an upsert compares and rewrites; `fetched_at` keeps the first sighting. */
+type ItemContent = Pick<ItemRow, "url" | "title" | "summary" | "content" | "published" | "author" | "photo" | "categories">;
+const CONTENT_COLUMNS = ["url", "title", "summary", "content", "published", "author", "photo", "categories"] as const;
+
+function itemContent(item: NewItem): ItemContent {
+  return {
+    url: item.url ?? null,
+    title: item.title ?? null,
+    summary: item.summary ?? null,
+    content: item.content ?? null,
+    published: toIsoOrNull(item.published),
+    author: item.author ?? null,
+    photo: item.photo ?? null,
+    categories: JSON.stringify(item.categories ?? []),
+  };
+}
+
+const sameContent = (row: ItemContent, next: ItemContent) => CONTENT_COLUMNS.every((column) => row[column] === next[column]);
+
+// Newest first; DESC puts undated (NULL) items after dated ones.
+const NEWEST_FIRST = "ORDER BY i.published DESC, i.id DESC";
+
+/**
+ * The SQL of one items.list page. CROSS JOIN keeps items as the outer loop:
+ * SQLite walks the newest-first index and checks each item's blog by primary
+ * key, stopping after limit + offset rows.
+ */
+export function itemListSql(query: ItemListQuery): { sql: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (query.blogId !== undefined) {
+    conditions.push("i.blog_id = ?");
+    params.push(query.blogId);
+  } else conditions.push(PUBLIC_BLOG);
+  if (query.category !== undefined) {
+    conditions.push("b.category = ?");
+    params.push(query.category);
+  }
+  params.push(wholeNumber(query.limit), wholeNumber(query.offset));
+  const sql = `SELECT i.* FROM items i CROSS JOIN blogs b ON b.id = i.blog_id WHERE ${conditions.join(" AND ")} ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
+  return { sql, params };
+}
+
+/** The items table behind the ItemStore port. */
+export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
+  /** Deletes by a condition on `items` and refreshes the stats of the blogs it touched, in one transaction. */
+  function deleteWhere(condition: string, params: Record<string, unknown>): { deleted: number; blogIds: string[] } {
+    return ctx.write(() => {
+      const blogIds = (ctx.statement(`SELECT DISTINCT blog_id FROM items WHERE ${condition}`).all(params) as { blog_id: string }[]).map(
+        (row) => row.blog_id,
+      );
+      const deleted = blogIds.length === 0 ? 0 : ctx.statement(`DELETE FROM items WHERE ${condition}`).run(params).changes;
+      for (const blogId of blogIds) refreshBlogItemStats(ctx, blogId);
+      return { deleted, blogIds };
+    });
+  }
+
+  return {
+    upsertMany: (blogId, items, fetchedAt) =>
+      ctx.guard("items.upsertMany", () =>
+        ctx.write(() => {
+          const fetched = toIso(fetchedAt);
+          const find = ctx.statement(`SELECT id, ${CONTENT_COLUMNS.join(", ")} FROM items WHERE blog_id = ? AND uid = ?`);
+          const insert = ctx.statement(
+            `INSERT INTO items (id, blog_id, uid, fetched_at, ${CONTENT_COLUMNS.join(", ")})
+             VALUES (@id, @blog_id, @uid, @fetched_at, ${CONTENT_COLUMNS.map((c) => `@${c}`).join(", ")})`,
+          );
+          const update = ctx.statement(`UPDATE items SET ${CONTENT_COLUMNS.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`);
+          let added = 0;
+          let updated = 0;
+          for (const item of items) {
+            const content = itemContent(item);
+            const existing = find.get(blogId, item.uid) as (ItemContent & { id: string }) | undefined;
+            if (!existing) {
+              insert.run({ id: newId(), blog_id: blogId, uid: item.uid, fetched_at: fetched, ...content });
+              added++;
+            } else if (!sameContent(existing, content)) {
+              update.run({ id: existing.id, ...content });
+              updated++;
+            }
+          }
+          return { added, updated };
+        }),
+      ),
+
+    list: (query) =>
+      ctx.guard("items.list", () => {
+        if (wholeNumber(query.limit) === 0) return [];
+        const { sql, params } = itemListSql(query);
+        return (ctx.statement(sql).all(...params) as ItemRow[]).map(rowToItem);
+      }),
+
+    trimBlog: (blogId, keep) =>
+      ctx.guard("items.trimBlog", () => {
+        const condition = `id IN (SELECT i.id FROM items i WHERE i.blog_id = @blogId ${NEWEST_FIRST} LIMIT -1 OFFSET @keep)`;
+        return deleteWhere(condition, { blogId, keep: wholeNumber(keep) }).deleted;
+      }),
+
+    pruneOlderThan: (cutoff) =>
+      ctx.guard("items.pruneOlderThan", () =>
+        // Dated items go by their date (future ones never qualify); undated ones by when they were fetched.
+        deleteWhere("published < @cutoff OR (published IS NULL AND fetched_at < @cutoff)", { cutoff: toIso(cutoff) }),
+      ),
+
+    deleteAll: () =>
+      ctx.guard("items.deleteAll", () =>
+        ctx.write(() => {
+          const deleted = ctx.statement("DELETE FROM items").run().changes;
+          ctx.statement("UPDATE blogs SET item_count = 0, last_item_at = NULL WHERE item_count != 0 OR last_item_at IS NOT NULL").run();
+          return deleted;
+        }),
+      ),
+
+    count: () => ctx.guard("items.count", () => (ctx.statement("SELECT count(*) AS n FROM items").get() as { n: number }).n),
+  };
+}

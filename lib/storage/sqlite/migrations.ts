@@ -1,0 +1,150 @@
+import type Database from "better-sqlite3";
+import { StorageError } from "../types.js";
+
+/** One schema step; its position in MIGRATIONS (1-based) is the `user_version` it leads to. */
+export interface Migration {
+  description: string;
+  up(db: Database.Database): void;
+}
+
+const BLOG_STATUSES = "'pending','active','error','gone','inactive','deleted'";
+
+/**
+ * The schema history. Append new steps; never edit a step that has shipped,
+ * because databases in the field already ran it.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    description: "blogs, items, sources, meta and leases with their indexes",
+    up(db) {
+      db.exec(`
+        CREATE TABLE blogs (
+          id TEXT PRIMARY KEY,
+          title TEXT NOT NULL,
+          title_sort TEXT NOT NULL,
+          description TEXT,
+          feed_url TEXT NOT NULL,
+          feed_url_key TEXT NOT NULL,
+          site_url TEXT,
+          feed_type TEXT,
+          category TEXT,
+          tags TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(tags)),
+          photo TEXT,
+          author TEXT,
+          status TEXT NOT NULL CHECK (status IN (${BLOG_STATUSES})),
+          resume_status TEXT CHECK (resume_status IN (${BLOG_STATUSES})),
+          item_count INTEGER NOT NULL DEFAULT 0,
+          pinned INTEGER NOT NULL DEFAULT 0,
+          hidden INTEGER NOT NULL DEFAULT 0,
+          notes TEXT,
+          source TEXT,
+          source_id TEXT,
+          source_ids TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(source_ids)),
+          microsub_feed_id TEXT,
+          microsub_channel_id TEXT,
+          microsub_channel_name TEXT,
+          skip_item_fetch INTEGER NOT NULL DEFAULT 0,
+          last_fetch_at TEXT,
+          last_item_at TEXT,
+          last_error TEXT,
+          next_fetch_at TEXT,
+          failure_count INTEGER NOT NULL DEFAULT 0,
+          etag TEXT,
+          last_modified TEXT,
+          icon_url TEXT,
+          owner_edited TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(owner_edited)),
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          deleted_at TEXT
+        ) STRICT;
+        -- Deleted blogs keep their key, so a source can never re-create them.
+        CREATE UNIQUE INDEX blogs_feed_url_key ON blogs (feed_url_key);
+        CREATE INDEX blogs_by_title ON blogs (pinned DESC, title_sort, id);
+        CREATE INDEX blogs_by_recent ON blogs (pinned DESC, last_item_at DESC, last_fetch_at DESC, title_sort, id);
+        CREATE INDEX blogs_by_category ON blogs (category);
+        CREATE INDEX blogs_by_source ON blogs (source);
+        CREATE INDEX blogs_due ON blogs (next_fetch_at, id)
+          WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'gone', 'inactive');
+
+        CREATE TABLE items (
+          id TEXT PRIMARY KEY,
+          blog_id TEXT NOT NULL REFERENCES blogs (id) ON DELETE CASCADE,
+          uid TEXT NOT NULL,
+          url TEXT,
+          title TEXT,
+          summary TEXT,
+          content TEXT,
+          published TEXT,
+          author TEXT,
+          photo TEXT,
+          categories TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(categories)),
+          fetched_at TEXT NOT NULL
+        ) STRICT;
+        CREATE UNIQUE INDEX items_blog_uid ON items (blog_id, uid);
+        -- Newest-first pages walk these in order and stop after limit + offset rows.
+        CREATE INDEX items_newest ON items (published DESC, id DESC);
+        CREATE INDEX items_blog_newest ON items (blog_id, published DESC, id DESC);
+        -- Retention of undated items goes by when they were fetched.
+        CREATE INDEX items_undated_by_fetch ON items (fetched_at) WHERE published IS NULL;
+
+        CREATE TABLE sources (
+          id TEXT PRIMARY KEY,
+          type TEXT NOT NULL,
+          name TEXT NOT NULL,
+          enabled INTEGER NOT NULL DEFAULT 1,
+          settings TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(settings)),
+          status TEXT NOT NULL DEFAULT 'pending',
+          last_error TEXT,
+          last_sync_at TEXT,
+          last_import TEXT CHECK (last_import IS NULL OR json_valid(last_import)),
+          etag TEXT,
+          last_modified TEXT,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX sources_by_creation ON sources (created_at, id);
+
+        CREATE TABLE meta (
+          key TEXT PRIMARY KEY,
+          value TEXT NOT NULL CHECK (json_valid(value))
+        ) STRICT;
+
+        CREATE TABLE leases (
+          name TEXT PRIMARY KEY,
+          holder TEXT NOT NULL,
+          expires_at TEXT NOT NULL
+        ) STRICT;
+      `);
+    },
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+function userVersion(db: Database.Database): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/**
+ * Brings the database up to SCHEMA_VERSION, one transaction per step. The
+ * version is read again inside each write transaction, so two processes
+ * starting together never run a step twice.
+ */
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  const stepOnce = db.transaction((target: number) => {
+    const current = userVersion(db);
+    if (current >= target) return;
+    migrations[current].up(db);
+    db.pragma(`user_version = ${current + 1}`);
+  });
+  let current = userVersion(db);
+  if (current > migrations.length) {
+    throw new StorageError(`The database has schema version ${current}, newer than this code knows (${migrations.length})`);
+  }
+  while (current < migrations.length) {
+    stepOnce.immediate(current + 1);
+    current = userVersion(db);
+  }
+  return current;
+}

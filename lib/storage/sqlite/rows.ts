@@ -1,0 +1,251 @@
+import type { Blog, BlogStatus, EditableBlogField, FeedType, ImportCounts, Item, Source, SourceType } from "../types.js";
+import { StorageError } from "../types.js";
+
+/*
+ * Rows as SQLite holds them, and their mapping to port types. Dates are
+ * fixed-width ISO-8601 UTC text (24 characters), so text order is date
+ * order and MAX()/"<" work on them; booleans are 0/1; arrays are JSON text.
+ */
+
+/** A date as stored: `toISOString()`, refused when it would not sort as a date. */
+export function toIso(date: Date): string {
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) throw new StorageError("Invalid date");
+  const iso = date.toISOString();
+  // Years outside 0000-9999 get a sign and 6 digits, which would break text order.
+  if (iso.length !== 24) throw new StorageError(`Date out of the storable range: ${iso}`);
+  return iso;
+}
+
+export const toIsoOrNull = (date: Date | null | undefined): string | null => (date ? toIso(date) : null);
+export const fromIso = (text: string | null): Date | null => (text === null ? null : new Date(text));
+
+/** The lower-cased title kept beside it, so title order ignores case the way JavaScript folds it. */
+export const titleSortKey = (title: string): string => title.toLowerCase();
+
+export interface BlogRow {
+  id: string;
+  title: string;
+  title_sort: string;
+  description: string | null;
+  feed_url: string;
+  feed_url_key: string;
+  site_url: string | null;
+  feed_type: string | null;
+  category: string | null;
+  tags: string;
+  photo: string | null;
+  author: string | null;
+  status: string;
+  resume_status: string | null;
+  item_count: number;
+  pinned: number;
+  hidden: number;
+  notes: string | null;
+  source: string | null;
+  source_id: string | null;
+  source_ids: string;
+  microsub_feed_id: string | null;
+  microsub_channel_id: string | null;
+  microsub_channel_name: string | null;
+  skip_item_fetch: number;
+  last_fetch_at: string | null;
+  last_item_at: string | null;
+  last_error: string | null;
+  next_fetch_at: string | null;
+  failure_count: number;
+  etag: string | null;
+  last_modified: string | null;
+  icon_url: string | null;
+  owner_edited: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/**
+ * A blog plus what only the adapter tracks: the status an `inactive` blog
+ * goes back to when its source lists it again.
+ */
+export interface StoredBlog {
+  blog: Blog;
+  resumeStatus: BlogStatus | null;
+}
+
+export function rowToBlog(row: BlogRow): Blog {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    feedUrl: row.feed_url,
+    siteUrl: row.site_url,
+    feedType: row.feed_type as FeedType | null,
+    category: row.category,
+    tags: JSON.parse(row.tags) as string[],
+    photo: row.photo,
+    author: row.author,
+    status: row.status as BlogStatus,
+    itemCount: row.item_count,
+    pinned: row.pinned === 1,
+    hidden: row.hidden === 1,
+    notes: row.notes,
+    source: row.source,
+    sourceId: row.source_id,
+    sourceIds: JSON.parse(row.source_ids) as string[],
+    microsubFeedId: row.microsub_feed_id,
+    microsubChannelId: row.microsub_channel_id,
+    microsubChannelName: row.microsub_channel_name,
+    skipItemFetch: row.skip_item_fetch === 1,
+    lastFetchAt: fromIso(row.last_fetch_at),
+    lastItemAt: fromIso(row.last_item_at),
+    lastError: row.last_error,
+    nextFetchAt: fromIso(row.next_fetch_at),
+    failureCount: row.failure_count,
+    etag: row.etag,
+    lastModified: row.last_modified,
+    iconUrl: row.icon_url,
+    ownerEdited: JSON.parse(row.owner_edited) as EditableBlogField[],
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    deletedAt: fromIso(row.deleted_at),
+  };
+}
+
+export function rowToStoredBlog(row: BlogRow): StoredBlog {
+  return { blog: rowToBlog(row), resumeStatus: row.resume_status as BlogStatus | null };
+}
+
+/** Named parameters for writing every column of a blog row. */
+export function blogToParams({ blog, resumeStatus }: StoredBlog, feedUrlKey: string): BlogRow {
+  return {
+    id: blog.id,
+    title: blog.title,
+    title_sort: titleSortKey(blog.title),
+    description: blog.description,
+    feed_url: blog.feedUrl,
+    feed_url_key: feedUrlKey,
+    site_url: blog.siteUrl,
+    feed_type: blog.feedType,
+    category: blog.category,
+    tags: JSON.stringify(blog.tags),
+    photo: blog.photo,
+    author: blog.author,
+    status: blog.status,
+    resume_status: resumeStatus,
+    item_count: blog.itemCount,
+    pinned: blog.pinned ? 1 : 0,
+    hidden: blog.hidden ? 1 : 0,
+    notes: blog.notes,
+    source: blog.source,
+    source_id: blog.sourceId,
+    source_ids: JSON.stringify(blog.sourceIds),
+    microsub_feed_id: blog.microsubFeedId,
+    microsub_channel_id: blog.microsubChannelId,
+    microsub_channel_name: blog.microsubChannelName,
+    skip_item_fetch: blog.skipItemFetch ? 1 : 0,
+    last_fetch_at: toIsoOrNull(blog.lastFetchAt),
+    last_item_at: toIsoOrNull(blog.lastItemAt),
+    last_error: blog.lastError,
+    next_fetch_at: toIsoOrNull(blog.nextFetchAt),
+    failure_count: blog.failureCount,
+    etag: blog.etag,
+    last_modified: blog.lastModified,
+    icon_url: blog.iconUrl,
+    owner_edited: JSON.stringify(blog.ownerEdited),
+    created_at: toIso(blog.createdAt),
+    updated_at: toIso(blog.updatedAt),
+    deleted_at: toIsoOrNull(blog.deletedAt),
+  };
+}
+
+/** The blog columns in table order, for INSERT and UPDATE statements. */
+export const BLOG_COLUMNS: readonly (keyof BlogRow)[] = [
+  "id", "title", "title_sort", "description", "feed_url", "feed_url_key", "site_url", "feed_type", "category",
+  "tags", "photo", "author", "status", "resume_status", "item_count", "pinned", "hidden", "notes", "source",
+  "source_id", "source_ids", "microsub_feed_id", "microsub_channel_id", "microsub_channel_name", "skip_item_fetch",
+  "last_fetch_at", "last_item_at", "last_error", "next_fetch_at", "failure_count", "etag", "last_modified",
+  "icon_url", "owner_edited", "created_at", "updated_at", "deleted_at",
+];
+
+export interface ItemRow {
+  id: string;
+  blog_id: string;
+  uid: string;
+  url: string | null;
+  title: string | null;
+  summary: string | null;
+  content: string | null;
+  published: string | null;
+  author: string | null;
+  photo: string | null;
+  categories: string;
+  fetched_at: string;
+}
+
+export function rowToItem(row: ItemRow): Item {
+  return {
+    id: row.id,
+    blogId: row.blog_id,
+    uid: row.uid,
+    url: row.url,
+    title: row.title,
+    summary: row.summary,
+    content: row.content,
+    published: fromIso(row.published),
+    author: row.author,
+    photo: row.photo,
+    categories: JSON.parse(row.categories) as string[],
+    fetchedAt: new Date(row.fetched_at),
+  };
+}
+
+export interface SourceRow {
+  id: string;
+  type: string;
+  name: string;
+  enabled: number;
+  settings: string;
+  status: string;
+  last_error: string | null;
+  last_sync_at: string | null;
+  last_import: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function rowToSource(row: SourceRow): Source {
+  return {
+    id: row.id,
+    type: row.type as SourceType,
+    name: row.name,
+    enabled: row.enabled === 1,
+    settings: JSON.parse(row.settings) as Record<string, string>,
+    status: row.status as Source["status"],
+    lastError: row.last_error,
+    lastSyncAt: fromIso(row.last_sync_at),
+    lastImport: row.last_import === null ? null : (JSON.parse(row.last_import) as ImportCounts),
+    etag: row.etag,
+    lastModified: row.last_modified,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export function sourceToParams(source: Source): SourceRow {
+  return {
+    id: source.id,
+    type: source.type,
+    name: source.name,
+    enabled: source.enabled ? 1 : 0,
+    settings: JSON.stringify(source.settings),
+    status: source.status,
+    last_error: source.lastError,
+    last_sync_at: toIsoOrNull(source.lastSyncAt),
+    last_import: source.lastImport === null ? null : JSON.stringify(source.lastImport),
+    etag: source.etag,
+    last_modified: source.lastModified,
+    created_at: toIso(source.createdAt),
+    updated_at: toIso(source.updatedAt),
+  };
+}

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { createSqliteStorage, SCHEMA_VERSION } from "../../lib/storage/sqlite/index.js";
+import { StorageError } from "../../lib/storage/types.js";
+import { DUE_BLOGS_SQL } from "../../lib/storage/sqlite/blogs.js";
+import { itemListSql } from "../../lib/storage/sqlite/items.js";
+import { runStorageContract } from "./contract.js";
+
+const folder = mkdtempSync(path.join(tmpdir(), "blogroll-sqlite-"));
+after(() => rmSync(folder, { recursive: true, force: true }));
+let fileNumber = 0;
+const freshFile = () => path.join(folder, `db-${++fileNumber}`, "blogroll.db");
+
+console.log("storage backend: sqlite (better-sqlite3 file)");
+runStorageContract("storage backend: sqlite (better-sqlite3 file)", async () => createSqliteStorage(freshFile()));
+
+describe("sqlite specifics", () => {
+  it("creates the parent folder, turns WAL on and records the schema version", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    assert.ok(existsSync(file));
+    await storage.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
+      assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("keeps data across reopening and runs migrations only once", async () => {
+    const file = freshFile();
+    const first = createSqliteStorage(file);
+    await first.init();
+    await first.init();
+    const { blog } = await first.blogs.upsertFromSource({ feedUrl: "https://keep.example/feed", title: "Kept", source: "manual" });
+    await first.items.upsertMany(blog.id, [
+      { uid: "a", url: null, title: "A", summary: null, content: null, published: new Date("2024-01-02T03:04:05.678Z"), author: null, photo: null, categories: ["x"] },
+    ], new Date());
+    await first.meta.set("status", { ok: true });
+    await first.close();
+
+    const second = createSqliteStorage(file);
+    await second.init();
+    assert.equal((await second.blogs.get(blog.id))?.title, "Kept");
+    const [item] = await second.items.list({ blogId: blog.id, limit: 5, offset: 0 });
+    assert.equal(item.published?.toISOString(), "2024-01-02T03:04:05.678Z");
+    assert.deepEqual(item.categories, ["x"]);
+    assert.deepEqual(await second.meta.get("status"), { ok: true });
+    await second.close();
+  });
+
+  it("refuses a database written by a newer schema", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    await storage.close();
+    const db = new Database(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    const newer = createSqliteStorage(file);
+    await assert.rejects(newer.init(), (error: unknown) => error instanceof StorageError && /newer/.test(error.message));
+    await newer.close();
+  });
+
+  it("wraps driver errors in StorageError without SQL text", async () => {
+    const storage = createSqliteStorage(freshFile());
+    await storage.init();
+    const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://x.example/feed", title: "X", source: "manual" });
+    await assert.rejects(
+      storage.items.upsertMany("0123456789abcdef01234567", [
+        { uid: "a", url: null, title: null, summary: null, content: null, published: null, author: null, photo: null, categories: [] },
+      ], new Date()),
+      (error: unknown) => error instanceof StorageError && /FOREIGN KEY/.test(error.message) && !/INSERT|SELECT/.test(error.message),
+    );
+    await assert.rejects(storage.blogs.recordFetch(blog.id, { at: new Date(Number.NaN), status: "active", nextFetchAt: null, failureCount: 0 }), StorageError);
+    await storage.close();
+    await assert.rejects(storage.blogs.get(blog.id), (error: unknown) => error instanceof StorageError && /blogs\.get/.test(error.message));
+  });
+
+  it("works in memory", async () => {
+    const storage = createSqliteStorage(":memory:");
+    await storage.init();
+    await storage.sources.create({ type: "manual", name: "m" });
+    assert.equal(await storage.sources.count(), 1);
+    await storage.close();
+  });
+
+  it("the adapter's item pages and due list run on indexes, without a sort step", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    await storage.close();
+    const db = new Database(file, { readonly: true });
+    const plan = (sql: string, params: unknown[]) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join(" | ");
+    try {
+      const publicPage = itemListSql({ limit: 20, offset: 40 });
+      const publicPlan = plan(publicPage.sql, publicPage.params);
+      assert.match(publicPlan, /SCAN i USING INDEX items_newest/);
+      assert.match(publicPlan, /SEARCH b USING INDEX sqlite_autoindex_blogs_1 \(id=\?\)/);
+      assert.doesNotMatch(publicPlan, /TEMP B-TREE/);
+      const categoryPage = itemListSql({ category: "Tech", limit: 20, offset: 0 });
+      assert.match(plan(categoryPage.sql, categoryPage.params), /SCAN i USING INDEX items_newest/);
+      const blogPage = itemListSql({ blogId: "0123456789abcdef01234567", limit: 20, offset: 0 });
+      const blogPlan = plan(blogPage.sql, blogPage.params);
+      assert.match(blogPlan, /SEARCH i USING INDEX items_blog_newest \(blog_id=\?\)/);
+      assert.doesNotMatch(blogPlan, /TEMP B-TREE/);
+      const duePlan = plan(DUE_BLOGS_SQL, ["2024-01-01T00:00:00.000Z", 5]);
+      assert.match(duePlan, /blogs_due/);
+      assert.doesNotMatch(duePlan, /TEMP B-TREE/);
+    } finally {
+      db.close();
+    }
+  });
+});
