@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { createSqliteStorage, SCHEMA_VERSION } from "../../lib/storage/sqlite/index.js";
+import { createSqliteStorage, MIGRATIONS, SCHEMA_VERSION } from "../../lib/storage/sqlite/index.js";
+import { migrate } from "../../lib/storage/sqlite/migrations.js";
 import { StorageError } from "../../lib/storage/types.js";
 import { DUE_BLOGS_SQL } from "../../lib/storage/sqlite/blogs.js";
 import { itemListSql } from "../../lib/storage/sqlite/items.js";
@@ -56,6 +57,31 @@ describe("sqlite specifics", () => {
     await second.close();
   });
 
+  it("applies a later migration step once, and rolls a failing step back whole", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    await storage.close();
+    const db = new Database(file);
+    try {
+      const addColumn = { description: "test: a column", up: (d: Database.Database) => d.exec("ALTER TABLE meta ADD COLUMN note TEXT") };
+      assert.equal(migrate(db, [...MIGRATIONS, addColumn]), SCHEMA_VERSION + 1);
+      assert.equal(migrate(db, [...MIGRATIONS, addColumn]), SCHEMA_VERSION + 1, "a second run changes nothing");
+      const broken = {
+        description: "test: fails half-way",
+        up: (d: Database.Database) => {
+          d.exec("CREATE TABLE half (x TEXT)");
+          throw new Error("step failed");
+        },
+      };
+      assert.throws(() => migrate(db, [...MIGRATIONS, addColumn, broken]), /step failed/);
+      assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION + 1);
+      assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as { n: number }).n, 0);
+    } finally {
+      db.close();
+    }
+  });
+
   it("refuses a database written by a newer schema", async () => {
     const file = freshFile();
     const storage = createSqliteStorage(file);
@@ -82,6 +108,22 @@ describe("sqlite specifics", () => {
     await assert.rejects(storage.blogs.recordFetch(blog.id, { at: new Date(Number.NaN), status: "active", nextFetchAt: null, failureCount: 0 }), StorageError);
     await storage.close();
     await assert.rejects(storage.blogs.get(blog.id), (error: unknown) => error instanceof StorageError && /blogs\.get/.test(error.message));
+  });
+
+  it("shares leases and writes between two connections to one file", async () => {
+    const file = freshFile();
+    const first = createSqliteStorage(file);
+    const second = createSqliteStorage(file);
+    await Promise.all([first.init(), second.init()]);
+    const now = new Date();
+    assert.equal(await first.meta.acquireLease("sync", "process-1", 60_000, now), true);
+    assert.equal(await second.meta.acquireLease("sync", "process-2", 60_000, now), false);
+    await first.blogs.upsertFromSource({ feedUrl: "https://shared.example/feed", title: "Shared", source: "manual" });
+    const again = await second.blogs.upsertFromSource({ feedUrl: "http://shared.example/feed/", title: "Shared", source: "manual" });
+    assert.equal(again.outcome, "unchanged");
+    await first.meta.releaseLease("sync", "process-1");
+    assert.equal(await second.meta.acquireLease("sync", "process-2", 60_000, now), true);
+    await Promise.all([first.close(), second.close()]);
   });
 
   it("works in memory", async () => {

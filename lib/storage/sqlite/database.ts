@@ -24,7 +24,7 @@ const BUSY_TIMEOUT_MS = 5000;
 export function openSqlite(file: string): SqliteContext {
   let db: Database.Database;
   try {
-    if (file !== ":memory:" && !file.startsWith("file:")) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     db = new Database(file);
     // WAL lets readers (the API) run while a sync writes; NORMAL sync is safe with WAL.
     db.pragma("journal_mode = WAL");
