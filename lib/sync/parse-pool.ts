@@ -36,12 +36,19 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
-// Under tsx (tests, `node --import tsx`) this file is TypeScript and so is the
-// worker entry; compiled, both are .js in dist/. The worker needs the tsx
-// loader only in the first case.
-const runningFromSource = import.meta.url.endsWith(".ts");
-const workerUrl = new URL(runningFromSource ? "./parse-worker.ts" : "./parse-worker.js", import.meta.url);
-const workerExecArgv = runningFromSource ? ["--import", import.meta.resolve("tsx")] : undefined;
+/**
+ * Starts a parse worker. Compiled, the entry is parse-worker.js next to this
+ * file. Under tsx (tests, `node --import tsx`) both are TypeScript: on Node 20
+ * `execArgv: ["--import", "tsx"]` does not reach the worker's own entry
+ * ("Unknown file extension .ts"), so a tiny bootstrap registers tsx in the
+ * worker first and then imports the entry.
+ */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./parse-worker.js", import.meta.url));
+  const tsxApi = JSON.stringify(import.meta.resolve("tsx/esm/api"));
+  const entry = JSON.stringify(new URL("./parse-worker.ts", import.meta.url).href);
+  return new Worker(`import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true });
+}
 
 /**
  * A small pool of worker threads running `parseFeed`, so that parsing large
@@ -98,7 +105,7 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerUrl, { execArgv: workerExecArgv });
+    const worker = startWorker();
     const slot: Slot = { worker, task: null, timer: null };
     worker.unref();
     worker.on("message", (reply: ParseReply) => {

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { parseFeed } from "../../lib/feeds/parse.js";
+import { FeedParseError } from "../../lib/feeds/errors.js";
+import { closeParsePool, parseFeedInWorker, ParsePool } from "../../lib/sync/parse-pool.js";
+import { rss } from "./feed-server.js";
+
+after(() => closeParsePool());
+
+const body = rss([
+  { guid: "a", published: new Date("2025-03-01T10:00:00Z") },
+  { guid: "b", published: new Date("2025-02-01T10:00:00Z") },
+  { guid: "c", published: null },
+]);
+
+test("a worker parses a feed exactly as the main thread does, dates included", async () => {
+  const options = { url: "https://example.org/feed.xml", maxItems: 10 };
+  const inWorker = await parseFeedInWorker(new TextEncoder().encode(body), options);
+  assert.deepEqual(inWorker, await parseFeed(body, options));
+  assert.ok(inWorker.items[0].published instanceof Date);
+  assert.equal(inWorker.items.length, 3);
+});
+
+test("errors come back as the same classes", async () => {
+  await assert.rejects(parseFeedInWorker("plain words, not a feed", { url: "https://example.org/x" }), FeedParseError);
+  await assert.rejects(parseFeedInWorker(body, { url: "not a url" }), TypeError);
+});
+
+test("many parses queue through a small pool and all complete", async () => {
+  const pool = new ParsePool({ size: 2, maxQueue: 3 });
+  try {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        pool.parse(rss([{ guid: `item-${index}` }]), { url: `https://example.org/${index}.xml` }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((result) => result.items[0].uid),
+      (await Promise.all(results.map((_, index) => parseFeed(rss([{ guid: `item-${index}` }]), { url: `https://example.org/${index}.xml` })))).map(
+        (result) => result.items[0].uid,
+      ),
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a parse that overruns its time limit fails and the worker is replaced", async () => {
+  // 1 ms is less than a worker takes to start, so the first parse always overruns.
+  const pool = new ParsePool({ size: 1, taskTimeout: 1 });
+  try {
+    await assert.rejects(pool.parse(body, { url: "https://example.org/feed.xml" }), FeedParseError);
+  } finally {
+    await pool.close();
+  }
+  const healthy = new ParsePool({ size: 1 });
+  try {
+    assert.equal((await healthy.parse(body, { url: "https://example.org/feed.xml" })).items.length, 3);
+  } finally {
+    await healthy.close();
+  }
+});
+
+test("a closed pool refuses work and fails what was queued", async () => {
+  const pool = new ParsePool({ size: 1 });
+  const queued = assert.rejects(pool.parse(body, { url: "https://example.org/feed.xml" }), /closed/);
+  await pool.close();
+  await queued;
+  await assert.rejects(pool.parse(body, { url: "https://example.org/feed.xml" }), /closed/);
+});
