@@ -311,13 +311,11 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
     detachSource: (sourceId) =>
       guard("detach a source", async () => {
         const candidates = refCandidates(textValue(sourceId, "sourceId"));
-        const listedBy = { $or: [{ sourceIds: { $in: candidates } }, { sourceId: { $in: candidates } }] };
-        const affected = await blogs.find(listedBy).project({ _id: 1 }).toArray();
-        if (affected.length === 0) return [];
-        const ids = affected.map((doc) => doc._id);
-        await dropSource(blogs, { _id: { $in: ids } }, candidates);
+        const ids = await dropSource(blogs, { $or: [{ sourceIds: { $in: candidates } }, { sourceId: { $in: candidates } }] }, candidates);
+        if (ids.length === 0) return [];
         const orphans = await blogs
-          .find({ _id: { $in: ids }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null })
+          // Deleted blogs are not offered for purging: they keep their URL so sync never re-adds them.
+          .find({ _id: { $in: ids }, status: { $ne: "deleted" }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null })
           .project({ _id: 1 })
           .toArray();
         return orphans.map((doc) => (doc._id as ObjectId).toHexString());
@@ -381,14 +379,17 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
 
 /**
  * Removes a source from the blogs a filter selects; where it was the primary
- * source, the first one left takes its place (or none).
+ * source, the first one left takes its place (or none). Returns their ids.
  */
-async function dropSource(blogs: MongoCollections["blogs"], filter: Filter<Document>, candidates: Array<ObjectId | string>): Promise<void> {
-  const { matchedCount } = await blogs.updateMany(filter, { $pull: { sourceIds: { $in: candidates } } as Document, $set: { updatedAt: new Date() } });
-  if (matchedCount === 0) return;
-  await blogs.updateMany({ $and: [filter, { sourceId: { $in: candidates } }] }, [
+async function dropSource(blogs: MongoCollections["blogs"], filter: Filter<Document>, candidates: Array<ObjectId | string>): Promise<ObjectId[]> {
+  // Fixed by id first: the filter may stop matching once the source is pulled.
+  const ids: ObjectId[] = (await blogs.find(filter).project({ _id: 1 }).toArray()).map((doc) => doc._id);
+  if (ids.length === 0) return ids;
+  await blogs.updateMany({ _id: { $in: ids } }, { $pull: { sourceIds: { $in: candidates } } as Document, $set: { updatedAt: new Date() } });
+  await blogs.updateMany({ _id: { $in: ids }, sourceId: { $in: candidates } }, [
     { $set: { sourceId: { $ifNull: [{ $arrayElemAt: ["$sourceIds", 0] }, null] } } },
   ]);
+  return ids;
 }
 
 /** The `$set` of one fetch outcome; `undefined` fields are left alone. */

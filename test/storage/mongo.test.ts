@@ -1,0 +1,318 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { describe, it } from "node:test";
+import { MongoClient, ObjectId, type Collection, type Document } from "mongodb";
+import { connectMongoStorage, createMongoStorage, databaseNameFromUrl, MONGO_COLLECTION_NAMES, type MongoCollections } from "../../lib/storage/mongo/index.js";
+import { StorageError, type Storage } from "../../lib/storage/types.js";
+import { createFakeDb } from "../support/fake-mongo.js";
+import { runStorageContract } from "./contract.js";
+
+const FAKE = "mongodb adapter on mingo in-memory stand-in (not a real MongoDB server)";
+const REAL = "mongodb adapter on a real MongoDB server (MONGODB_URL)";
+const mongodbUrl = process.env.MONGODB_URL;
+
+/** One set of collections plus a way to throw them away. */
+interface Backend {
+  collections: MongoCollections;
+  dispose(): Promise<void>;
+}
+
+function collectionsOf(db: { collection(name: string): Collection }): MongoCollections {
+  return {
+    sources: db.collection(MONGO_COLLECTION_NAMES.sources),
+    blogs: db.collection(MONGO_COLLECTION_NAMES.blogs),
+    items: db.collection(MONGO_COLLECTION_NAMES.items),
+    meta: db.collection(MONGO_COLLECTION_NAMES.meta),
+  };
+}
+
+async function fakeBackend(): Promise<Backend> {
+  return { collections: collectionsOf(createFakeDb()), dispose: async () => undefined };
+}
+
+/** A fresh database on the real server, dropped by `dispose`. */
+async function realBackend(): Promise<Backend> {
+  const client = new MongoClient(mongodbUrl as string);
+  await client.connect();
+  const db = client.db(`blogroll_test_${randomBytes(6).toString("hex")}`);
+  return {
+    collections: collectionsOf(db),
+    dispose: async () => {
+      await db.dropDatabase();
+      await client.close();
+    },
+  };
+}
+
+function storageOn(backend: Backend): Storage {
+  return createMongoStorage(backend.collections, { close: () => backend.dispose() });
+}
+
+const backends: Array<[string, () => Promise<Backend>]> = [[FAKE, fakeBackend]];
+if (mongodbUrl) backends.push([REAL, realBackend]);
+console.log(`storage backends run: ${backends.map(([name]) => name).join("; ")}`);
+if (!mongodbUrl) console.log(`skipped: ${REAL} — MONGODB_URL is not set`);
+
+for (const [name, makeBackend] of backends) {
+  runStorageContract(name, async () => storageOn(await makeBackend()));
+  describe(`${name}: MongoDB specifics`, () => mongoSpecifics(makeBackend));
+}
+
+/** Runs a test body on a fresh, initialised storage and its raw collections. */
+function withStorage(makeBackend: () => Promise<Backend>, body: (storage: Storage, raw: MongoCollections) => Promise<void>) {
+  return async () => {
+    const backend = await makeBackend();
+    const storage = storageOn(backend);
+    try {
+      await storage.init();
+      await body(storage, backend.collections);
+    } finally {
+      await storage.close();
+    }
+  };
+}
+
+/** Writes a blog exactly as the Microsub plugin does on "follow" (host-contract.md). */
+async function microsubFollow(blogs: Collection, feedUrl: string, feedId: ObjectId, channelId: ObjectId): Promise<void> {
+  const now = new Date();
+  await blogs.updateOne(
+    { feedUrl },
+    {
+      $set: {
+        title: "Followed in Microsub",
+        siteUrl: "https://followed.example/",
+        feedType: "rss",
+        category: "Friends",
+        source: "microsub",
+        microsubFeedId: feedId,
+        microsubChannelId: channelId,
+        microsubChannelName: "Friends",
+        skipItemFetch: true,
+        status: "active",
+        updatedAt: now,
+      },
+      $setOnInsert: {
+        description: null,
+        tags: [],
+        photo: null,
+        author: null,
+        lastFetchAt: null,
+        lastError: null,
+        itemCount: 0,
+        pinned: false,
+        hidden: false,
+        notes: null,
+        createdAt: now,
+      },
+    },
+    { upsert: true },
+  );
+}
+
+function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
+  it(
+    "reads and updates a blog the Microsub plugin wrote directly, in its shape",
+    withStorage(makeBackend, async (storage, raw) => {
+      const feedId = new ObjectId();
+      const channelId = new ObjectId();
+      await microsubFollow(raw.blogs, "https://followed.example/feed.xml", feedId, channelId);
+
+      const blog = await storage.blogs.getByFeedUrl("http://FOLLOWED.example/feed.xml/");
+      assert.ok(blog, "found by normalised key although the document has no key field");
+      assert.match(blog.id, /^[0-9a-f]{24}$/);
+      assert.equal(blog.microsubFeedId, feedId.toHexString());
+      assert.equal(blog.microsubChannelId, channelId.toHexString());
+      assert.equal(blog.status, "active");
+      assert.equal(blog.skipItemFetch, true);
+      assert.deepEqual(blog.sourceIds, []);
+      assert.deepEqual(blog.ownerEdited, []);
+      assert.equal(blog.failureCount, 0);
+      assert.equal(blog.nextFetchAt, null);
+      assert.equal(blog.etag, null);
+      assert.ok(blog.createdAt instanceof Date);
+      assert.deepEqual((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((b) => b.id), [blog.id]);
+      assert.deepEqual(await storage.blogs.listDue(new Date(), 10), [], "Microsub blogs are never fetched");
+
+      // An OPML source listing the same feed joins it instead of adding a twin.
+      const source = await storage.sources.create({ type: "opml_url", name: "list" });
+      const joined = await storage.blogs.upsertFromSource({ feedUrl: "https://followed.example/feed.xml", title: "Followed in Microsub", source: "opml", sourceId: source.id });
+      assert.equal(joined.outcome, "updated");
+      assert.equal(joined.blog.id, blog.id);
+      assert.equal(joined.blog.source, "microsub", "the source is kept once set");
+      assert.deepEqual(joined.blog.sourceIds, [source.id]);
+
+      // The plugin's next follow still upserts the same document; its unfollow soft-deletes it.
+      await microsubFollow(raw.blogs, "https://followed.example/feed.xml", feedId, channelId);
+      assert.equal(await raw.blogs.countDocuments({}), 1);
+      await raw.blogs.updateOne(
+        { feedUrl: "https://followed.example/feed.xml", source: "microsub" },
+        { $set: { status: "deleted", hidden: true, deletedAt: new Date() } },
+      );
+      const resync = await storage.blogs.upsertFromSource({ feedUrl: "https://followed.example/feed.xml", title: "Again", source: "opml", sourceId: source.id });
+      assert.equal(resync.outcome, "skipped-deleted");
+      assert.equal((await storage.blogs.list({ visibility: "admin", limit: 10, offset: 0 })).total, 0);
+    }),
+  );
+
+  it(
+    "stores dates as BSON Date values in every collection",
+    withStorage(makeBackend, async (storage, raw) => {
+      const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://dates.example/feed", title: "D", source: "manual" });
+      await storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: new Date(Date.now() + 60_000), failureCount: 0 });
+      await storage.items.upsertMany(blog.id, [{ uid: "a", url: null, title: "A", summary: null, content: null, published: new Date("2024-01-02T03:04:05.678Z"), author: null, photo: null, categories: [] }], new Date());
+      await storage.blogs.refreshItemStats(blog.id);
+      await storage.sources.update((await storage.sources.create({ type: "manual", name: "m" })).id, { lastSyncAt: new Date() });
+
+      const blogDoc = (await raw.blogs.findOne({ _id: new ObjectId(blog.id) })) as Document;
+      assert.ok(blogDoc._id instanceof ObjectId);
+      for (const field of ["createdAt", "updatedAt", "lastFetchAt", "nextFetchAt", "lastItemAt"]) {
+        assert.ok(blogDoc[field] instanceof Date, `blog ${field}`);
+      }
+      const itemDoc = (await raw.items.findOne({})) as Document;
+      assert.ok(itemDoc.blogId instanceof ObjectId);
+      assert.ok(itemDoc.published instanceof Date && itemDoc.fetchedAt instanceof Date);
+      assert.equal(itemDoc.published.toISOString(), "2024-01-02T03:04:05.678Z");
+      const sourceDoc = (await raw.sources.findOne({})) as Document;
+      assert.ok(sourceDoc.createdAt instanceof Date && sourceDoc.lastSyncAt instanceof Date);
+    }),
+  );
+
+  it("converts the earlier plugin's ISO-text dates on init, so retention deletes old items", async () => {
+    const backend = await makeBackend();
+    const storage = storageOn(backend);
+    try {
+      const blogId = new ObjectId();
+      await backend.collections.blogs.insertOne({ _id: blogId, feedUrl: "https://legacy.example/feed", title: "Legacy", status: "active", createdAt: "2023-01-01T00:00:00.000Z", lastFetchAt: "not a date" });
+      await backend.collections.items.insertMany([
+        { blogId, uid: "old", title: "Old", published: "2023-01-05T00:00:00.000Z", fetchedAt: "2023-01-06T00:00:00.000Z" },
+        { blogId, uid: "new", title: "New", published: new Date(Date.now() + 1000).toISOString(), fetchedAt: new Date().toISOString() },
+      ]);
+      await storage.init();
+      await storage.init();
+      const doc = (await backend.collections.blogs.findOne({ _id: blogId })) as Document;
+      assert.ok(doc.createdAt instanceof Date);
+      assert.equal(doc.lastFetchAt, null, "unparseable text becomes null");
+      assert.equal(doc.feedKey, "legacy.example/feed", "the normalised key is filled in");
+      const pruned = await storage.items.pruneOlderThan(new Date(Date.now() - 7 * 86_400_000));
+      assert.deepEqual(pruned, { deleted: 1, blogIds: [blogId.toHexString()] });
+      assert.deepEqual((await storage.items.list({ limit: 10, offset: 0 })).map((item) => item.uid), ["new"]);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it(
+    "creates its indexes, idempotently: unique feed key (partial), unique item (blogId, uid), lease key",
+    withStorage(makeBackend, async (storage, raw) => {
+      await storage.init();
+      const blogIndexes = await raw.blogs.indexes();
+      const feedKey = blogIndexes.find((index) => JSON.stringify(index.key) === JSON.stringify({ feedKey: 1 }));
+      assert.equal(feedKey?.unique, true);
+      assert.deepEqual(feedKey?.partialFilterExpression, { feedKey: { $exists: true } });
+      const itemKeys = (await raw.items.indexes()).map((index) => [JSON.stringify(index.key), index.unique === true]);
+      assert.deepEqual(itemKeys.find(([key]) => key === JSON.stringify({ blogId: 1, uid: 1 })), [JSON.stringify({ blogId: 1, uid: 1 }), true]);
+      assert.ok(itemKeys.some(([key]) => key === JSON.stringify({ published: -1, _id: -1 })));
+      assert.ok(itemKeys.some(([key]) => key === JSON.stringify({ blogId: 1, published: -1, _id: -1 })));
+      const metaKey = (await raw.meta.indexes()).find((index) => JSON.stringify(index.key) === JSON.stringify({ key: 1 }));
+      assert.equal(metaKey?.unique, true);
+    }),
+  );
+
+  it(
+    "refuses operator objects where text is expected (NoSQL injection)",
+    withStorage(makeBackend, async (storage) => {
+      const hidden = await storage.blogs.upsertFromSource({ feedUrl: "https://secret.example/feed", title: "Secret", source: "manual", category: "Private" });
+      await storage.blogs.edit(hidden.blog.id, { hidden: true });
+      const injected = { $ne: null } as unknown as string;
+      const page = { visibility: "public" as const, limit: 10, offset: 0 };
+      await assert.rejects(storage.blogs.list({ ...page, category: injected }), StorageError);
+      await assert.rejects(storage.blogs.list({ ...page, source: injected }), StorageError);
+      await assert.rejects(storage.blogs.list({ ...page, search: injected }), StorageError);
+      await assert.rejects(storage.blogs.getByFeedUrl(injected), StorageError);
+      await assert.rejects(storage.blogs.count({ sourcePrefix: injected }), StorageError);
+      await assert.rejects(storage.items.list({ category: injected, limit: 10, offset: 0 }), StorageError);
+      await assert.rejects(storage.meta.get(injected), StorageError);
+      assert.equal(await storage.blogs.get(injected), null);
+      assert.deepEqual(await storage.items.list({ blogId: injected, limit: 10, offset: 0 }), []);
+      assert.equal(await storage.blogs.edit(injected, { hidden: false }), null);
+      assert.deepEqual(titlesOf((await storage.blogs.list({ ...page, search: ".*" })).items), [], "regex metacharacters are literal");
+
+      assert.equal(await storage.meta.acquireLease("sync", "A", 60_000), true);
+      await assert.rejects(storage.meta.acquireLease("sync", injected, 60_000), StorageError);
+      await storage.meta.releaseLease("sync", "B");
+      assert.equal(await storage.meta.acquireLease("sync", "B", 60_000), false, "the lease was not stolen");
+    }),
+  );
+
+  it(
+    "grants a contested lease to exactly one of several concurrent callers",
+    withStorage(makeBackend, async (storage) => {
+      const results = await Promise.all(["A", "B", "C", "D"].map((holder) => storage.meta.acquireLease("race", holder, 60_000)));
+      assert.equal(results.filter(Boolean).length, 1);
+    }),
+  );
+
+  it(
+    "wraps driver failures in StorageError without query text",
+    withStorage(makeBackend, async (storage, raw) => {
+      const original = raw.blogs.countDocuments.bind(raw.blogs);
+      Object.assign(raw.blogs, {
+        countDocuments: async () => {
+          throw new Error('query {"status":{"$ne":"deleted"}} failed at stack');
+        },
+      });
+      try {
+        await assert.rejects(storage.blogs.count(), (error: unknown) => {
+          assert.ok(error instanceof StorageError);
+          assert.equal(error.message, "MongoDB could not count blogs");
+          return true;
+        });
+      } finally {
+        Object.assign(raw.blogs, { countDocuments: original });
+      }
+    }),
+  );
+}
+
+function titlesOf(blogs: Array<{ title: string }>): string[] {
+  return blogs.map((blog) => blog.title);
+}
+
+describe("mongodb adapter: connection string", () => {
+  it("takes the database from the URL, defaulting to blogroll", () => {
+    assert.equal(databaseNameFromUrl("mongodb://localhost:27017"), "blogroll");
+    assert.equal(databaseNameFromUrl("mongodb://localhost:27017/"), "blogroll");
+    assert.equal(databaseNameFromUrl("mongodb://localhost:27017/site?retryWrites=true"), "site");
+    assert.equal(databaseNameFromUrl("mongodb://user:p%40ss@a:1,b:2/indiekit?authSource=admin"), "indiekit");
+    assert.equal(databaseNameFromUrl("mongodb+srv://user:pw@cluster.example.net/?w=majority"), "blogroll");
+    assert.equal(databaseNameFromUrl("mongodb://localhost?replicaSet=rs0"), "blogroll");
+  });
+
+  it("reports an unreachable server as a StorageError without the URL", async () => {
+    const url = "mongodb://secret-user:secret-pass@127.0.0.1:1/db?serverSelectionTimeoutMS=200&connectTimeoutMS=200";
+    await assert.rejects(connectMongoStorage(url), (error: unknown) => {
+      assert.ok(error instanceof StorageError);
+      assert.doesNotMatch(error.message, /secret|127\.0\.0\.1/);
+      return true;
+    });
+  });
+
+  it("connects with its own client and closes it", { skip: mongodbUrl ? false : "MONGODB_URL is not set" }, async () => {
+    const name = `blogroll_test_${randomBytes(6).toString("hex")}`;
+    const url = new URL(mongodbUrl as string);
+    url.pathname = `/${name}`;
+    const storage = await connectMongoStorage(url.toString());
+    await storage.init();
+    await storage.sources.create({ type: "manual", name: "own client" });
+    assert.equal(await storage.sources.count(), 1);
+    await storage.close();
+    const client = new MongoClient(mongodbUrl as string);
+    await client.connect();
+    try {
+      assert.equal(await client.db(name).collection(MONGO_COLLECTION_NAMES.sources).countDocuments({}), 1, "it wrote to the database the URL names");
+      await client.db(name).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  });
+});

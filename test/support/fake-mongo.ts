@@ -1,0 +1,357 @@
+/**
+ * TEST DOUBLE — not MongoDB. An in-memory stand-in for the few MongoDB
+ * `Collection` methods this project calls, built on mingo (MongoDB's query
+ * language for JavaScript objects). It lets the MongoDB adapter and the
+ * Microsub reader run their real code paths without a server; behaviour that
+ * only a server has (transactions, collations, index use, multikey unique
+ * indexes, concurrency between processes) is not reproduced. Tests that use
+ * it must say so in their names.
+ *
+ * Supported: find (sort/skip/limit/project, toArray, async iteration),
+ * findOne, insertOne, insertMany, updateOne/updateMany (update operators,
+ * $setOnInsert, pipeline updates, upsert), findOneAndUpdate, deleteOne,
+ * deleteMany, countDocuments, aggregate, bulkWrite (ordered or not),
+ * createIndex (unique, partialFilterExpression) and indexes().
+ */
+import { Aggregator, Query, updateOne as applyUpdate } from "mingo";
+import { ObjectId, type Collection, type Document } from "mongodb";
+
+type Filter = Document;
+type Update = Document | Document[];
+type SortSpec = Record<string, 1 | -1>;
+
+interface IndexInfo {
+  name: string;
+  key: Record<string, 1 | -1>;
+  unique: boolean;
+  partialFilterExpression?: Document;
+}
+
+/** Deep copy keeping Date and ObjectId values, as a round trip through BSON would. */
+function clone<T>(value: T): T {
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  if (value instanceof ObjectId || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(clone) as T;
+  const copy: Document = {};
+  for (const [key, entry] of Object.entries(value as Document)) if (entry !== undefined) copy[key] = clone(entry);
+  return copy as T;
+}
+
+function matches(filter: Filter, doc: Document): boolean {
+  return new Query(filter, {}).test(doc);
+}
+
+/** The error a server sends when a unique index refuses a write. */
+function duplicateKeyError(collection: string, index: string): Error {
+  return Object.assign(new Error(`E11000 duplicate key error collection: ${collection} index: ${index}`), {
+    name: "MongoServerError",
+    code: 11000,
+  });
+}
+
+function valueAt(doc: Document, path: string): unknown {
+  let value: unknown = doc;
+  for (const part of path.split(".")) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Document)[part];
+  }
+  return value;
+}
+
+/** A comparable text for an index key's values (missing counts as null, like the server). */
+function keyText(doc: Document, index: IndexInfo): string {
+  return JSON.stringify(
+    Object.keys(index.key).map((path) => {
+      const value = valueAt(doc, path);
+      if (value instanceof ObjectId) return { oid: value.toHexString() };
+      if (value instanceof Date) return { date: value.getTime() };
+      return value ?? null;
+    }),
+  );
+}
+
+/** Equality fields of a filter: what an upsert copies into the new document. */
+function seedFromFilter(filter: Filter): Document {
+  const seed: Document = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === "$and" && Array.isArray(value)) Object.assign(seed, ...value.map(seedFromFilter));
+    if (key.startsWith("$")) continue;
+    const isOperator = value && typeof value === "object" && !(value instanceof ObjectId) && !(value instanceof Date) && !Array.isArray(value) && Object.keys(value).some((k) => k.startsWith("$"));
+    if (!isOperator) seed[key] = clone(value);
+  }
+  return seed;
+}
+
+interface UpdateOutcome {
+  matchedCount: number;
+  modifiedCount: number;
+  upsertedCount: number;
+  upsertedId: ObjectId | null;
+}
+
+class FakeCursor {
+  private sortSpec?: SortSpec;
+  private skipCount = 0;
+  private limitCount = 0;
+  private projection?: Document;
+
+  constructor(private readonly source: () => Document[], private readonly filter: Filter) {}
+
+  sort(spec: SortSpec): this {
+    this.sortSpec = spec;
+    return this;
+  }
+  skip(count: number): this {
+    this.skipCount = count;
+    return this;
+  }
+  limit(count: number): this {
+    this.limitCount = count;
+    return this;
+  }
+  project(projection: Document): this {
+    this.projection = projection;
+    return this;
+  }
+  async toArray(): Promise<Document[]> {
+    const pipeline: Document[] = [{ $match: this.filter }];
+    if (this.sortSpec) pipeline.push({ $sort: this.sortSpec });
+    if (this.skipCount > 0) pipeline.push({ $skip: this.skipCount });
+    if (this.limitCount > 0) pipeline.push({ $limit: this.limitCount });
+    if (this.projection) pipeline.push({ $project: this.projection });
+    return new Aggregator(pipeline, {}).run(this.source().map(clone)) as Document[];
+  }
+  async *[Symbol.asyncIterator](): AsyncGenerator<Document> {
+    yield* await this.toArray();
+  }
+}
+
+class FakeCollection {
+  private docs: Document[] = [];
+  private readonly indexList: IndexInfo[] = [{ name: "_id_", key: { _id: 1 }, unique: true }];
+
+  constructor(readonly collectionName: string) {}
+
+  // ---- reading -----------------------------------------------------------
+  find(filter: Filter = {}, options: { sort?: SortSpec; skip?: number; limit?: number; projection?: Document } = {}): FakeCursor {
+    const cursor = new FakeCursor(() => this.docs, clone(filter));
+    if (options.sort) cursor.sort(options.sort);
+    if (options.skip) cursor.skip(options.skip);
+    if (options.limit) cursor.limit(options.limit);
+    if (options.projection) cursor.project(options.projection);
+    return cursor;
+  }
+
+  async findOne(filter: Filter = {}, options: { sort?: SortSpec; projection?: Document } = {}): Promise<Document | null> {
+    const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray();
+    return doc ?? null;
+  }
+
+  async countDocuments(filter: Filter = {}): Promise<number> {
+    return this.docs.filter((doc) => matches(filter, doc)).length;
+  }
+
+  aggregate(pipeline: Document[]): { toArray(): Promise<Document[]> } {
+    const stages = clone(pipeline);
+    return { toArray: async () => new Aggregator(stages, {}).run(this.docs.map(clone)) as Document[] };
+  }
+
+  async indexes(): Promise<IndexInfo[]> {
+    return clone(this.indexList);
+  }
+
+  // ---- writing -----------------------------------------------------------
+  async insertOne(doc: Document): Promise<{ acknowledged: true; insertedId: unknown }> {
+    return { acknowledged: true, insertedId: this.insert(doc) };
+  }
+
+  async insertMany(docs: Document[]): Promise<{ acknowledged: true; insertedCount: number; insertedIds: Record<number, unknown> }> {
+    const insertedIds: Record<number, unknown> = {};
+    docs.forEach((doc, index) => (insertedIds[index] = this.insert(doc)));
+    return { acknowledged: true, insertedCount: docs.length, insertedIds };
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
+    return { acknowledged: true, ...this.update(filter, update, options.upsert === true, false) };
+  }
+
+  async updateMany(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
+    return { acknowledged: true, ...this.update(filter, update, options.upsert === true, true) };
+  }
+
+  async findOneAndUpdate(
+    filter: Filter,
+    update: Update,
+    options: { upsert?: boolean; returnDocument?: "before" | "after"; sort?: SortSpec; projection?: Document } = {},
+  ): Promise<Document | null> {
+    const target = options.sort ? await this.findOne(filter, { sort: options.sort, projection: { _id: 1 } }) : null;
+    const scope = target ? { _id: target._id } : filter;
+    const before = this.docs.find((doc) => matches(scope, doc));
+    const outcome = this.update(scope, update, options.upsert === true, false, filter);
+    if (options.returnDocument !== "after") return before ? this.project(before, options.projection) : null;
+    const id = outcome.upsertedId ?? before?._id;
+    const after = this.docs.find((doc) => doc._id === id || (id instanceof ObjectId && doc._id instanceof ObjectId && id.equals(doc._id)));
+    return after ? this.project(after, options.projection) : null;
+  }
+
+  async deleteOne(filter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
+    const index = this.docs.findIndex((doc) => matches(filter, doc));
+    if (index !== -1) this.docs.splice(index, 1);
+    return { acknowledged: true, deletedCount: index === -1 ? 0 : 1 };
+  }
+
+  async deleteMany(filter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
+    const before = this.docs.length;
+    this.docs = this.docs.filter((doc) => !matches(filter, doc));
+    return { acknowledged: true, deletedCount: before - this.docs.length };
+  }
+
+  async bulkWrite(operations: Document[], options: { ordered?: boolean } = {}) {
+    const result = { insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {} as Record<number, unknown> };
+    const writeErrors: Array<{ index: number; code: unknown; errmsg: string }> = [];
+    for (const [index, operation] of operations.entries()) {
+      try {
+        this.bulkStep(operation, index, result);
+      } catch (error) {
+        writeErrors.push({ index, code: (error as { code?: unknown }).code, errmsg: (error as Error).message });
+        if (options.ordered !== false) break;
+      }
+    }
+    if (writeErrors.length > 0) {
+      throw Object.assign(new Error(writeErrors[0].errmsg), { name: "MongoBulkWriteError", code: writeErrors[0].code, writeErrors, result });
+    }
+    return { ok: 1, ...result };
+  }
+
+  async createIndex(key: Record<string, 1 | -1>, options: { unique?: boolean; name?: string; partialFilterExpression?: Document } = {}): Promise<string> {
+    const name = options.name ?? Object.entries(key).map(([field, order]) => `${field}_${order}`).join("_");
+    const existing = this.indexList.find((index) => index.name === name);
+    if (existing) {
+      const same = JSON.stringify(existing.key) === JSON.stringify(key) && existing.unique === (options.unique === true);
+      if (!same) throw Object.assign(new Error(`Index ${name} exists with different options`), { name: "MongoServerError", code: 86 });
+      return name;
+    }
+    const index: IndexInfo = { name, key: { ...key }, unique: options.unique === true, partialFilterExpression: clone(options.partialFilterExpression) };
+    if (index.unique) {
+      const seen = new Set<string>();
+      for (const doc of this.docs.filter((d) => this.covers(index, d))) {
+        const text = keyText(doc, index);
+        if (seen.has(text)) throw duplicateKeyError(this.collectionName, name);
+        seen.add(text);
+      }
+    }
+    this.indexList.push(index);
+    return name;
+  }
+
+  // ---- internals ---------------------------------------------------------
+  private project(doc: Document, projection?: Document): Document {
+    const copy = clone(doc);
+    return projection ? (new Aggregator([{ $project: projection }], {}).run([copy])[0] as Document) : copy;
+  }
+
+  private covers(index: IndexInfo, doc: Document): boolean {
+    return !index.partialFilterExpression || matches(index.partialFilterExpression, doc);
+  }
+
+  /** Throws the server's duplicate-key error when `doc` would break a unique index. */
+  private checkUnique(doc: Document, replacing?: Document): void {
+    for (const index of this.indexList) {
+      if (!index.unique || !this.covers(index, doc)) continue;
+      const text = keyText(doc, index);
+      const clash = this.docs.some((other) => other !== replacing && this.covers(index, other) && keyText(other, index) === text);
+      if (clash) throw duplicateKeyError(this.collectionName, index.name);
+    }
+  }
+
+  private insert(input: Document): unknown {
+    const doc = clone(input);
+    if (doc._id === undefined) doc._id = new ObjectId();
+    this.checkUnique(doc);
+    this.docs.push(doc);
+    input._id ??= doc._id; // the driver sets _id on the caller's object too
+    return doc._id;
+  }
+
+  /** Applies an update to a copy of `doc`: the new document and whether anything changed. */
+  private applied(doc: Document, update: Update, inserting: boolean): { next: Document; changed: boolean } {
+    const spec = clone(update);
+    let modifier: Update = spec;
+    if (!Array.isArray(spec)) {
+      const { $setOnInsert, ...rest } = spec;
+      modifier = inserting && $setOnInsert ? { ...rest, $set: { ...(rest.$set ?? {}), ...$setOnInsert } } : rest;
+      if (Object.keys(modifier).length === 0) return { next: clone(doc), changed: false };
+    }
+    const holder = [clone(doc)];
+    const { modifiedCount } = applyUpdate(holder, {}, modifier as never);
+    return { next: holder[0], changed: modifiedCount > 0 };
+  }
+
+  private update(filter: Filter, update: Update, upsert: boolean, many: boolean, seedFilter: Filter = filter): UpdateOutcome {
+    const outcome: UpdateOutcome = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null };
+    const targets = this.docs.filter((doc) => matches(filter, doc));
+    for (const doc of many ? targets : targets.slice(0, 1)) {
+      outcome.matchedCount++;
+      const { next, changed } = this.applied(doc, update, false);
+      if (!changed) continue;
+      this.checkUnique(next, doc);
+      this.docs[this.docs.indexOf(doc)] = next;
+      outcome.modifiedCount++;
+    }
+    if (targets.length === 0 && upsert) {
+      if (Array.isArray(update)) throw new Error("fake-mongo: upsert with a pipeline update is not supported");
+      const { next } = this.applied(seedFromFilter(seedFilter), update, true);
+      outcome.upsertedId = this.insert(next) as ObjectId;
+      outcome.upsertedCount = 1;
+    }
+    return outcome;
+  }
+
+  private bulkStep(operation: Document, index: number, result: Document): void {
+    const [kind, spec] = Object.entries(operation)[0] as [string, Document];
+    if (kind === "insertOne") {
+      this.insert(spec.document);
+      result.insertedCount++;
+    } else if (kind === "updateOne" || kind === "updateMany") {
+      const outcome = this.update(spec.filter, spec.update, spec.upsert === true, kind === "updateMany");
+      result.matchedCount += outcome.matchedCount;
+      result.modifiedCount += outcome.modifiedCount;
+      if (outcome.upsertedCount > 0) {
+        result.upsertedCount++;
+        result.upsertedIds[index] = outcome.upsertedId;
+      }
+    } else if (kind === "deleteOne" || kind === "deleteMany") {
+      const before = this.docs.length;
+      const hit = this.docs.filter((doc) => matches(spec.filter, doc));
+      const doomed = new Set(kind === "deleteOne" ? hit.slice(0, 1) : hit);
+      this.docs = this.docs.filter((doc) => !doomed.has(doc));
+      result.deletedCount += before - this.docs.length;
+    } else {
+      throw new Error(`fake-mongo: bulk operation ${kind} is not supported`);
+    }
+  }
+}
+
+/** A loosely typed database of fake collections, created on first use. */
+export interface FakeDb {
+  collection(name: string): Collection;
+}
+
+/**
+ * A new, empty in-memory database (test double, not MongoDB). Collections
+ * are typed as the driver's `Collection` so adapters accept them; only the
+ * methods listed at the top of this file exist.
+ */
+export function createFakeDb(): FakeDb {
+  const collections = new Map<string, FakeCollection>();
+  return {
+    collection(name: string): Collection {
+      let collection = collections.get(name);
+      if (!collection) {
+        collection = new FakeCollection(name);
+        collections.set(name, collection);
+      }
+      return collection as unknown as Collection;
+    },
+  };
+}
