@@ -14,7 +14,7 @@
  * createIndex (unique, partialFilterExpression) and indexes().
  */
 import { Aggregator, Query, updateOne as applyUpdate } from "mingo";
-import { ObjectId, type Collection, type Document } from "mongodb";
+import { ObjectId, type Collection, type Db, type Document } from "mongodb";
 
 type Filter = Document;
 type Update = Document | Document[];
@@ -332,19 +332,16 @@ class FakeCollection {
   }
 }
 
-/** A loosely typed database of fake collections, created on first use. */
-export interface FakeDb {
-  collection(name: string): Collection;
-}
-
 /**
- * A new, empty in-memory database (test double, not MongoDB). Collections
- * are typed as the driver's `Collection` so adapters accept them; only the
- * methods listed at the top of this file exist.
+ * A new, empty in-memory database (test double, not MongoDB). It is typed as
+ * the driver's `Db` so it can stand in for `Indiekit.database` and the
+ * adapters accept its collections, but only `collection(name)` exists
+ * (collections are created on first use), and each collection has only the
+ * methods listed at the top of this file.
  */
-export function createFakeDb(): FakeDb {
+export function createFakeDb(): Db {
   const collections = new Map<string, FakeCollection>();
-  return {
+  const db = {
     collection(name: string): Collection {
       let collection = collections.get(name);
       if (!collection) {
@@ -354,4 +351,5 @@ export function createFakeDb(): FakeDb {
       return collection as unknown as Collection;
     },
   };
+  return db as unknown as Db;
 }
