@@ -1,142 +1,12 @@
-import { ObjectId, type Document, type Filter } from "mongodb";
+import type { Document, Filter, ObjectId } from "mongodb";
 import { feedUrlKey } from "../../url/normalise.js";
-import {
-  StorageError,
-  type Blog,
-  type BlogEdit,
-  type BlogListQuery,
-  type BlogStore,
-  type EditableBlogField,
-  type FetchRecord,
-  type NewBlog,
-  type UpsertResult,
-} from "../types.js";
+import { StorageError, type Blog, type BlogListQuery, type BlogStore, type FetchRecord, type NewBlog, type UpsertResult } from "../types.js";
+import { editChanges, fetchChanges, newBlogDoc, sourceChanges } from "./blog-changes.js";
 import { adminBlogFilter, findBlogDocByFeedUrl, publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
-import { ownerEditedOf, sourceIdsOf, toBlog } from "./documents.js";
+import { sourceIdsOf, toBlog } from "./documents.js";
 import { guard, isDuplicateKey } from "./errors.js";
-import {
-  blogStatusValue,
-  countValue,
-  dateValue,
-  escapeRegex,
-  objectIdOf,
-  objectIdsOf,
-  refCandidates,
-  refHex,
-  refValue,
-  textValue,
-} from "./values.js";
-
-/** Fields a source may refresh on an existing blog, unless the owner edited them. */
-const SOURCE_TEXT_FIELDS = ["title", "description", "siteUrl", "category", "feedType", "photo", "author", "microsubChannelName"] as const;
-/** Reference fields a source may refresh (stored as ObjectId when they are ids). */
-const SOURCE_REF_FIELDS = ["microsubFeedId", "microsubChannelId"] as const;
-/** Feed metadata a fetch may refresh, unless the owner edited it. */
-const METADATA_FIELDS = ["title", "description", "siteUrl", "photo", "author", "feedType"] as const;
-const TEXT_EDIT_FIELDS = ["description", "siteUrl", "category", "photo", "author", "notes"] as const;
-
-function optionalText(value: unknown, what: string): string | null {
-  return value === null || value === undefined ? null : textValue(value, what);
-}
-
-function stringArray(value: unknown, what: string): string[] {
-  if (!Array.isArray(value)) throw new StorageError(`Invalid ${what}: list expected`);
-  return value.map((entry) => textValue(entry, what));
-}
-
-/** A complete new blog document, every field present, dates as BSON Date. */
-function newBlogDoc(input: NewBlog, feedUrl: string, now: Date): Document {
-  const sourceId = refValue(input.sourceId);
-  return {
-    _id: new ObjectId(),
-    feedKey: feedUrlKey(feedUrl),
-    feedUrl,
-    title: textValue(input.title ?? "", "title"),
-    description: optionalText(input.description, "description"),
-    siteUrl: optionalText(input.siteUrl, "siteUrl"),
-    feedType: optionalText(input.feedType, "feedType"),
-    category: optionalText(input.category, "category"),
-    tags: input.tags === undefined ? [] : stringArray(input.tags, "tags"),
-    photo: optionalText(input.photo, "photo"),
-    author: optionalText(input.author, "author"),
-    status: input.status === undefined ? "pending" : blogStatusValue(input.status),
-    itemCount: 0,
-    pinned: false,
-    hidden: false,
-    notes: null,
-    source: optionalText(input.source, "source"),
-    sourceId,
-    sourceIds: sourceId === null ? [] : [sourceId],
-    microsubFeedId: refValue(input.microsubFeedId),
-    microsubChannelId: refValue(input.microsubChannelId),
-    microsubChannelName: optionalText(input.microsubChannelName, "microsubChannelName"),
-    skipItemFetch: input.skipItemFetch === true,
-    lastFetchAt: null,
-    lastItemAt: null,
-    lastError: null,
-    nextFetchAt: null,
-    failureCount: 0,
-    etag: null,
-    lastModified: null,
-    iconUrl: null,
-    ownerEdited: [],
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
-  };
-}
-
-/** The `$set` a source listing implies for an existing blog (empty when nothing differs). */
-function sourceChanges(doc: Document, input: NewBlog): Document {
-  const edited = new Set<string>(ownerEditedOf(doc));
-  const set: Document = {};
-  for (const field of SOURCE_TEXT_FIELDS) {
-    const value = input[field];
-    if (value === undefined || edited.has(field)) continue;
-    const next = optionalText(value, field);
-    if ((doc[field] ?? null) !== next) set[field] = next;
-  }
-  for (const field of SOURCE_REF_FIELDS) {
-    const value = input[field];
-    if (value === undefined) continue;
-    if (refHex(doc[field]) !== (value || null)) set[field] = refValue(value);
-  }
-  if ((doc.source ?? null) === null && input.source) set.source = textValue(input.source, "source");
-  if (input.sourceId && refHex(doc.sourceId) === null) set.sourceId = refValue(input.sourceId);
-  if (doc.status === "inactive") set.status = input.status === undefined ? (doc.lastFetchAt ? "active" : "pending") : blogStatusValue(input.status);
-  return set;
-}
-
-/** The `$set` an admin edit implies, and the fields it marks owner-edited. */
-function editChanges(edit: BlogEdit): { set: Document; fields: EditableBlogField[] } {
-  const set: Document = {};
-  const fields: EditableBlogField[] = [];
-  if (edit.title !== undefined) {
-    set.title = textValue(edit.title, "title");
-    fields.push("title");
-  }
-  for (const field of TEXT_EDIT_FIELDS) {
-    if (edit[field] === undefined) continue;
-    set[field] = optionalText(edit[field], field);
-    fields.push(field);
-  }
-  if (edit.tags !== undefined) {
-    set.tags = stringArray(edit.tags, "tags");
-    fields.push("tags");
-  }
-  for (const field of ["pinned", "hidden"] as const) {
-    if (edit[field] === undefined) continue;
-    set[field] = edit[field] === true;
-    fields.push(field);
-  }
-  if (edit.status !== undefined) {
-    if (edit.status !== "active" && edit.status !== "pending") throw new StorageError("Invalid blog status");
-    // Re-enabling starts the back-off from scratch and makes the blog due now.
-    Object.assign(set, { status: edit.status, failureCount: 0, nextFetchAt: null });
-  }
-  return { set, fields };
-}
+import { blogStatusValue, countValue, dateValue, escapeRegex, objectIdOf, objectIdsOf, refCandidates, refHex, refValue, textValue } from "./values.js";
 
 function listFilter(query: BlogListQuery): Filter<Document> {
   const and: Filter<Document>[] = [query.visibility === "admin" ? adminBlogFilter() : publicBlogFilter()];
@@ -390,29 +260,6 @@ async function dropSource(blogs: MongoCollections["blogs"], filter: Filter<Docum
     { $set: { sourceId: { $ifNull: [{ $arrayElemAt: ["$sourceIds", 0] }, null] } } },
   ]);
   return ids;
-}
-
-/** The `$set` of one fetch outcome; `undefined` fields are left alone. */
-function fetchChanges(doc: Document, record: FetchRecord): Document {
-  const set: Document = {
-    lastFetchAt: dateValue(record.at, "fetch time"),
-    lastError: optionalText(record.error, "error"),
-    nextFetchAt: record.nextFetchAt === null ? null : dateValue(record.nextFetchAt, "next fetch time"),
-    failureCount: countValue(record.failureCount),
-    updatedAt: new Date(),
-  };
-  // An inactive blog stays inactive until a source lists it again.
-  const status = blogStatusValue(record.status);
-  if (doc.status !== "inactive") set.status = status;
-  for (const field of ["etag", "lastModified", "iconUrl"] as const) {
-    if (record[field] !== undefined) set[field] = optionalText(record[field], field);
-  }
-  const edited = new Set<string>(ownerEditedOf(doc));
-  for (const field of METADATA_FIELDS) {
-    const value = record.metadata?.[field];
-    if (value !== undefined && !edited.has(field)) set[field] = optionalText(value, field);
-  }
-  return set;
 }
 
 async function recordFetch(collections: MongoCollections, id: string, record: FetchRecord): Promise<Blog | null> {

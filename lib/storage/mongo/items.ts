@@ -4,26 +4,22 @@ import { publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
 import { hexId, toItem } from "./documents.js";
 import { guard } from "./errors.js";
-import { countValue, dateValue, objectIdOf, textValue } from "./values.js";
+import { countValue, dateValue, objectIdOf, optionalTextValue, textValue } from "./values.js";
 
 /** Newest first; undated items (null/missing) sort after dated ones in a descending sort. */
 const NEWEST_FIRST = { published: -1, _id: -1 } as const;
-
-function optionalText(value: unknown, what: string): string | null {
-  return value === null || value === undefined ? null : textValue(value, what);
-}
 
 /** The stored fields of an item; `fetchedAt` is set on insert only (first seen). */
 function itemFields(item: NewItem): Document {
   const published = item.published instanceof Date && !Number.isNaN(item.published.getTime()) ? item.published : null;
   return {
-    url: optionalText(item.url, "item url"),
-    title: optionalText(item.title, "item title"),
-    summary: optionalText(item.summary, "item summary"),
-    content: optionalText(item.content, "item content"),
+    url: optionalTextValue(item.url, "item url"),
+    title: optionalTextValue(item.title, "item title"),
+    summary: optionalTextValue(item.summary, "item summary"),
+    content: optionalTextValue(item.content, "item content"),
     published,
-    author: optionalText(item.author, "item author"),
-    photo: optionalText(item.photo, "item photo"),
+    author: optionalTextValue(item.author, "item author"),
+    photo: optionalTextValue(item.photo, "item photo"),
     categories: Array.isArray(item.categories) ? item.categories.map((category) => textValue(category, "item category")) : [],
   };
 }

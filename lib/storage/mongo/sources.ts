@@ -3,13 +3,9 @@ import { StorageError, type SourcePatch, type SourceStore } from "../types.js";
 import type { MongoCollections } from "./collections.js";
 import { settingsOf, toSource } from "./documents.js";
 import { guard } from "./errors.js";
-import { countValue, dateValue, objectIdOf, textValue } from "./values.js";
+import { countValue, dateValue, objectIdOf, optionalTextValue, textValue } from "./values.js";
 
 const SOURCE_STATUSES = ["pending", "ok", "error"];
-
-function optionalText(value: unknown, what: string): string | null {
-  return value === null || value === undefined ? null : textValue(value, what);
-}
 
 /** The `$set` of a patch; fields left `undefined` are not touched. */
 function patchChanges(patch: SourcePatch): Document {
@@ -21,7 +17,7 @@ function patchChanges(patch: SourcePatch): Document {
     if (!SOURCE_STATUSES.includes(patch.status)) throw new StorageError("Invalid source status");
     set.status = patch.status;
   }
-  if (patch.lastError !== undefined) set.lastError = optionalText(patch.lastError, "error");
+  if (patch.lastError !== undefined) set.lastError = optionalTextValue(patch.lastError, "error");
   if (patch.lastSyncAt !== undefined) set.lastSyncAt = patch.lastSyncAt === null ? null : dateValue(patch.lastSyncAt, "sync time");
   if (patch.lastImport !== undefined) {
     const counts = patch.lastImport;
@@ -36,8 +32,8 @@ function patchChanges(patch: SourcePatch): Document {
             missing: countValue(counts.missing),
           };
   }
-  if (patch.etag !== undefined) set.etag = optionalText(patch.etag, "etag");
-  if (patch.lastModified !== undefined) set.lastModified = optionalText(patch.lastModified, "last-modified");
+  if (patch.etag !== undefined) set.etag = optionalTextValue(patch.etag, "etag");
+  if (patch.lastModified !== undefined) set.lastModified = optionalTextValue(patch.lastModified, "last-modified");
   return set;
 }
 

@@ -17,6 +17,11 @@ export function textValue(value: unknown, what: string): string {
   return value;
 }
 
+/** Text or null (null/undefined both mean "none"); anything else is refused. */
+export function optionalTextValue(value: unknown, what: string): string | null {
+  return value === null || value === undefined ? null : textValue(value, what);
+}
+
 /** A known blog status, or a StorageError. */
 export function blogStatusValue(value: unknown): BlogStatus {
   if (typeof value === "string" && (BLOG_STATUSES as readonly string[]).includes(value)) return value as BlogStatus;

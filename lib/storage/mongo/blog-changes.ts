@@ -1,0 +1,140 @@
+import { ObjectId, type Document } from "mongodb";
+import { feedUrlKey } from "../../url/normalise.js";
+import { StorageError, type BlogEdit, type EditableBlogField, type FetchRecord, type NewBlog } from "../types.js";
+import { ownerEditedOf } from "./documents.js";
+import { blogStatusValue, countValue, dateValue, optionalTextValue, refHex, refValue, textValue } from "./values.js";
+
+/*
+ * What each blog write changes, as plain documents built from validated
+ * values: a new document, or the `$set` of a source listing, an admin edit
+ * or a fetch. No database access here.
+ */
+
+/** Fields a source may refresh on an existing blog, unless the owner edited them. */
+const SOURCE_TEXT_FIELDS = ["title", "description", "siteUrl", "category", "feedType", "photo", "author", "microsubChannelName"] as const;
+/** Reference fields a source may refresh (stored as ObjectId when they are ids). */
+const SOURCE_REF_FIELDS = ["microsubFeedId", "microsubChannelId"] as const;
+/** Feed metadata a fetch may refresh, unless the owner edited it. */
+const METADATA_FIELDS = ["title", "description", "siteUrl", "photo", "author", "feedType"] as const;
+const TEXT_EDIT_FIELDS = ["description", "siteUrl", "category", "photo", "author", "notes"] as const;
+
+function stringArray(value: unknown, what: string): string[] {
+  if (!Array.isArray(value)) throw new StorageError(`Invalid ${what}: list expected`);
+  return value.map((entry) => textValue(entry, what));
+}
+
+/** A complete new blog document, every field present, dates as BSON Date. */
+export function newBlogDoc(input: NewBlog, feedUrl: string, now: Date): Document {
+  const sourceId = refValue(input.sourceId);
+  return {
+    _id: new ObjectId(),
+    feedKey: feedUrlKey(feedUrl),
+    feedUrl,
+    title: textValue(input.title ?? "", "title"),
+    description: optionalTextValue(input.description, "description"),
+    siteUrl: optionalTextValue(input.siteUrl, "siteUrl"),
+    feedType: optionalTextValue(input.feedType, "feedType"),
+    category: optionalTextValue(input.category, "category"),
+    tags: input.tags === undefined ? [] : stringArray(input.tags, "tags"),
+    photo: optionalTextValue(input.photo, "photo"),
+    author: optionalTextValue(input.author, "author"),
+    status: input.status === undefined ? "pending" : blogStatusValue(input.status),
+    itemCount: 0,
+    pinned: false,
+    hidden: false,
+    notes: null,
+    source: optionalTextValue(input.source, "source"),
+    sourceId,
+    sourceIds: sourceId === null ? [] : [sourceId],
+    microsubFeedId: refValue(input.microsubFeedId),
+    microsubChannelId: refValue(input.microsubChannelId),
+    microsubChannelName: optionalTextValue(input.microsubChannelName, "microsubChannelName"),
+    skipItemFetch: input.skipItemFetch === true,
+    lastFetchAt: null,
+    lastItemAt: null,
+    lastError: null,
+    nextFetchAt: null,
+    failureCount: 0,
+    etag: null,
+    lastModified: null,
+    iconUrl: null,
+    ownerEdited: [],
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
+}
+
+/** The `$set` a source listing implies for an existing blog (empty when nothing differs). */
+export function sourceChanges(doc: Document, input: NewBlog): Document {
+  const edited = new Set<string>(ownerEditedOf(doc));
+  const set: Document = {};
+  for (const field of SOURCE_TEXT_FIELDS) {
+    const value = input[field];
+    if (value === undefined || edited.has(field)) continue;
+    const next = optionalTextValue(value, field);
+    if ((doc[field] ?? null) !== next) set[field] = next;
+  }
+  for (const field of SOURCE_REF_FIELDS) {
+    const value = input[field];
+    if (value === undefined) continue;
+    if (refHex(doc[field]) !== (value || null)) set[field] = refValue(value);
+  }
+  if ((doc.source ?? null) === null && input.source) set.source = textValue(input.source, "source");
+  if (input.sourceId && refHex(doc.sourceId) === null) set.sourceId = refValue(input.sourceId);
+  if (doc.status === "inactive") set.status = input.status === undefined ? (doc.lastFetchAt ? "active" : "pending") : blogStatusValue(input.status);
+  return set;
+}
+
+/** The `$set` an admin edit implies, and the fields it marks owner-edited. */
+export function editChanges(edit: BlogEdit): { set: Document; fields: EditableBlogField[] } {
+  const set: Document = {};
+  const fields: EditableBlogField[] = [];
+  if (edit.title !== undefined) {
+    set.title = textValue(edit.title, "title");
+    fields.push("title");
+  }
+  for (const field of TEXT_EDIT_FIELDS) {
+    if (edit[field] === undefined) continue;
+    set[field] = optionalTextValue(edit[field], field);
+    fields.push(field);
+  }
+  if (edit.tags !== undefined) {
+    set.tags = stringArray(edit.tags, "tags");
+    fields.push("tags");
+  }
+  for (const field of ["pinned", "hidden"] as const) {
+    if (edit[field] === undefined) continue;
+    set[field] = edit[field] === true;
+    fields.push(field);
+  }
+  if (edit.status !== undefined) {
+    if (edit.status !== "active" && edit.status !== "pending") throw new StorageError("Invalid blog status");
+    // Re-enabling starts the back-off from scratch and makes the blog due now.
+    Object.assign(set, { status: edit.status, failureCount: 0, nextFetchAt: null });
+  }
+  return { set, fields };
+}
+
+/** The `$set` of one fetch outcome; `undefined` fields are left alone. */
+export function fetchChanges(doc: Document, record: FetchRecord): Document {
+  const set: Document = {
+    lastFetchAt: dateValue(record.at, "fetch time"),
+    lastError: optionalTextValue(record.error, "error"),
+    nextFetchAt: record.nextFetchAt === null ? null : dateValue(record.nextFetchAt, "next fetch time"),
+    failureCount: countValue(record.failureCount),
+    updatedAt: new Date(),
+  };
+  // An inactive blog stays inactive until a source lists it again.
+  const status = blogStatusValue(record.status);
+  if (doc.status !== "inactive") set.status = status;
+  for (const field of ["etag", "lastModified", "iconUrl"] as const) {
+    if (record[field] !== undefined) set[field] = optionalTextValue(record[field], field);
+  }
+  const edited = new Set<string>(ownerEditedOf(doc));
+  for (const field of METADATA_FIELDS) {
+    const value = record.metadata?.[field];
+    if (value !== undefined && !edited.has(field)) set[field] = optionalTextValue(value, field);
+  }
+  return set;
+}
