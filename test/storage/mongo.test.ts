@@ -316,3 +316,53 @@ describe("mongodb adapter: connection string", () => {
     }
   });
 });
+
+describe("fake-mongo: the mingo stand-in itself (test double, not MongoDB)", () => {
+  it("enforces unique indexes with code 11000, honouring partialFilterExpression", async () => {
+    const blogs = createFakeDb().collection("blogs");
+    await blogs.createIndex({ key: 1 }, { unique: true, partialFilterExpression: { key: { $exists: true } } });
+    await blogs.insertMany([{ url: "a" }, { url: "b" }]);
+    await blogs.insertOne({ key: "k", url: "c" });
+    await assert.rejects(blogs.insertOne({ key: "k" }), (error: unknown) => (error as { code?: number }).code === 11000);
+    await assert.rejects(blogs.updateOne({ url: "a" }, { $set: { key: "k" } }), (error: unknown) => (error as { code?: number }).code === 11000);
+    assert.equal(await blogs.countDocuments({}), 3);
+    await assert.rejects(blogs.createIndex({ url: 1 }, { unique: true }).then(() => blogs.insertOne({ url: "a" })), (error: unknown) => (error as { code?: number }).code === 11000);
+  });
+
+  it("upserts from the filter's equality fields, with $setOnInsert only on insert", async () => {
+    const meta = createFakeDb().collection("meta");
+    const first = await meta.findOneAndUpdate({ key: "x", $or: [{ holder: "A" }] }, { $set: { holder: "A" }, $setOnInsert: { n: 1 } }, { upsert: true, returnDocument: "after" });
+    assert.equal(first?.key, "x");
+    assert.equal(first?.n, 1);
+    const before = await meta.findOneAndUpdate({ key: "x" }, { $set: { holder: "B" }, $setOnInsert: { n: 2 } }, { upsert: true });
+    assert.equal(before?.holder, "A", "returns the document before the update by default");
+    assert.deepEqual(await meta.findOne({ key: "x" }, { projection: { _id: 0 } }), { key: "x", holder: "B", n: 1 });
+  });
+
+  it("counts bulk upserts and real modifications only, and reports unordered duplicates after finishing", async () => {
+    const items = createFakeDb().collection("items");
+    await items.createIndex({ uid: 1 }, { unique: true });
+    const upsert = (uid: string, title: string) => ({ updateOne: { filter: { uid }, update: { $set: { title } }, upsert: true } });
+    const first = await items.bulkWrite([upsert("a", "A"), upsert("b", "B")], { ordered: false });
+    assert.equal(first.upsertedCount, 2);
+    const second = await items.bulkWrite([upsert("a", "A"), upsert("b", "B2")], { ordered: false });
+    assert.deepEqual([second.upsertedCount, second.matchedCount, second.modifiedCount], [0, 2, 1]);
+    await assert.rejects(
+      items.bulkWrite([{ insertOne: { document: { uid: "a" } } }, { insertOne: { document: { uid: "c" } } }], { ordered: false }),
+      (error: unknown) => (error as { code?: number }).code === 11000,
+    );
+    assert.equal(await items.countDocuments({ uid: "c" }), 1, "unordered: later operations still ran");
+  });
+
+  it("hands out copies, so callers cannot change stored documents by mutation", async () => {
+    const col = createFakeDb().collection("c");
+    const doc = { _id: new ObjectId(), when: new Date(0), list: ["a"] };
+    await col.insertOne(doc);
+    doc.list.push("b");
+    const read = (await col.findOne({ _id: doc._id })) as Document;
+    assert.deepEqual(read.list, ["a"]);
+    read.when.setTime(5);
+    assert.equal(((await col.findOne({})) as Document).when.getTime(), 0);
+    assert.ok(read._id instanceof ObjectId && read._id.equals(doc._id));
+  });
+});
