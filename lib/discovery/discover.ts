@@ -1,0 +1,180 @@
+import { FetchError } from "../http/fetch.js";
+import type { BlogrollOptions } from "../options.js";
+import { feedUrlKey } from "../url/normalise.js";
+import { describeFetchFailure, describeHttpStatus } from "./fetch-messages.js";
+import { findPageHFeed } from "./h-feed.js";
+import { readPageHead, type PageLink } from "./html-links.js";
+import { fetchPage, isSuccess, readAsFeed, type FetchedPage } from "./page.js";
+
+export type DiscoveredFeedType = "rss" | "atom" | "json" | "hfeed";
+
+export interface DiscoveredFeed {
+  url: string;
+  type: DiscoveredFeedType;
+  title: string | null;
+}
+
+export type DiscoveryResult =
+  | { success: true; feeds: DiscoveredFeed[]; pageTitle: string | null; siteUrl: string }
+  | { success: false; error: string; feeds: [] };
+
+/** Paths tried, in this order, when a page declares no feed. */
+export const COMMON_FEED_PATHS = ["/feed", "/rss.xml", "/atom.xml", "/index.xml", "/feed.json", "/feed.xml", "/rss"];
+const PROBE_CONCURRENCY = 3;
+
+/** Link MIME types that announce a feed, with the format they stand for. */
+const LINK_TYPES: Record<string, DiscoveredFeedType> = {
+  "application/rss+xml": "rss",
+  "application/rdf+xml": "rss",
+  "application/atom+xml": "atom",
+  "application/feed+json": "json",
+  "application/json": "json",
+  "text/xml": "rss",
+  "application/xml": "rss",
+};
+
+/** Addresses to try for what the owner typed: as given, or https then http when no scheme was typed. */
+function addressesFor(input: string): string[] | null {
+  const text = input.trim();
+  if (text === "" || /\s/.test(text)) return null;
+  const withScheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text);
+  const candidates = withScheme ? [text] : [`https://${text}`, `http://${text}`];
+  const valid = candidates.filter((candidate) => {
+    try {
+      const url = new URL(candidate);
+      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+    } catch {
+      return false;
+    }
+  });
+  return valid.length > 0 ? valid : null;
+}
+
+const failure = (error: string): DiscoveryResult => ({ success: false, error, feeds: [] });
+
+/** Whether a failed https attempt is worth retrying over plain http. */
+function worthHttpFallback(error: unknown): boolean {
+  return error instanceof FetchError && (error.code === "network" || error.code === "timeout");
+}
+
+/** A feed announced by a `<link>`, "probe" for a rel=feed whose type does not tell, or null. */
+function classifyLink(link: PageLink): DiscoveredFeed | "probe" | null {
+  const known = link.type ? LINK_TYPES[link.type] : undefined;
+  if (link.rel.includes("alternate") && known) return { url: link.href, type: known, title: link.title };
+  if (!link.rel.includes("feed")) return null;
+  if (link.type === "text/html" || link.type === "application/xhtml+xml") return { url: link.href, type: "hfeed", title: link.title };
+  if (known && link.type !== "application/json") return { url: link.href, type: known, title: link.title };
+  return "probe";
+}
+
+/** Runs `work` over `inputs` with at most `limit` at once; results keep input order. */
+async function mapLimited<T, R>(inputs: T[], limit: number, work: (input: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(inputs.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < inputs.length) {
+      const index = next++;
+      results[index] = await work(inputs[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, lane));
+  return results;
+}
+
+/** Fetches an address and tells whether it is a feed (XML/JSON, or an HTML h-feed when `allowHFeed`). */
+async function probe(
+  url: string,
+  title: string | null,
+  options: BlogrollOptions,
+  signal: AbortSignal | undefined,
+  allowHFeed: boolean,
+): Promise<DiscoveredFeed | null> {
+  try {
+    const page = await fetchPage(url, options, signal);
+    if (!isSuccess(page)) return null;
+    const feed = await readAsFeed(page);
+    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title };
+    if (allowHFeed && page.format === "html") {
+      const hfeed = findPageHFeed(page.text, page.url);
+      if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title };
+    }
+  } catch {
+    // An address that cannot be fetched is simply not a feed.
+  }
+  return null;
+}
+
+function dedupe(feeds: DiscoveredFeed[]): DiscoveredFeed[] {
+  const seen = new Set<string>();
+  return feeds.filter((feed) => {
+    const key = feedUrlKey(feed.url);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Feeds a fetched HTML page declares (link tags, in document order) or is (h-feed). */
+async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, signal?: AbortSignal) {
+  const head = readPageHead(page.text, page.url);
+  // Links whose type does not tell are fetched, a few at a time; document order is kept.
+  const resolved = await mapLimited(head.links, PROBE_CONCURRENCY, async (link) => {
+    const entry = classifyLink(link);
+    return entry === "probe" ? probe(link.href, link.title, options, signal, true) : entry;
+  });
+  const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);
+  const hfeed = findPageHFeed(page.text, page.url);
+  if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title });
+  return { feeds, pageTitle: head.title };
+}
+
+/** Tries the common feed paths at the site's root, a few at a time, keeping the list's order. */
+async function guessFeeds(pageUrl: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveredFeed[]> {
+  const origin = new URL(pageUrl).origin;
+  const found = await mapLimited(COMMON_FEED_PATHS, PROBE_CONCURRENCY, (path) => probe(`${origin}${path}`, null, options, signal, false));
+  return found.filter((feed): feed is DiscoveredFeed => feed !== null);
+}
+
+/**
+ * Finds the feeds of a site from an address the owner typed (scheme
+ * optional: https is tried first, then http). Looks at `<link rel="alternate">`
+ * and `<link rel="feed">` tags, an h-feed on the page itself, the address
+ * being a feed already, and, only when none of those gave anything, a few
+ * common feed paths. De-duplicated, best first. Every fetch goes through the
+ * options' timeout, size cap and private-network rule; a fetch failure is a
+ * `success: false` result with a short message, never an exception.
+ */
+export async function discoverFeeds(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveryResult> {
+  const addresses = addressesFor(input);
+  if (!addresses) return failure("Not a valid web address");
+
+  let page: FetchedPage | null = null;
+  let lastError: unknown = null;
+  for (const address of addresses) {
+    try {
+      page = await fetchPage(address, options, signal);
+      break;
+    } catch (error) {
+      lastError = error;
+      if (!worthHttpFallback(error)) break;
+    }
+  }
+  if (!page) return failure(describeFetchFailure(lastError));
+  if (!isSuccess(page)) return failure(describeHttpStatus(page.result.status));
+
+  const direct = await readAsFeed(page);
+  if (direct) {
+    return {
+      success: true,
+      feeds: [{ url: page.url, type: direct.type, title: direct.title }],
+      pageTitle: direct.title,
+      siteUrl: direct.siteUrl ?? `${new URL(page.url).origin}/`,
+    };
+  }
+
+  let feeds: DiscoveredFeed[] = [];
+  let pageTitle: string | null = null;
+  if (page.format === "html") ({ feeds, pageTitle } = await feedsOfHtmlPage(page, options, signal));
+  if (feeds.length === 0) feeds = await guessFeeds(page.url, options, signal);
+  return { success: true, feeds: dedupe(feeds), pageTitle, siteUrl: page.url };
+}
