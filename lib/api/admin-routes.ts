@@ -1,5 +1,8 @@
 import express, { type Router } from "express";
 import type { BlogrollContext } from "../context.js";
+import { discoverFeeds } from "../discovery/discover.js";
+import { handleMicrosubWebhook } from "../microsub/webhook.js";
+import { guarded } from "./public-routes.js";
 
 /**
  * The API routes that need authentication (README: discovery fetches
@@ -21,6 +24,35 @@ export function createAdminApiRouter(context: BlogrollContext): Router {
       response.status(500).json({ available: false, error: error instanceof Error ? error.message : String(error) });
     }
   });
+
+  router.get(
+    "/api/discover",
+    guarded(context, { error: "Failed to discover feeds" }, async (request, response) => {
+      const url = request.query.url;
+      if (typeof url !== "string" || url.trim() === "") {
+        response.status(400).json({ error: "URL parameter required" });
+        return;
+      }
+      // A client that goes away stops the fetches it started.
+      const abort = new AbortController();
+      response.on("close", () => abort.abort());
+      response.json(await discoverFeeds(url, context.options, abort.signal));
+    }),
+  );
+
+  router.post(
+    "/api/microsub-webhook",
+    guarded(context, { ok: false, error: "Webhook processing failed" }, async (request, response) => {
+      const microsub = context.getMicrosub();
+      if (!microsub) {
+        response.status(503).json({ ok: false, error: "Microsub integration not available" });
+        return;
+      }
+      const storage = await context.getStorage();
+      const result = await handleMicrosubWebhook(storage, request.body, microsub);
+      response.status(result.status).json(result.body);
+    }),
+  );
 
   return router;
 }

@@ -1,0 +1,89 @@
+import type { Storage } from "../storage/types.js";
+import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import type { MicrosubStore } from "./types.js";
+
+export interface WebhookResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const FOLLOW = new Set(["follow", "subscribe"]);
+const UNFOLLOW = new Set(["unfollow", "unsubscribe"]);
+
+const ok = (action: "added" | "reactivated" | "deleted" | "skipped", reason?: string): WebhookResponse => ({
+  status: 200,
+  body: reason === undefined ? { ok: true, action } : { ok: true, action, reason },
+});
+
+const badRequest = (error: string): WebhookResponse => ({ status: 400, body: { ok: false, error } });
+
+function optionalText(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+}
+
+/** The Microsub feed and channel behind a followed URL, so the blog's items are read from Microsub. */
+async function findMicrosubFeed(microsub: MicrosubStore | null | undefined, url: string) {
+  if (!microsub) return null;
+  const key = feedUrlKey(url);
+  const feed = (await microsub.listFeeds()).find((candidate) => feedUrlKey(candidate.url) === key);
+  if (!feed) return null;
+  const channel = (await microsub.listChannels()).find((candidate) => candidate.id === feed.channelId) ?? null;
+  return { feed, channel };
+}
+
+async function follow(storage: Storage, microsub: MicrosubStore | null | undefined, url: URL, body: Record<string, unknown>): Promise<WebhookResponse> {
+  const existing = await storage.blogs.getByFeedUrl(url.href);
+  if (existing?.status === "deleted") return ok("skipped", "deleted");
+  // Already followed or listed by another source: nothing to change (a repeat is harmless).
+  if (existing && existing.status !== "inactive") return ok("skipped", "already_exists");
+
+  const found = await findMicrosubFeed(microsub, url.href);
+  const channelName = optionalText(body.channelName) ?? found?.channel?.name ?? null;
+  const { outcome } = await storage.blogs.upsertFromSource({
+    feedUrl: url.href,
+    title: optionalText(body.title) ?? found?.feed.title ?? url.hostname.replace(/^www\./, ""),
+    siteUrl: `${url.origin}/`,
+    category: channelName ?? "Microsub",
+    source: "microsub",
+    microsubFeedId: found?.feed.id ?? null,
+    microsubChannelId: found?.feed.channelId ?? null,
+    microsubChannelName: channelName,
+    // Items come from Microsub when we know its feed; otherwise our scheduler fetches the feed.
+    skipItemFetch: found !== null,
+    photo: found?.feed.photo ?? null,
+  });
+  if (outcome === "added") return ok("added");
+  if (outcome === "reactivated") return ok("reactivated");
+  if (outcome === "skipped-deleted") return ok("skipped", "deleted");
+  return ok("skipped", "already_exists");
+}
+
+async function unfollow(storage: Storage, url: URL): Promise<WebhookResponse> {
+  const blog = await storage.blogs.getByFeedUrl(url.href);
+  if (!blog) return ok("skipped", "not_found");
+  if (!blog.source?.startsWith("microsub")) return ok("skipped", "not_microsub");
+  if (blog.status === "deleted") return ok("skipped", "already_deleted");
+  await storage.blogs.softDelete(blog.id);
+  return ok("deleted");
+}
+
+/**
+ * Handles a subscription-change notification from the Microsub integration
+ * (spec 4.9). `follow`/`subscribe` add or re-activate a blog (source
+ * "microsub") unless the owner deleted it; `unfollow`/`unsubscribe`
+ * soft-delete the Microsub blog with that URL. Idempotent: a repeat is
+ * answered `skipped` with a reason. `microsub`, when given, links the blog to
+ * its Microsub feed so its items are read from there.
+ */
+export async function handleMicrosubWebhook(storage: Storage, body: unknown, microsub?: MicrosubStore | null): Promise<WebhookResponse> {
+  const fields = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const { action, url } = fields;
+  if (typeof action !== "string" || typeof url !== "string" || action.trim() === "" || url.trim() === "") {
+    return badRequest("Missing required fields: action and url");
+  }
+  const verb = action.trim().toLowerCase();
+  if (!FOLLOW.has(verb) && !UNFOLLOW.has(verb)) return badRequest("Unknown action");
+  const feedUrl = parseHttpUrl(url);
+  if (!feedUrl) return badRequest("Invalid url");
+  return FOLLOW.has(verb) ? follow(storage, microsub, feedUrl, fields) : unfollow(storage, feedUrl);
+}
