@@ -2,6 +2,7 @@ import path from "node:path";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import nunjucks from "nunjucks";
 import type BlogrollEndpoint from "../../index.js";
+import type { IndiekitHost } from "../../index.js";
 import { packageJson, packageRoot } from "../package-root.js";
 import { Authenticator, SESSION_COOKIE } from "./auth.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
@@ -17,7 +18,7 @@ export const LOGIN_PATH = "/session/login";
 const BODY_LIMIT = "2mb";
 
 /** The slice of Indiekit's API a plugin sees: endpoints and collections (none here: no host database). */
-export function createIndiekitShim(application: Record<string, unknown>, collections = new Map<string, unknown>(), database: unknown = null) {
+export function createIndiekitShim(application: Record<string, unknown>, collections = new Map<string, unknown>(), database: IndiekitHost["database"] = null) {
   const endpoints: BlogrollEndpoint[] = [];
   application.collections = collections;
   return {
