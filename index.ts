@@ -11,6 +11,7 @@ import { createSyncRunner } from "./lib/sync/run.js";
 import { createPublicApiRouter } from "./lib/api/public-routes.js";
 import { createAdminRouter } from "./lib/admin/router.js";
 import { detectMicrosub } from "./lib/microsub/detect.js";
+import { refreshSources } from "./lib/sources/refresh.js";
 
 /** The parts of an Indiekit instance this plugin uses (all optional but addEndpoint). */
 export interface IndiekitHost {
@@ -48,7 +49,11 @@ export default class BlogrollEndpoint {
       getMicrosub: () => detectMicrosub(this.hostCollections()),
       scheduler: new Scheduler({
         getStorage,
-        run: createSyncRunner({ options: this.options }),
+        run: createSyncRunner({
+          options: this.options,
+          refreshSources: (storage, signal) => refreshSources(storage, this.options, this.context.getMicrosub(), signal),
+          log: (message) => log.warn(message),
+        }),
         interval: this.options.syncInterval,
         initialDelay: this.options.initialSyncDelay,
         log: (message) => log.warn(message),

@@ -11,6 +11,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): Date | 
   let at: number;
   if (/^\d+$/.test(text)) at = now + Math.min(Number(text), MAX_RETRY_AFTER / 1000) * 1000;
   else {
+    if (!/^[a-z]{3},? /i.test(text)) return null; // an HTTP date starts with the day name
     at = Date.parse(text);
     if (Number.isNaN(at)) return null;
   }
