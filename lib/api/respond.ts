@@ -43,7 +43,8 @@ export function sendCacheable(
     return;
   }
   // A Buffer keeps the Content-Type exactly as given (Express adds a charset to strings).
-  response.status(200).set("Content-Type", contentType).send(body);
+  response.status(200).setHeader("Content-Type", contentType);
+  response.send(body);
 }
 
 export function sendCacheableJson(request: Request, response: Response, options: BlogrollOptions, body: unknown): void {
