@@ -1,21 +1,36 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import { readStatus } from "../api/status.js";
+import type { Blog, Item } from "../storage/types.js";
 
-/** The admin home page: counts, sync state and actions. */
+const LATEST_ITEMS = 10;
+const ERROR_BLOGS = 20;
+
+/** Items with the title of the blog each belongs to. */
+export async function withBlogTitles(blogsById: (ids: string[]) => Promise<Blog[]>, items: Item[]) {
+  const blogs = new Map((await blogsById([...new Set(items.map((item) => item.blogId))])).map((blog) => [blog.id, blog]));
+  return items.map((item) => ({ item, blog: blogs.get(item.blogId) ?? null }));
+}
+
+/** GET /: counts, sync state (with a live progress line), latest items, blogs in error, actions. */
 export function dashboardController(context: BlogrollContext) {
-  return async (_request: Request, response: Response) => {
+  return async (request: Request, response: Response) => {
     const storage = await context.getStorage();
-    const [status, sources, errors] = await Promise.all([
+    const [status, sources, errorCount, errorBlogs, items] = await Promise.all([
       readStatus(context),
       storage.sources.count(),
       storage.blogs.count({ status: "error" }),
+      storage.blogs.list({ visibility: "admin", status: "error", sort: "recent", limit: ERROR_BLOGS, offset: 0 }),
+      storage.items.list({ limit: LATEST_ITEMS, offset: 0 }),
     ]);
     response.render("blogroll-dashboard", {
       title: response.locals.__("blogroll.title"),
       status,
-      counts: { sources, blogs: status.blogs.count, items: status.items.count, errors },
-      mountPath: context.options.mountPath,
+      counts: { sources, blogs: status.blogs.count, items: status.items.count, errors: errorCount },
+      errorBlogs: errorBlogs.items,
+      // Poll for progress only while a run goes on or was just started from this page.
+      poll: status.isRunning || request.query.notice === "syncStarted" || request.query.notice === "itemsCleared",
+      latest: await withBlogTitles((ids) => storage.blogs.getMany(ids), items),
     });
   };
 }

@@ -1,39 +1,55 @@
-import express, { type Request, type Response, type Router } from "express";
+import express, { type Router } from "express";
 import type { BlogrollContext } from "../context.js";
-import { exposeCsrfToken, requireCsrf } from "./csrf.js";
 import { createAdminApiRouter } from "../api/admin-routes.js";
+import { blogController, deleteBlogConfirmController, deleteBlogController, updateBlogController } from "./blog-edit.js";
+import { blogsListController } from "./blog-list.js";
+import { createBlogController, newBlogController } from "./blog-new.js";
+import { refreshBlogController } from "./blog-refresh.js";
+import { exposeCsrfToken, requireCsrf } from "./csrf.js";
 import { dashboardController } from "./dashboard.js";
-import { readStatus } from "../api/status.js";
+import { createSourceController, editSourceController, newSourceController, updateSourceController } from "./source-form.js";
+import { deleteSourceConfirmController, deleteSourceController, sourcesListController, syncSourceController, toggleSourceController } from "./sources.js";
+import { clearResync, clearResyncConfirm, syncNow } from "./triggers.js";
+import { parseUpload } from "./upload.js";
+import { adminLocals } from "./view-helpers.js";
 
-/** Answers a manual trigger: 202 with the status record for JSON clients, a redirect back for forms. */
-async function accepted(context: BlogrollContext, request: Request, response: Response, back: string) {
-  if (request.accepts(["html", "json"]) === "json" || request.is("application/json")) {
-    response.status(202).json(await readStatus(context));
-  } else {
-    response.redirect(303, back);
-  }
-}
-
-/** Admin routes, mounted by the host behind its authentication. */
+/**
+ * Admin routes, mounted by the host behind its authentication: the pages
+ * (dashboard, sources, blogs), their forms, the manual sync triggers and the
+ * authenticated API. Every form post made with a session carries a CSRF token.
+ * (Express 5 passes a handler's rejected promise on to the error handler.)
+ */
 export function createAdminRouter(context: BlogrollContext): Router {
   const router = express.Router();
   router.use(exposeCsrfToken);
+  router.use(parseUpload(context.options.maxBodySize));
   router.use(requireCsrf);
   router.use(createAdminApiRouter(context));
+  router.use(adminLocals(context));
 
   router.get("/", dashboardController(context));
+  router.post("/sync", syncNow(context));
+  router.get("/clear-resync", clearResyncConfirm(context));
+  router.post("/clear-resync", clearResync(context));
 
-  router.post("/sync", async (request, response) => {
-    void context.scheduler.syncNow();
-    await accepted(context, request, response, request.baseUrl || "/");
-  });
+  router.get("/sources", sourcesListController(context));
+  router.get("/sources/new", newSourceController(context));
+  router.post("/sources", createSourceController(context));
+  router.get("/sources/:id/edit", editSourceController(context));
+  router.post("/sources/:id", updateSourceController(context));
+  router.post("/sources/:id/toggle", toggleSourceController(context));
+  router.post("/sources/:id/sync", syncSourceController(context));
+  router.get("/sources/:id/delete", deleteSourceConfirmController(context));
+  router.post("/sources/:id/delete", deleteSourceController(context));
 
-  router.post("/clear-resync", async (request, response) => {
-    const storage = await context.getStorage();
-    await storage.items.deleteAll();
-    void context.scheduler.syncNow();
-    await accepted(context, request, response, request.baseUrl || "/");
-  });
+  router.get("/blogs", blogsListController(context));
+  router.get("/blogs/new", newBlogController(context));
+  router.post("/blogs", createBlogController(context));
+  router.get("/blogs/:id", blogController(context));
+  router.post("/blogs/:id", updateBlogController(context));
+  router.post("/blogs/:id/refresh", refreshBlogController(context));
+  router.get("/blogs/:id/delete", deleteBlogConfirmController(context));
+  router.post("/blogs/:id/delete", deleteBlogController(context));
 
   return router;
 }

@@ -1,0 +1,148 @@
+import type { Request, Response } from "express";
+import type { BlogrollContext } from "../context.js";
+import type { Blog, BlogEdit, Item } from "../storage/types.js";
+import { checkboxField, idParam, notFound, parseTags, renderForm, textField, type FormErrors } from "./forms.js";
+import { redirectWithNotice } from "./notices.js";
+
+const RECENT_ITEMS = 20;
+export const LIMITS = { title: 200, category: 100, tags: 20, tag: 50, notes: 2000 } as const;
+
+/** The edit form's fields. */
+export interface BlogFormValues {
+  title: string;
+  category: string;
+  tags: string;
+  pinned: boolean;
+  hidden: boolean;
+  notes: string;
+}
+
+export function valuesOfBlog(blog: Blog): BlogFormValues {
+  return { title: blog.title, category: blog.category ?? "", tags: blog.tags.join(", "), pinned: blog.pinned, hidden: blog.hidden, notes: blog.notes ?? "" };
+}
+
+export function readBlogForm(body: Record<string, unknown> | undefined): BlogFormValues {
+  return {
+    title: textField(body, "title"),
+    category: textField(body, "category"),
+    tags: textField(body, "tags"),
+    pinned: checkboxField(body, "pinned"),
+    hidden: checkboxField(body, "hidden"),
+    notes: typeof body?.notes === "string" ? body.notes.trim() : "",
+  };
+}
+
+type Translate = (key: string, vars?: Record<string, unknown>) => string;
+
+export function validateBlogForm(values: BlogFormValues, __: Translate): FormErrors {
+  const errors: FormErrors = {};
+  if (!values.title) errors.title = __("blogroll.blogs.errors.titleRequired");
+  else if (values.title.length > LIMITS.title) errors.title = __("blogroll.blogs.errors.tooLong", { max: LIMITS.title });
+  if (values.category.length > LIMITS.category) errors.category = __("blogroll.blogs.errors.tooLong", { max: LIMITS.category });
+  const tags = parseTags(values.tags);
+  if (tags.length > LIMITS.tags) errors.tags = __("blogroll.blogs.errors.tooManyTags", { max: LIMITS.tags });
+  else if (tags.some((tag) => tag.length > LIMITS.tag)) errors.tags = __("blogroll.blogs.errors.tagTooLong", { max: LIMITS.tag });
+  if (values.notes.length > LIMITS.notes) errors.notes = __("blogroll.blogs.errors.tooLong", { max: LIMITS.notes });
+  return errors;
+}
+
+/**
+ * Only the fields that differ from the stored blog: an edit marks fields
+ * owner-edited (sync stops updating them), so untouched ones stay sync-owned.
+ */
+export function changedFields(blog: Blog, values: BlogFormValues): BlogEdit {
+  const edit: BlogEdit = {};
+  const tags = parseTags(values.tags);
+  if (values.title !== blog.title) edit.title = values.title;
+  if ((values.category || null) !== blog.category) edit.category = values.category || null;
+  if (tags.join("\n") !== blog.tags.join("\n")) edit.tags = tags;
+  if (values.pinned !== blog.pinned) edit.pinned = values.pinned;
+  if (values.hidden !== blog.hidden) edit.hidden = values.hidden;
+  if ((values.notes || null) !== blog.notes) edit.notes = values.notes || null;
+  return edit;
+}
+
+/** The `:id` blog unless it does not exist or was deleted. */
+export async function liveBlog(context: BlogrollContext, request: Request): Promise<Blog | null> {
+  const id = idParam(request.params.id);
+  if (!id) return null;
+  const blog = await (await context.getStorage()).blogs.get(id);
+  return blog && blog.status !== "deleted" ? blog : null;
+}
+
+/** A blog's newest items: from Microsub for blogs mirrored from it, else our own. */
+async function recentItems(context: BlogrollContext, blog: Blog): Promise<Item[]> {
+  if (blog.skipItemFetch && blog.microsubFeedId) {
+    const microsub = context.getMicrosub();
+    return microsub ? microsub.listItems({ feedIds: [blog.microsubFeedId], limit: RECENT_ITEMS, offset: 0 }) : [];
+  }
+  return (await context.getStorage()).items.list({ blogId: blog.id, limit: RECENT_ITEMS, offset: 0 });
+}
+
+async function renderBlogPage(context: BlogrollContext, response: Response, blog: Blog, values: BlogFormValues, errors: FormErrors = {}) {
+  const __ = response.locals.__;
+  const storage = await context.getStorage();
+  const [items, categories, sources] = await Promise.all([recentItems(context, blog), storage.blogs.categories(), storage.sources.list()]);
+  const sourceNames = sources.filter((source) => blog.sourceIds.includes(source.id)).map((source) => source.name);
+  renderForm(
+    response,
+    "blogroll-blog",
+    {
+      title: blog.title,
+      parent: { text: __("blogroll.blogs.title"), href: `${context.options.mountPath}/blogs` },
+      blog,
+      values,
+      items,
+      categories: categories.map((entry) => entry.name),
+      sourceNames,
+    },
+    errors,
+  );
+}
+
+/** GET /blogs/:id: details, last error, recent items and the edit form. */
+export function blogController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const blog = await liveBlog(context, request);
+    if (!blog) return notFound(response);
+    await renderBlogPage(context, response, blog, valuesOfBlog(blog));
+  };
+}
+
+/** POST /blogs/:id: saves the owner's edits (title, category, tags, pinned, hidden, notes). */
+export function updateBlogController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const blog = await liveBlog(context, request);
+    if (!blog) return notFound(response);
+    const values = readBlogForm(request.body);
+    const errors = validateBlogForm(values, response.locals.__);
+    if (Object.keys(errors).length > 0) return renderBlogPage(context, response, blog, values, errors);
+    const edit = changedFields(blog, values);
+    if (Object.keys(edit).length > 0) await (await context.getStorage()).blogs.edit(blog.id, edit);
+    redirectWithNotice(response, `${context.options.mountPath}/blogs/${blog.id}`, "blogSaved");
+  };
+}
+
+/** GET /blogs/:id/delete: confirmation. */
+export function deleteBlogConfirmController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const blog = await liveBlog(context, request);
+    if (!blog) return notFound(response);
+    const __ = response.locals.__;
+    response.render("blogroll-blog-delete", {
+      title: __("blogroll.blogs.delete.title", { title: blog.title }),
+      parent: { text: blog.title, href: `${context.options.mountPath}/blogs/${blog.id}` },
+      blog,
+    });
+  };
+}
+
+/** POST /blogs/:id/delete: soft delete (hidden for good; no source brings it back). */
+export function deleteBlogController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const blog = await liveBlog(context, request);
+    if (!blog) return notFound(response);
+    await (await context.getStorage()).blogs.softDelete(blog.id);
+    redirectWithNotice(response, `${context.options.mountPath}/blogs`, "blogDeleted");
+  };
+}

@@ -1,0 +1,78 @@
+import type { Request, Response } from "express";
+import type { BlogrollContext } from "../context.js";
+import { discoverFeeds, type DiscoveredFeed } from "../discovery/discover.js";
+import { addManualBlog } from "../sources/manual.js";
+import { LIMITS } from "./blog-edit.js";
+import { httpUrl, renderForm, textField, type FormErrors } from "./forms.js";
+import { redirectWithNotice } from "./notices.js";
+
+interface NewBlogValues {
+  url: string;
+  feedUrl: string;
+  title: string;
+  category: string;
+}
+
+function readNewBlogForm(body: Record<string, unknown> | undefined): NewBlogValues {
+  return { url: textField(body, "url"), feedUrl: textField(body, "feedUrl"), title: textField(body, "title"), category: textField(body, "category") };
+}
+
+async function renderNewBlog(context: BlogrollContext, response: Response, values: NewBlogValues, feeds: DiscoveredFeed[] | null, errors: FormErrors = {}) {
+  const __ = response.locals.__;
+  const storage = await context.getStorage();
+  const chosen = values.feedUrl || feeds?.[0]?.url || "";
+  renderForm(
+    response,
+    "blogroll-blog-new",
+    {
+      title: __("blogroll.blogs.new.title"),
+      parent: { text: __("blogroll.blogs.title"), href: `${context.options.mountPath}/blogs` },
+      values,
+      feedItems: feeds?.map((feed) => ({
+        value: feed.url,
+        text: `${feed.title || feed.url} (${__(`blogroll.feedTypes.${feed.type}`)})`,
+        hint: { text: feed.url },
+        checked: feed.url === chosen,
+      })) ?? null,
+      categories: (await storage.blogs.categories()).map((entry) => entry.name),
+    },
+    errors,
+  );
+}
+
+/** GET /blogs/new: the add-a-blog form. */
+export function newBlogController(context: BlogrollContext) {
+  return async (_request: Request, response: Response) => {
+    await renderNewBlog(context, response, { url: "", feedUrl: "", title: "", category: "" }, null);
+  };
+}
+
+/**
+ * POST /blogs: `discover` lists the feeds found at the address to pick from;
+ * `add` adds the picked feed (or the best feed of the address) as a manual blog.
+ */
+export function createBlogController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const __ = response.locals.__;
+    const values = readNewBlogForm(request.body);
+    const errors: FormErrors = {};
+    if (!values.url && !values.feedUrl) errors.url = __("blogroll.blogs.errors.urlRequired");
+    if (values.title.length > LIMITS.title) errors.title = __("blogroll.blogs.errors.tooLong", { max: LIMITS.title });
+    if (values.category.length > LIMITS.category) errors.category = __("blogroll.blogs.errors.tooLong", { max: LIMITS.category });
+    if (values.feedUrl && !httpUrl(values.feedUrl)) errors.feedUrl = __("blogroll.blogs.errors.urlInvalid");
+    if (Object.keys(errors).length > 0) return renderNewBlog(context, response, values, null, errors);
+
+    if (request.body?.action === "discover") {
+      const found = await discoverFeeds(values.url, context.options);
+      if (!found.success) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.discoveryFailed", { reason: found.error }) });
+      if (found.feeds.length === 0) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.noFeeds") });
+      return renderNewBlog(context, response, { ...values, feedUrl: "", title: values.title || found.pageTitle || "" }, found.feeds);
+    }
+
+    const storage = await context.getStorage();
+    const result = await addManualBlog(storage, context.options, { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null });
+    if (!result.ok) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.discoveryFailed", { reason: result.error }) });
+    if (result.outcome === "skipped-deleted") return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });
+    redirectWithNotice(response, `${context.options.mountPath}/blogs/${result.blog.id}`, result.outcome === "added" ? "blogAdded" : "blogExists");
+  };
+}

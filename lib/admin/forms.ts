@@ -1,0 +1,53 @@
+import type { Response } from "express";
+import { isValidId } from "../storage/id.js";
+import { parseHttpUrl } from "../url/normalise.js";
+
+/** Field name → translated message, in the order the fields appear on the form. */
+export type FormErrors = Record<string, string>;
+
+type Body = Record<string, unknown> | undefined;
+
+/** A text field, trimmed; a repeated field (an array) counts as absent. */
+export function textField(body: Body, name: string): string {
+  const value = body?.[name];
+  return typeof value === "string" ? value.trim() : "";
+}
+
+/** A checkbox: present with any value means checked. */
+export function checkboxField(body: Body, name: string): boolean {
+  const value = body?.[name];
+  return value !== undefined && value !== "" && value !== "false";
+}
+
+/** An http(s) address the owner typed, or null. */
+export function httpUrl(value: string): string | null {
+  return parseHttpUrl(value)?.href ?? null;
+}
+
+/** Comma-separated tags: trimmed, empty ones dropped, repeats removed. */
+export function parseTags(value: string): string[] {
+  return [...new Set(value.split(",").map((tag) => tag.trim()).filter(Boolean))];
+}
+
+/** The `:id` route parameter when it is a well-formed id (lower-cased), else null. */
+export function idParam(value: unknown): string | null {
+  return isValidId(value) ? String(value).toLowerCase() : null;
+}
+
+/**
+ * Renders a form page. With errors: status 422, the host's error summary
+ * list (`errorList`, links to each field) and per-field `fieldErrors`
+ * shaped for the component macros' `errorMessage` option.
+ */
+export function renderForm(response: Response, view: string, locals: Record<string, unknown>, errors: FormErrors = {}): void {
+  const names = Object.keys(errors);
+  const fieldErrors = Object.fromEntries(names.map((name) => [name, { text: errors[name] }]));
+  const errorList = names.map((name) => ({ text: errors[name], href: `#${name}` }));
+  if (names.length > 0) response.status(422);
+  response.render(view, { ...locals, errors: names.length > 0 ? errors : null, errorList, fieldErrors });
+}
+
+/** Responds 404 with the admin's not-found page. */
+export function notFound(response: Response): void {
+  response.status(404).render("blogroll-not-found", { title: response.locals.__("blogroll.notFound.title") });
+}

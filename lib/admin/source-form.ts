@@ -1,0 +1,257 @@
+import type { Request, Response } from "express";
+import type { BlogrollContext } from "../context.js";
+import type { MicrosubChannel } from "../microsub/types.js";
+import type { Source, Storage } from "../storage/types.js";
+import { feedlandOpmlUrl, listFeedlandCategories } from "../sources/feedland.js";
+import { previewImport, type FeedList, type ImportPreview } from "../sources/import.js";
+import { refreshSource } from "../sources/refresh.js";
+import { fetchRemoteOpml, readOpmlText } from "../sources/remote-opml.js";
+import { SourceError, type SourceContext } from "../sources/types.js";
+import { idParam, notFound, renderForm, type FormErrors } from "./forms.js";
+import { redirectWithNotice, type NoticeKey } from "./notices.js";
+import {
+  blankValues,
+  FORM_TYPES,
+  isFormType,
+  readSourceForm,
+  settingsOf,
+  validateSourceForm,
+  valuesOfSource,
+  type FormSourceType,
+  type SourceFormValues,
+} from "./source-settings.js";
+
+const PREVIEW_ROWS = 200;
+
+/** Microsub channels for the picker, or null when the integration is not available. */
+async function microsubChannels(context: BlogrollContext): Promise<MicrosubChannel[] | null> {
+  const microsub = context.getMicrosub();
+  if (!microsub) return null;
+  try {
+    return await microsub.listChannels();
+  } catch (error) {
+    context.log.error("listing Microsub channels failed", error);
+    return null;
+  }
+}
+
+/** The types offered on the "new source" page: Microsub only when its plugin is there. */
+export function offeredTypes(microsubAvailable: boolean): FormSourceType[] {
+  return FORM_TYPES.filter((type) => type !== "microsub" || microsubAvailable);
+}
+
+/** A source record that exists only in memory, for fetching and previewing before anything is saved. */
+function draftSource(values: SourceFormValues): Source {
+  const now = new Date();
+  return {
+    id: "000000000000000000000000",
+    type: values.type,
+    name: values.name,
+    enabled: values.enabled,
+    settings: settingsOf(values),
+    status: "pending",
+    lastError: null,
+    lastSyncAt: null,
+    lastImport: null,
+    etag: null,
+    lastModified: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Reads the list a source would import (fetching it if remote), then compares it with the blogroll. Writes nothing. */
+async function previewSource(values: SourceFormValues, context: BlogrollContext, storage: Storage): Promise<ImportPreview> {
+  const source = draftSource(values);
+  const sourceContext: SourceContext = { storage, options: context.options, microsub: null };
+  let list: FeedList;
+  if (values.type === "opml_file") {
+    list = readOpmlText(values.xml, sourceContext);
+  } else {
+    const url = values.type === "feedland" ? feedlandOpmlUrl(source.settings) : source.settings.url;
+    const remote = await fetchRemoteOpml(url, source, sourceContext);
+    if (remote.notModified) throw new SourceError("The server answered 304 Not Modified to a request without validators");
+    list = remote.list;
+  }
+  return previewImport(storage, list.feeds, list.skipped);
+}
+
+/** The form field a source error belongs to. */
+function fieldOfType(type: FormSourceType): string {
+  return { opml_url: "url", opml_file: "xml", feedland: "screenName", microsub: "channelUid" }[type];
+}
+
+/** Imports a saved source right away, so the owner sees its blogs and counts; returns the notice to show. */
+async function importNow(context: BlogrollContext, storage: Storage, source: Source, success: NoticeKey): Promise<NoticeKey> {
+  if (!source.enabled) return success;
+  const outcome = await refreshSource(source, { storage, options: context.options, microsub: context.getMicrosub() });
+  return outcome.status === "error" ? "sourceImportFailed" : success;
+}
+
+/** Select options with the current value marked `selected`, as the host's select macro expects. */
+function selectItems(items: Array<{ value: string; text: string }>, current: string) {
+  return items.map((item) => ({ ...item, selected: item.value === current }));
+}
+
+interface FormPage {
+  values: SourceFormValues;
+  source: Source | null;
+  errors?: FormErrors;
+  preview?: ImportPreview | null;
+  feedlandCategories?: string[] | null;
+}
+
+async function renderSourceForm(response: Response, context: BlogrollContext, page: FormPage): Promise<void> {
+  const __ = response.locals.__;
+  const mountPath = context.options.mountPath;
+  const typeLabel = __(`blogroll.sources.types.${page.values.type}`);
+  const channels = page.values.type === "microsub" ? await microsubChannels(context) : null;
+  const categories = page.feedlandCategories ?? (page.values.category ? [page.values.category] : []);
+  renderForm(
+    response,
+    "blogroll-source-form",
+    {
+      title: page.source ? __("blogroll.sources.edit.title", { name: page.source.name }) : __("blogroll.sources.new.title", { type: typeLabel }),
+      parent: { text: __("blogroll.sources.title"), href: `${mountPath}/sources` },
+      values: page.values,
+      source: page.source,
+      typeLabel,
+      formAction: page.source ? `${mountPath}/sources/${page.source.id}` : `${mountPath}/sources`,
+      categoryItems: selectItems([{ value: "", text: __("blogroll.sources.form.allCategories") }, ...categories.map((name) => ({ value: name, text: name }))], page.values.category),
+      categoriesLoaded: Array.isArray(page.feedlandCategories),
+      channelItems: channels
+        ? selectItems([{ value: "", text: __("blogroll.sources.form.allChannels") }, ...channels.map((channel) => ({ value: channel.uid, text: channel.name }))], page.values.channelUid)
+        : null,
+      preview: page.preview ?? null,
+      previewRows: page.preview ? page.preview.entries.slice(0, PREVIEW_ROWS) : [],
+    },
+    page.errors,
+  );
+}
+
+/** The type picker; `error` when a submitted type was missing or not offered. */
+function renderTypeChooser(response: Response, context: BlogrollContext, types: FormSourceType[], error: string | null) {
+  const __ = response.locals.__;
+  renderForm(
+    response,
+    "blogroll-source-type",
+    {
+      title: __("blogroll.sources.new.chooseTitle"),
+      parent: { text: __("blogroll.sources.title"), href: `${context.options.mountPath}/sources` },
+      typeItems: types.map((value, index) => ({ value, text: __(`blogroll.sources.types.${value}`), hint: { text: __(`blogroll.sources.typeHints.${value}`) }, checked: index === 0 })),
+    },
+    error ? { type: error } : {},
+  );
+}
+
+/** GET /sources/new: a type picker, then the form of the chosen type. */
+export function newSourceController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const types = offeredTypes(context.getMicrosub() !== null);
+    const type = request.query.type;
+    if (isFormType(type) && types.includes(type)) {
+      await renderSourceForm(response, context, { values: blankValues(type), source: null });
+      return;
+    }
+    renderTypeChooser(response, context, types, type === undefined ? null : response.locals.__("blogroll.sources.errors.typeRequired"));
+  };
+}
+
+/**
+ * Handles the source form's three buttons: `preview` (what an import would
+ * do, nothing written), `categories` (FeedLand: fill the category picker
+ * from the instance) and `save` (validate, store, import now).
+ */
+async function handleSourceForm(context: BlogrollContext, request: Request, response: Response, existing: Source | null, type: FormSourceType) {
+  const __ = response.locals.__;
+  const storage = await context.getStorage();
+  const values = readSourceForm(type, request.body, request.file);
+  if (existing && type === "opml_file" && !values.xml) values.xml = existing.settings.xml ?? "";
+  const channels = type === "microsub" ? await microsubChannels(context) : null;
+  const errors = validateSourceForm(values, __, {
+    maxBytes: context.options.maxBodySize,
+    channelUids: channels?.map((channel) => channel.uid) ?? null,
+    uploadError: response.locals.uploadError,
+  });
+  const action = request.body?.action;
+
+  if (action === "categories" && type === "feedland") {
+    delete errors.name; // loading categories needs only the instance and the screen name
+    if (Object.keys(errors).length > 0) return renderSourceForm(response, context, { values, source: existing, errors });
+    try {
+      const categories = await listFeedlandCategories(values.instance, values.screenName, context.options);
+      return renderSourceForm(response, context, { values, source: existing, feedlandCategories: categories });
+    } catch (error) {
+      const message = error instanceof SourceError ? error.message : __("blogroll.sources.errors.unreachable");
+      return renderSourceForm(response, context, { values, source: existing, errors: { screenName: __("blogroll.sources.errors.categoriesFailed", { reason: message }) } });
+    }
+  }
+
+  if (Object.keys(errors).length > 0) return renderSourceForm(response, context, { values, source: existing, errors });
+
+  if (action === "preview" && type !== "microsub") {
+    try {
+      const preview = await previewSource(values, context, storage);
+      return renderSourceForm(response, context, { values, source: existing, preview });
+    } catch (error) {
+      if (!(error instanceof SourceError)) throw error;
+      return renderSourceForm(response, context, { values, source: existing, errors: { [fieldOfType(type)]: error.message } });
+    }
+  }
+
+  const mountPath = context.options.mountPath;
+  const settings = settingsOf(values);
+  if (!existing) {
+    const source = await storage.sources.create({ type, name: values.name, enabled: values.enabled, settings });
+    return redirectWithNotice(response, `${mountPath}/sources`, await importNow(context, storage, source, "sourceCreated"));
+  }
+  const settingsChanged = JSON.stringify(settings) !== JSON.stringify(existing.settings);
+  // New settings mean a different document: the old validators must not turn the next fetch into a 304.
+  const updated = await storage.sources.update(existing.id, {
+    name: values.name,
+    enabled: values.enabled,
+    settings,
+    ...(settingsChanged ? { etag: null, lastModified: null } : {}),
+  });
+  if (!updated) return notFound(response);
+  const notice = settingsChanged ? await importNow(context, storage, updated, "sourceSaved") : "sourceSaved";
+  redirectWithNotice(response, `${mountPath}/sources`, notice);
+}
+
+/** POST /sources: create (or preview, or load FeedLand categories). */
+export function createSourceController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const type = request.body?.type;
+    const types = offeredTypes(context.getMicrosub() !== null);
+    if (!isFormType(type) || !types.includes(type)) {
+      return renderTypeChooser(response, context, types, response.locals.__("blogroll.sources.errors.typeRequired"));
+    }
+    await handleSourceForm(context, request, response, null, type);
+  };
+}
+
+/** Loads the `:id` source if it exists and has an admin form (manual sources have none). */
+async function editableSource(context: BlogrollContext, request: Request): Promise<(Source & { type: FormSourceType }) | null> {
+  const id = idParam(request.params.id);
+  if (!id) return null;
+  const source = await (await context.getStorage()).sources.get(id);
+  return source && isFormType(source.type) ? (source as Source & { type: FormSourceType }) : null;
+}
+
+/** GET /sources/:id/edit */
+export function editSourceController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const source = await editableSource(context, request);
+    if (!source) return notFound(response);
+    await renderSourceForm(response, context, { values: valuesOfSource(source), source });
+  };
+}
+
+/** POST /sources/:id: update (or preview, or load FeedLand categories). The type cannot change. */
+export function updateSourceController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const source = await editableSource(context, request);
+    if (!source) return notFound(response);
+    await handleSourceForm(context, request, response, source, source.type);
+  };
+}

@@ -1,0 +1,139 @@
+import { decodeText } from "../encoding/decode.js";
+import { parseOpml } from "../opml/parse.js";
+import type { Source, SourceType } from "../storage/types.js";
+import { DEFAULT_FEEDLAND_INSTANCE } from "../sources/feedland.js";
+import { checkboxField, httpUrl, textField, type FormErrors } from "./forms.js";
+
+/** Source types the owner can create from the admin (manual blogs are added one by one on the blogs page). */
+export const FORM_TYPES = ["opml_url", "opml_file", "feedland", "microsub"] as const satisfies readonly SourceType[];
+export type FormSourceType = (typeof FORM_TYPES)[number];
+
+export const NAME_MAX = 200;
+
+/** What the source form holds, for every type (unused fields stay empty). */
+export interface SourceFormValues {
+  type: FormSourceType;
+  name: string;
+  enabled: boolean;
+  url: string;
+  xml: string;
+  instance: string;
+  screenName: string;
+  category: string;
+  channelUid: string;
+  categoryPrefix: string;
+}
+
+/** An uploaded file as multer gives it (memory storage). */
+export interface UploadedFile {
+  buffer: Buffer;
+  mimetype?: string;
+}
+
+export function isFormType(value: unknown): value is FormSourceType {
+  return typeof value === "string" && (FORM_TYPES as readonly string[]).includes(value);
+}
+
+/** Reads the submitted form; an uploaded OPML file takes the place of pasted text. */
+export function readSourceForm(type: FormSourceType, body: Record<string, unknown> | undefined, file?: UploadedFile | null): SourceFormValues {
+  const pasted = typeof body?.xml === "string" ? body.xml : "";
+  const uploaded = file && file.buffer.length > 0 ? decodeText(file.buffer, file.mimetype ?? null) : "";
+  return {
+    type,
+    name: textField(body, "name"),
+    enabled: checkboxField(body, "enabled"),
+    url: textField(body, "url"),
+    xml: uploaded || pasted,
+    instance: textField(body, "instance") || DEFAULT_FEEDLAND_INSTANCE,
+    screenName: textField(body, "screenName"),
+    category: textField(body, "category"),
+    channelUid: textField(body, "channelUid"),
+    categoryPrefix: typeof body?.categoryPrefix === "string" ? body.categoryPrefix.slice(0, NAME_MAX) : "",
+  };
+}
+
+/** The form filled from a stored source, for editing. */
+export function valuesOfSource(source: Source & { type: FormSourceType }): SourceFormValues {
+  const settings = source.settings;
+  return {
+    type: source.type,
+    name: source.name,
+    enabled: source.enabled,
+    url: settings.url ?? "",
+    xml: settings.xml ?? "",
+    instance: settings.instance ?? DEFAULT_FEEDLAND_INSTANCE,
+    screenName: settings.screenName ?? "",
+    category: settings.category ?? "",
+    channelUid: settings.channelUid ?? "",
+    categoryPrefix: settings.categoryPrefix ?? "",
+  };
+}
+
+/** A blank form for a new source of `type`. */
+export function blankValues(type: FormSourceType): SourceFormValues {
+  return { type, name: "", enabled: true, url: "", xml: "", instance: DEFAULT_FEEDLAND_INSTANCE, screenName: "", category: "", channelUid: "", categoryPrefix: "" };
+}
+
+/** The settings stored for the form's type (only that type's keys). */
+export function settingsOf(values: SourceFormValues): Record<string, string> {
+  switch (values.type) {
+    case "opml_url":
+      return { url: httpUrl(values.url) ?? values.url };
+    case "opml_file":
+      return { xml: values.xml };
+    case "feedland":
+      return { instance: httpUrl(values.instance) ?? values.instance, screenName: values.screenName, ...(values.category ? { category: values.category } : {}) };
+    case "microsub":
+      return { ...(values.channelUid ? { channelUid: values.channelUid } : {}), ...(values.categoryPrefix ? { categoryPrefix: values.categoryPrefix } : {}) };
+  }
+}
+
+type Translate = (key: string, vars?: Record<string, unknown>) => string;
+
+/**
+ * Server-side validation of the source form. OPML text is parsed here so a
+ * broken document is reported on the form instead of being saved.
+ */
+export function validateSourceForm(values: SourceFormValues, __: Translate, limits: { maxBytes: number; channelUids: string[] | null; uploadError?: string | null }): FormErrors {
+  const errors: FormErrors = {};
+  if (!values.name) errors.name = __("blogroll.sources.errors.nameRequired");
+  else if (values.name.length > NAME_MAX) errors.name = __("blogroll.sources.errors.nameTooLong", { max: NAME_MAX });
+  switch (values.type) {
+    case "opml_url":
+      if (!values.url) errors.url = __("blogroll.sources.errors.urlRequired");
+      else if (!httpUrl(values.url)) errors.url = __("blogroll.sources.errors.urlInvalid");
+      break;
+    case "opml_file": {
+      if (limits.uploadError) {
+        errors.opmlFile = __("blogroll.sources.errors.uploadFailed");
+        break;
+      }
+      if (!values.xml.trim()) {
+        errors.opmlFile = __("blogroll.sources.errors.xmlRequired");
+        break;
+      }
+      const parsed = tryParseOpml(values.xml, limits.maxBytes);
+      if (parsed.error) errors.xml = __("blogroll.sources.errors.xmlInvalid", { reason: parsed.error });
+      else if (parsed.feeds === 0) errors.xml = __("blogroll.sources.errors.noFeeds");
+      break;
+    }
+    case "feedland":
+      if (!httpUrl(values.instance)) errors.instance = __("blogroll.sources.errors.instanceInvalid");
+      if (!values.screenName) errors.screenName = __("blogroll.sources.errors.screenNameRequired");
+      break;
+    case "microsub":
+      if (limits.channelUids === null) errors.channelUid = __("blogroll.sources.errors.microsubUnavailable");
+      else if (values.channelUid && !limits.channelUids.includes(values.channelUid)) errors.channelUid = __("blogroll.sources.errors.channelUnknown");
+      break;
+  }
+  return errors;
+}
+
+/** Parses OPML text to check it: how many feeds it lists, or the parser's complaint. */
+function tryParseOpml(xml: string, maxBytes: number): { feeds: number; error: string | null } {
+  try {
+    return { feeds: parseOpml(xml, { maxBytes }).feeds.length, error: null };
+  } catch (error) {
+    return { feeds: 0, error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,109 @@
+import type { Request, Response } from "express";
+import type { BlogrollContext } from "../context.js";
+import { refreshSource } from "../sources/refresh.js";
+import type { Source } from "../storage/types.js";
+import { idParam, notFound, renderForm, type FormErrors } from "./forms.js";
+import { redirectWithNotice } from "./notices.js";
+import { isFormType } from "./source-settings.js";
+import { accepted } from "./triggers.js";
+
+/** How many blogs (deleted ones aside) list the source. */
+async function blogCount(context: BlogrollContext, sourceId: string): Promise<number> {
+  const storage = await context.getStorage();
+  return (await storage.blogs.list({ sourceId, visibility: "admin", limit: 1, offset: 0 })).total;
+}
+
+/** GET /sources: every source with its type, status, last sync and last import counts. */
+export function sourcesListController(context: BlogrollContext) {
+  return async (_request: Request, response: Response) => {
+    const __ = response.locals.__;
+    const storage = await context.getStorage();
+    const sources = await storage.sources.list();
+    const rows = await Promise.all(
+      sources.map(async (source) => ({ source, blogs: await blogCount(context, source.id), editable: isFormType(source.type) })),
+    );
+    response.render("blogroll-sources", {
+      title: __("blogroll.sources.title"),
+      parent: { text: __("blogroll.title"), href: context.options.mountPath },
+      actions: [{ href: `${context.options.mountPath}/sources/new`, text: __("blogroll.sources.add"), icon: "plus" }],
+      rows,
+      microsubAvailable: context.getMicrosub() !== null,
+    });
+  };
+}
+
+async function sourceOf(context: BlogrollContext, request: Request): Promise<Source | null> {
+  const id = idParam(request.params.id);
+  return id ? (await context.getStorage()).sources.get(id) : null;
+}
+
+/** POST /sources/:id/toggle: enables or disables a source (`enabled` = "true" | "false"). */
+export function toggleSourceController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const source = await sourceOf(context, request);
+    if (!source) return notFound(response);
+    const enabled = request.body?.enabled === "true";
+    await (await context.getStorage()).sources.update(source.id, { enabled });
+    redirectWithNotice(response, `${context.options.mountPath}/sources`, enabled ? "sourceEnabled" : "sourceDisabled");
+  };
+}
+
+/**
+ * POST /sources/:id/sync: re-reads one source's blog list now (blogs are
+ * fetched by the next sync). 202 with the status record, or a redirect.
+ */
+export function syncSourceController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const source = await sourceOf(context, request);
+    if (!source) return notFound(response);
+    const storage = await context.getStorage();
+    const outcome = await refreshSource(source, { storage, options: context.options, microsub: context.getMicrosub() });
+    await accepted(context, request, response, `${context.options.mountPath}/sources`, outcome.status === "error" ? "sourceSyncFailed" : "sourceSynced");
+  };
+}
+
+async function renderDeleteConfirm(context: BlogrollContext, response: Response, source: Source, errors: FormErrors = {}) {
+  const __ = response.locals.__;
+  renderForm(
+    response,
+    "blogroll-source-delete",
+    {
+      title: __("blogroll.sources.delete.title", { name: source.name }),
+      parent: { text: __("blogroll.sources.title"), href: `${context.options.mountPath}/sources` },
+      source,
+      blogs: await blogCount(context, source.id),
+    },
+    errors,
+  );
+}
+
+/** GET /sources/:id/delete: asks what becomes of the source's blogs. */
+export function deleteSourceConfirmController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const source = await sourceOf(context, request);
+    if (!source) return notFound(response);
+    await renderDeleteConfirm(context, response, source);
+  };
+}
+
+/**
+ * POST /sources/:id/delete: deletes the source. Its blogs that no other
+ * source lists are kept (as manual blogs: no source left) or removed with
+ * their items, as the owner chose (`blogs` = "keep" | "remove").
+ */
+export function deleteSourceController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const source = await sourceOf(context, request);
+    if (!source) return notFound(response);
+    const choice = request.body?.blogs;
+    if (choice !== "keep" && choice !== "remove") {
+      await renderDeleteConfirm(context, response, source, { blogs: response.locals.__("blogroll.sources.delete.choiceRequired") });
+      return;
+    }
+    const storage = await context.getStorage();
+    const orphans = await storage.blogs.detachSource(source.id);
+    if (choice === "remove") for (const id of orphans) await storage.blogs.purge(id);
+    await storage.sources.delete(source.id);
+    redirectWithNotice(response, `${context.options.mountPath}/sources`, "sourceDeleted");
+  };
+}

@@ -1,0 +1,58 @@
+import type { Request, Response } from "express";
+import type { BlogrollContext } from "../context.js";
+import { readStatus } from "../api/status.js";
+import { clearItemsForResync } from "./clear-items.js";
+import { isBearerRequest } from "./csrf.js";
+import { renderForm } from "./forms.js";
+import { redirectWithNotice, type NoticeKey } from "./notices.js";
+
+/** Scripts and `fetch` callers ask for JSON; forms get a redirect back. */
+export function wantsJson(request: Request): boolean {
+  return request.is("application/json") === "application/json" || request.accepts(["html", "json"]) === "json";
+}
+
+/** Answers a manual trigger: 202 with the status record for JSON clients, a redirect with a notice for forms. */
+export async function accepted(context: BlogrollContext, request: Request, response: Response, back: string, notice: NoticeKey): Promise<void> {
+  if (wantsJson(request)) response.status(202).json(await readStatus(context));
+  else redirectWithNotice(response, back, notice);
+}
+
+/** POST /sync: starts a sync run (or joins the one going on). */
+export function syncNow(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    void context.scheduler.syncNow();
+    await accepted(context, request, response, context.options.mountPath, "syncStarted");
+  };
+}
+
+function renderClearConfirm(response: Response, context: BlogrollContext, errors = {}) {
+  const __ = response.locals.__;
+  renderForm(
+    response,
+    "blogroll-clear-resync",
+    { title: __("blogroll.clear.title"), parent: { text: __("blogroll.title"), href: context.options.mountPath } },
+    errors,
+  );
+}
+
+/** GET /clear-resync: the confirmation form. */
+export function clearResyncConfirm(context: BlogrollContext) {
+  return (_request: Request, response: Response) => renderClearConfirm(response, context);
+}
+
+/**
+ * POST /clear-resync: deletes every stored item and starts a sync. A form
+ * must carry the ticked confirmation; scripts (JSON, Bearer) need none.
+ */
+export function clearResync(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const confirmed = wantsJson(request) || isBearerRequest(request) || request.body?.confirm === "yes";
+    if (!confirmed) {
+      renderClearConfirm(response, context, { confirm: response.locals.__("blogroll.clear.confirmRequired") });
+      return;
+    }
+    await clearItemsForResync(await context.getStorage());
+    void context.scheduler.syncNow();
+    await accepted(context, request, response, context.options.mountPath, "itemsCleared");
+  };
+}

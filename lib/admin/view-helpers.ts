@@ -1,0 +1,84 @@
+import type { NextFunction, Request, Response } from "express";
+import type { BlogrollContext } from "../context.js";
+import { noticeFromQuery } from "./notices.js";
+
+/** Where the host serves this plugin's `assets/` folder (Indiekit: `/assets/<package name>/`). */
+export const PLUGIN_ASSETS = "/assets/indiekit-endpoint-blogroll";
+
+type Translate = (key: string, vars?: Record<string, unknown>) => string;
+
+/** The request's locale: the standalone host sets `locals.locale`; Indiekit's i18n sets `request.locale`. */
+export function requestLocale(request: Request, response: Response): string {
+  const candidates = [response.locals.locale, (request as Request & { locale?: unknown }).locale, response.locals.application?.locale];
+  for (const candidate of candidates) {
+    if (typeof candidate === "string" && candidate !== "") {
+      try {
+        return Intl.getCanonicalLocales(candidate)[0] ?? "en";
+      } catch {
+        // not a locale tag: try the next one
+      }
+    }
+  }
+  return "en";
+}
+
+/** A date formatter in the request's locale; empty text for a missing or invalid date. */
+export function dateFormatter(locale: string) {
+  const formats = {
+    short: new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short" }),
+    medium: new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" }),
+  };
+  return (value: unknown, style: keyof typeof formats = "medium"): string => {
+    if (value === null || value === undefined || value === "") return "";
+    const date = value instanceof Date ? value : new Date(String(value));
+    return Number.isNaN(date.getTime()) ? "" : (formats[style] ?? formats.medium).format(date);
+  };
+}
+
+/**
+ * Plural-aware text: picks `<key>.<form>` by Intl.PluralRules (one, few,
+ * many, other...) and falls back to `<key>.other`. Works with any host `__`
+ * that resolves dotted keys, whatever its own plural support.
+ */
+export function pluralizer(translate: Translate, locale: string) {
+  const rules = new Intl.PluralRules(locale);
+  return (key: string, count: number, vars: Record<string, unknown> = {}): string => {
+    const all = { ...vars, count: new Intl.NumberFormat(locale).format(count) };
+    const form = `${key}.${rules.select(count)}`;
+    const text = translate(form, all);
+    return text === form || text === "" ? translate(`${key}.other`, all) : text;
+  };
+}
+
+const SECTIONS = [
+  { path: "/", key: "blogroll.nav.dashboard", match: (p: string) => p === "/" || p === "" },
+  { path: "/sources", key: "blogroll.nav.sources", match: (p: string) => p.startsWith("/sources") },
+  { path: "/blogs", key: "blogroll.nav.blogs", match: (p: string) => p.startsWith("/blogs") },
+];
+
+/**
+ * Locals every admin view uses: `blogroll` (mount path, assets, section
+ * navigation), `formatDate`, `plural`, and the notice of a redirect shown
+ * as the host's `success`/`error` banner.
+ */
+export function adminLocals(context: BlogrollContext) {
+  return (request: Request, response: Response, next: NextFunction) => {
+    const translate: Translate = typeof response.locals.__ === "function" ? response.locals.__ : (key) => key;
+    const locale = requestLocale(request, response);
+    const mountPath = context.options.mountPath;
+    response.locals.blogroll = {
+      mountPath,
+      assets: PLUGIN_ASSETS,
+      sections: SECTIONS.map((section) => ({
+        href: section.path === "/" ? mountPath : `${mountPath}${section.path}`,
+        text: translate(section.key),
+        current: section.match(request.path),
+      })),
+    };
+    response.locals.formatDate = dateFormatter(locale);
+    response.locals.plural = pluralizer(translate, locale);
+    const notice = noticeFromQuery(request.query);
+    if (notice) response.locals[notice.type] = translate(`blogroll.notice.${notice.key}`);
+    next();
+  };
+}

@@ -1,0 +1,190 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { addBlog } from "../support/seed.js";
+import { logIn, type AdminSession } from "./admin-session.js";
+import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
+
+/** The error summary's messages, in order. */
+function summaryErrors(html: string): string[] {
+  const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
+  return [...summary.matchAll(/<a href="#([\w-]+)">/g)].map((match) => match[1]);
+}
+
+describe("admin: sources pages and forms (standalone host, SQLite)", () => {
+  let server: TestServer;
+  let site: FixtureSite;
+  let admin: AdminSession;
+  let sources: string;
+
+  before(async () => {
+    server = await startTestServer("sqlite");
+    site = await startFixtureSite();
+    admin = await logIn(server);
+    sources = `${server.plugin.mountPath}/sources`;
+  });
+  after(async () => {
+    await server.close();
+    await site.close();
+  });
+
+  it("offers the source types, Microsub only when its plugin is there", async () => {
+    const chooser = await admin.page(`${sources}/new`);
+    assert.equal(chooser.status, 200);
+    for (const type of ["opml_url", "opml_file", "feedland"]) assert.match(chooser.html, new RegExp(`value="${type}"`));
+    assert.doesNotMatch(chooser.html, /value="microsub"/);
+    const microsubForm = await admin.page(`${sources}/new?type=microsub`);
+    assert.doesNotMatch(microsubForm.html, /name="channelUid"/, "no Microsub form without the plugin");
+  });
+
+  it("re-renders an invalid OPML URL form with the error summary and the entered values", async () => {
+    const response = await admin.post(sources, { type: "opml_url", name: "My list", url: "ftp://nope", action: "save" });
+    assert.equal(response.status, 422);
+    assert.deepEqual(summaryErrors(response.html), ["url"]);
+    assert.match(response.html, /value="My list"/);
+    assert.match(response.html, /value="ftp:\/\/nope"/);
+    assert.match(response.html, /id="url-error"/);
+    assert.equal(await server.storage.sources.count(), 0, "nothing saved");
+  });
+
+  it("previews an OPML URL import without writing anything", async () => {
+    await addBlog(server.storage, { feedUrl: `${site.base}/gamma.xml`, title: "Gamma (known)" });
+    const before = await server.storage.blogs.count();
+    const response = await admin.post(sources, { type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml`, action: "preview" });
+    assert.equal(response.status, 200);
+    assert.match(response.html, /Import preview/);
+    assert.match(response.html, /2 blogs would be added/);
+    assert.match(response.html, /1 would be updated/);
+    assert.match(response.html, /Alpha Notes/);
+    assert.equal(await server.storage.sources.count(), 0);
+    assert.equal(await server.storage.blogs.count(), before);
+  });
+
+  it("previews an unreachable OPML URL as a form error", async () => {
+    const response = await admin.post(sources, { type: "opml_url", name: "Broken", url: `${site.base}/missing.opml`, action: "preview" });
+    assert.equal(response.status, 422);
+    assert.deepEqual(summaryErrors(response.html), ["url"]);
+  });
+
+  it("saves an OPML URL source and imports it at once", async () => {
+    const response = await admin.post(sources, { type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    assert.equal(response.status, 303);
+    assert.equal(response.location, `${sources}?notice=sourceCreated`);
+    const [source] = await server.storage.sources.list();
+    assert.equal(source.type, "opml_url");
+    assert.equal(source.status, "ok");
+    assert.equal(source.lastImport?.added, 2);
+    const list = await admin.page(response.location);
+    assert.match(list.html, /Source added and imported/);
+    assert.match(list.html, /2 added, 1 updated/);
+    assert.match(list.html, /Fixture/);
+  });
+
+  it("uploads an OPML file (multipart), with the CSRF token in the form", async () => {
+    const form = new FormData();
+    form.append("type", "opml_file");
+    form.append("name", "Uploaded");
+    form.append("enabled", "true");
+    form.append("action", "save");
+    form.append("opmlFile", new Blob([site.text("blogroll.opml").replace("Alpha Notes", "Alpha (file)")], { type: "text/x-opml" }), "list.opml");
+    const response = await admin.post(sources, form);
+    assert.equal(response.status, 303);
+    const uploaded = (await server.storage.sources.list()).find((source) => source.name === "Uploaded");
+    assert.ok(uploaded);
+    assert.match(uploaded.settings.xml, /Alpha \(file\)/);
+    assert.equal(uploaded.status, "ok");
+  });
+
+  it("refuses a multipart post without the CSRF token", async () => {
+    const form = new FormData();
+    form.append("type", "opml_file");
+    form.append("name", "No token");
+    const response = await admin.post(sources, form, { csrf: null });
+    assert.equal(response.status, 403);
+  });
+
+  it("reports pasted text that is not OPML on the form", async () => {
+    const response = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: "<html><body>no</body></html>", action: "save" });
+    assert.equal(response.status, 422);
+    assert.deepEqual(summaryErrors(response.html), ["xml"]);
+    const empty = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: "", action: "save" });
+    assert.deepEqual(summaryErrors(empty.html), ["opmlFile"]);
+  });
+
+  it("FeedLand: validates, loads the category picker from the instance, saves the category", async () => {
+    const invalid = await admin.post(sources, { type: "feedland", name: "", instance: "not a url", screenName: "", action: "save" });
+    assert.deepEqual(summaryErrors(invalid.html), ["name", "instance", "screenName"]);
+    const failed = await admin.post(sources, { type: "feedland", name: "FL", instance: site.base, screenName: "nobody", action: "categories" });
+    assert.equal(failed.status, 422, "an unknown account: the instance answers 404");
+    assert.deepEqual(summaryErrors(failed.html), ["screenName"]);
+    assert.match(failed.html, /value="nobody"/);
+
+    const loaded = await admin.post(sources, { type: "feedland", name: "FL", instance: site.base, screenName: "dave", action: "categories" });
+    assert.equal(loaded.status, 200);
+    assert.match(loaded.html, /<option value="Friends">Friends<\/option>/);
+    assert.match(loaded.html, /<option value="Work">Work<\/option>/);
+
+    const saved = await admin.post(sources, { type: "feedland", name: "FL", instance: site.base, screenName: "dave", category: "Work", enabled: "true", action: "save" });
+    assert.equal(saved.status, 303);
+    const source = (await server.storage.sources.list()).find((entry) => entry.type === "feedland");
+    assert.equal(source?.settings.category, "Work");
+    assert.equal(source?.status, "ok");
+  });
+
+  it("edits a source, enables/disables it, syncs it now (form and JSON)", async () => {
+    const source = (await server.storage.sources.list()).find((entry) => entry.name === "Fixture");
+    assert.ok(source);
+    const edit = await admin.page(`${sources}/${source.id}/edit`);
+    assert.equal(edit.status, 200);
+    assert.match(edit.html, new RegExp(`value="${site.base}/blogroll.opml"`));
+
+    const invalid = await admin.post(`${sources}/${source.id}`, { name: "", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(summaryErrors(invalid.html), ["name"]);
+
+    const saved = await admin.post(`${sources}/${source.id}`, { name: "Fixture list", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    assert.equal(saved.status, 303);
+    assert.equal((await server.storage.sources.get(source.id))?.name, "Fixture list");
+
+    const disabled = await admin.post(`${sources}/${source.id}/toggle`, { enabled: "false" });
+    assert.equal(disabled.location, `${sources}?notice=sourceDisabled`);
+    assert.equal((await server.storage.sources.get(source.id))?.enabled, false);
+    await admin.post(`${sources}/${source.id}/toggle`, { enabled: "true" });
+    assert.equal((await server.storage.sources.get(source.id))?.enabled, true);
+
+    const synced = await admin.post(`${sources}/${source.id}/sync`, {});
+    assert.equal(synced.location, `${sources}?notice=sourceSynced`);
+    const json = await admin.post(`${sources}/${source.id}/sync`, {}, { accept: "application/json" });
+    assert.equal(json.status, 202);
+    assert.equal(JSON.parse(json.html).status, "ok");
+  });
+
+  it("deletes a source: asks first, then keeps or removes its blogs as chosen", async () => {
+    const kept = await server.storage.sources.create({ type: "opml_file", name: "Keep me", settings: { xml: site.text("blogroll.opml") } });
+    const confirm = await admin.page(`${sources}/${kept.id}/delete`);
+    assert.equal(confirm.status, 200);
+    assert.match(confirm.html, /name="blogs" type="radio" value="keep"/);
+    const noChoice = await admin.post(`${sources}/${kept.id}/delete`, {});
+    assert.equal(noChoice.status, 422);
+    assert.deepEqual(summaryErrors(noChoice.html), ["blogs"]);
+
+    const onlyHere = await server.storage.blogs.upsertFromSource({ feedUrl: "https://only.example/feed", title: "Only here", source: "opml", sourceId: kept.id });
+    const removed = await server.storage.sources.create({ type: "opml_file", name: "Remove me", settings: { xml: site.text("blogroll.opml") } });
+    const doomed = await server.storage.blogs.upsertFromSource({ feedUrl: "https://doomed.example/feed", title: "Doomed", source: "opml", sourceId: removed.id });
+
+    assert.equal((await admin.post(`${sources}/${kept.id}/delete`, { blogs: "keep" })).location, `${sources}?notice=sourceDeleted`);
+    assert.equal(await server.storage.sources.get(kept.id), null);
+    const survivor = await server.storage.blogs.get(onlyHere.blog.id);
+    assert.ok(survivor && survivor.status !== "deleted");
+    assert.deepEqual(survivor.sourceIds, []);
+
+    await admin.post(`${sources}/${removed.id}/delete`, { blogs: "remove" });
+    assert.equal(await server.storage.blogs.get(doomed.blog.id), null);
+  });
+
+  it("answers 404 for unknown or malformed source ids", async () => {
+    assert.equal((await admin.page(`${sources}/ffffffffffffffffffffffff/edit`)).status, 404);
+    assert.equal((await admin.page(`${sources}/nope/edit`)).status, 404);
+    assert.equal((await admin.post(`${sources}/ffffffffffffffffffffffff/sync`, {})).status, 404);
+  });
+});
