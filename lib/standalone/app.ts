@@ -101,6 +101,13 @@ export async function createStandaloneApp(
   app.use(`/assets/${plugin.id}`, express.static(path.join(packageRoot, "assets"), { maxAge: "1h" }));
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   app.use(express.json({ limit: BODY_LIMIT }));
+  // A body that is not valid JSON reaches the routes as no body at all, so
+  // each route answers with its own (spec) error rather than a parser's.
+  app.use((error: Error & { type?: string }, request: Request, _response: Response, next: NextFunction) => {
+    if (error.type !== "entity.parse.failed") return next(error);
+    request.body = {};
+    next();
+  });
 
   app.get(LOGIN_PATH, (request, response) => {
     response.render("login", { title: response.locals.__("blogroll.login.title"), redirect: safeRedirect(request.query.redirect, plugin.mountPath) });
