@@ -1,0 +1,260 @@
+import assert from "node:assert/strict";
+import { after, afterEach, before, beforeEach, test } from "node:test";
+import { parseFeed } from "../../lib/feeds/parse.js";
+import { HostLimiter } from "../../lib/http/host-limiter.js";
+import type { Storage } from "../../lib/storage/types.js";
+import { NO_ICON, syncBlog, type SyncBlogDeps } from "../../lib/sync/fetch-blog.js";
+import { conditionalFeed, rss, startFeedServer, type FeedServer, type TestItem } from "./feed-server.js";
+import { addBlog, DAY, MINUTE, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
+
+let server: FeedServer;
+let origin: string;
+let temp: TempStorage;
+let storage: Storage;
+let clock: Date;
+
+before(async () => {
+  server = await startFeedServer();
+  origin = server.origins[0];
+});
+after(() => server.close());
+beforeEach(async () => {
+  temp = await openTempStorage();
+  storage = temp.storage;
+  clock = new Date(Math.floor(Date.now() / 1000) * 1000);
+});
+afterEach(() => temp.cleanup());
+
+const options = testOptions();
+const deps = (): SyncBlogDeps => ({ limiter: new HostLimiter(2), parse: parseFeed, now: () => clock });
+const run = (blog: Parameters<typeof syncBlog>[1], signal = new AbortController().signal, opts = options) =>
+  syncBlog(storage, blog, opts, signal, deps());
+const recent = (hoursAgo: number) => new Date(clock.getTime() - hoursAgo * 3600_000);
+const twoItems = (): TestItem[] => [
+  { guid: "one", published: recent(1) },
+  { guid: "two", published: recent(2) },
+];
+const serveFeed = (path: string, items: TestItem[] = twoItems(), channel = {}) =>
+  server.route(path, conditionalFeed(() => rss(items, { title: "The feed title", ...channel })));
+
+test("200 stores items, stats, metadata and validators; then 304 writes nothing but the fetch record", async () => {
+  serveFeed("/basic.xml");
+  const blog = await addBlog(storage, `${origin}/basic.xml`, "placeholder");
+  assert.deepEqual(await run(blog), { outcome: "updated", itemsAdded: 2, itemsDeleted: 0 });
+
+  const fetched = await reload(storage, blog);
+  assert.equal(fetched.status, "active");
+  assert.equal(fetched.title, "The feed title");
+  assert.equal(fetched.feedType, "rss");
+  assert.equal(fetched.photo, "https://example.org/logo.png");
+  assert.equal(fetched.etag, '"v1"');
+  assert.equal(fetched.itemCount, 2);
+  assert.deepEqual(fetched.lastItemAt, recent(1));
+  assert.deepEqual(fetched.lastFetchAt, clock);
+  assert.equal(fetched.nextFetchAt, null);
+  const itemsBefore = await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+
+  clock = new Date(clock.getTime() + 3600_000);
+  assert.deepEqual(await run(fetched), { outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 });
+  assert.equal(server.lastHeaders("/basic.xml")?.["if-none-match"], '"v1"');
+  const after304 = await reload(storage, blog);
+  assert.deepEqual(after304.lastFetchAt, clock, "the fetch is recorded");
+  assert.equal(after304.status, "active");
+  assert.deepEqual(await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 }), itemsBefore, "item rows untouched");
+});
+
+const urlsOf = async (blogId: string) =>
+  (await storage.items.list({ blogId, limit: 100, offset: 0 })).map((item) => item.url?.replace("https://example.org/", ""));
+
+test("items older than maxItemAge are not stored (undated ones are)", async () => {
+  serveFeed("/aged.xml", [
+    { guid: "fresh", published: recent(1) },
+    { guid: "undated", published: null },
+    { guid: "ancient", published: new Date(clock.getTime() - 30 * DAY) },
+  ]);
+  const blog = await addBlog(storage, `${origin}/aged.xml`);
+  assert.deepEqual(await run(blog), { outcome: "updated", itemsAdded: 2, itemsDeleted: 0 });
+  assert.deepEqual(await urlsOf(blog.id), ["fresh", "undated"]);
+});
+
+test("a blog keeps its newest maxItemsPerBlog items across fetches", async () => {
+  let items: TestItem[] = [1, 2, 3].map((hours) => ({ guid: `old-${hours}`, published: recent(hours + 10) }));
+  server.route("/rolling.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(items)));
+  const blog = await addBlog(storage, `${origin}/rolling.xml`);
+  const limited = testOptions({ maxItemsPerBlog: 3 });
+  await run(blog, undefined, limited);
+  items = [1, 2].map((hours) => ({ guid: `new-${hours}`, published: recent(hours) }));
+  assert.deepEqual(await run(await reload(storage, blog), undefined, limited), { outcome: "updated", itemsAdded: 2, itemsDeleted: 2 });
+  assert.deepEqual(await urlsOf(blog.id), ["new-1", "new-2", "old-1"]);
+  assert.equal((await reload(storage, blog)).itemCount, 3);
+});
+
+for (const status of [301, 308]) {
+  test(`${status} moves feedUrl to the target`, async () => {
+    serveFeed(`/new-${status}.xml`);
+    server.route(`/old-${status}.xml`, (_request, response) => void response.writeHead(status, { location: `/new-${status}.xml` }).end());
+    const blog = await addBlog(storage, `${origin}/old-${status}.xml`);
+    assert.equal((await run(blog)).outcome, "updated");
+    assert.equal((await reload(storage, blog)).feedUrl, `${origin}/new-${status}.xml`);
+  });
+}
+
+for (const status of [302, 307]) {
+  test(`${status} keeps feedUrl`, async () => {
+    serveFeed(`/new-${status}.xml`);
+    server.route(`/old-${status}.xml`, (_request, response) => void response.writeHead(status, { location: `/new-${status}.xml` }).end());
+    const blog = await addBlog(storage, `${origin}/old-${status}.xml`);
+    assert.equal((await run(blog)).outcome, "updated");
+    assert.equal((await reload(storage, blog)).feedUrl, `${origin}/old-${status}.xml`);
+    assert.equal((await reload(storage, blog)).itemCount, 2);
+  });
+}
+
+test("a 301 to a feed another blog already has leaves feedUrl alone", async () => {
+  serveFeed("/taken.xml");
+  server.route("/moving.xml", (_request, response) => void response.writeHead(301, { location: "/taken.xml" }).end());
+  const other = await addBlog(storage, `${origin}/taken.xml`);
+  const blog = await addBlog(storage, `${origin}/moving.xml`);
+  assert.equal((await run(blog)).outcome, "updated");
+  assert.equal((await reload(storage, blog)).feedUrl, `${origin}/moving.xml`);
+  assert.equal((await reload(storage, other)).feedUrl, `${origin}/taken.xml`);
+});
+
+test("410 marks the blog gone, and gone blogs are no longer due", async () => {
+  server.route("/gone.xml", (_request, response) => void response.writeHead(410).end());
+  const blog = await addBlog(storage, `${origin}/gone.xml`);
+  assert.equal((await run(blog)).outcome, "gone");
+  const gone = await reload(storage, blog);
+  assert.equal(gone.status, "gone");
+  assert.equal(gone.lastError, "HTTP 410 Gone");
+  const due = await storage.blogs.listDue(new Date(clock.getTime() + 30 * DAY), 100);
+  assert.ok(!due.some((candidate) => candidate.id === blog.id));
+});
+
+test("429 with Retry-After sets nextFetchAt to it; 503 without one backs off", async () => {
+  const retryAt = new Date(clock.getTime() + 3 * 3600_000);
+  server.route("/busy.xml", (_request, response) => void response.writeHead(429, { "retry-after": retryAt.toUTCString() }).end());
+  server.route("/down.xml", (_request, response) => void response.writeHead(503).end());
+  const busy = await addBlog(storage, `${origin}/busy.xml`);
+  const down = await addBlog(storage, `${origin}/down.xml`);
+  assert.equal((await run(busy)).outcome, "failed");
+  assert.equal((await run(down)).outcome, "failed");
+  const busyAfter = await reload(storage, busy);
+  assert.equal(busyAfter.status, "error");
+  assert.equal(busyAfter.lastError, "HTTP 429 Too Many Requests");
+  assert.deepEqual(busyAfter.nextFetchAt, retryAt);
+  assert.deepEqual((await reload(storage, down)).nextFetchAt, new Date(clock.getTime() + 5 * MINUTE));
+});
+
+test("500s back off 5 min × 2^(n-1) up to a day, keep items, and success resets everything", async () => {
+  let failing = false;
+  server.route("/flaky.xml", (request, response) => {
+    if (failing) return void response.writeHead(500).end("boom");
+    return conditionalFeed(() => rss(twoItems()))(request, response);
+  });
+  let blog = await addBlog(storage, `${origin}/flaky.xml`);
+  await run(blog);
+  failing = true;
+  const delays: number[] = [];
+  for (let attempt = 1; attempt <= 11; attempt++) {
+    blog = await reload(storage, blog);
+    assert.equal((await run(blog)).outcome, "failed");
+    const after = await reload(storage, blog);
+    assert.equal(after.status, "error");
+    assert.equal(after.lastError, "HTTP 500 Internal Server Error");
+    assert.equal(after.failureCount, attempt);
+    delays.push((after.nextFetchAt!.getTime() - clock.getTime()) / MINUTE);
+  }
+  assert.deepEqual(delays, [5, 10, 20, 40, 80, 160, 320, 640, 1280, 1440, 1440]);
+  assert.equal((await reload(storage, blog)).itemCount, 2, "items untouched by failures");
+
+  failing = false;
+  assert.equal((await run(await reload(storage, blog))).outcome, "not-modified");
+  const healed = await reload(storage, blog);
+  assert.equal(healed.status, "active");
+  assert.equal(healed.failureCount, 0);
+  assert.equal(healed.nextFetchAt, null);
+  assert.equal(healed.lastError, null);
+});
+
+test("a timeout is an error with a short message and back-off", async () => {
+  server.route("/slow.xml", () => undefined); // never answers
+  const blog = await addBlog(storage, `${origin}/slow.xml`);
+  assert.equal((await run(blog, undefined, testOptions({ fetchTimeout: 200 }))).outcome, "failed");
+  const after = await reload(storage, blog);
+  assert.equal(after.status, "error");
+  assert.match(after.lastError ?? "", /^Timed out/);
+  assert.deepEqual(after.nextFetchAt, new Date(clock.getTime() + 5 * MINUTE));
+});
+
+test("an unparseable body keeps the stored items and says why", async () => {
+  let broken = false;
+  server.route("/breaks.xml", (_request, response) => {
+    response.writeHead(200, { "content-type": "application/rss+xml" }).end(broken ? "<rss><channel><item>" : rss(twoItems()));
+  });
+  const blog = await addBlog(storage, `${origin}/breaks.xml`);
+  await run(blog);
+  const items = await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+  broken = true;
+  assert.equal((await run(await reload(storage, blog))).outcome, "failed");
+  const after = await reload(storage, blog);
+  assert.equal(after.status, "error");
+  assert.match(after.lastError ?? "", /^Not a readable feed/);
+  assert.equal(after.itemCount, 2);
+  assert.deepEqual(await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 }), items);
+});
+
+test("a connection refused is reported in words, without the resolved address", async () => {
+  const blog = await addBlog(storage, "http://localhost:1/feed.xml");
+  assert.equal((await run(blog)).outcome, "failed");
+  const { lastError } = await reload(storage, blog);
+  assert.match(lastError ?? "", /^Network error: /);
+  assert.doesNotMatch(lastError ?? "", /127\.0\.0\.1|::1|\n|\bat /);
+});
+
+test("a storage failure while saving is caught and reported as failed", async () => {
+  serveFeed("/ok.xml");
+  const blog = await addBlog(storage, `${origin}/ok.xml`);
+  const broken: Storage = {
+    ...storage,
+    items: { ...storage.items, upsertMany: () => Promise.reject(new Error("disk full")) },
+  };
+  const result = await syncBlog(broken, blog, options, new AbortController().signal, deps());
+  assert.equal(result.outcome, "failed");
+  const after = await reload(storage, blog);
+  assert.equal(after.status, "error");
+  assert.equal(after.lastError, "Could not save this blog's items");
+});
+
+test("an aborted fetch writes nothing", async () => {
+  server.route("/hang.xml", () => undefined);
+  const blog = await addBlog(storage, `${origin}/hang.xml`);
+  const controller = new AbortController();
+  const pending = run(blog, controller.signal);
+  setTimeout(() => controller.abort(), 50);
+  assert.equal((await pending).outcome, "aborted");
+  assert.deepEqual(await reload(storage, blog), blog);
+});
+
+test("a blog without any photo gets its site icon once; none found is remembered as NO_ICON", async () => {
+  server.route("/site/", (_request, response) => {
+    response.writeHead(200, { "content-type": "text/html" }).end(`<head><link rel="apple-touch-icon" href="/site/touch.png"></head>`);
+  });
+  serveFeed("/iconless.xml", twoItems(), { image: null, link: `${origin}/site/` });
+  const blog = await addBlog(storage, `${origin}/iconless.xml`);
+  await run(blog);
+  assert.equal((await reload(storage, blog)).iconUrl, `${origin}/site/touch.png`);
+  server.route("/iconless.xml", (_request, response) => {
+    response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: "three", published: recent(0) }], { image: null, link: `${origin}/site/` }));
+  });
+  await run(await reload(storage, blog));
+  assert.equal(server.hits("/site/"), 1, "the site page is not fetched again");
+
+  server.route("/bare/", (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end("<p>no icon</p>"));
+  serveFeed("/bare.xml", twoItems(), { image: null, link: `${origin}/bare/` });
+  const bare = await addBlog(storage, `${origin}/bare.xml`);
+  await run(bare);
+  assert.equal((await reload(storage, bare)).iconUrl, NO_ICON);
+  await run(await reload(storage, bare));
+  assert.equal(server.hits("/bare/"), 1);
+});
