@@ -66,21 +66,25 @@ export async function forEachDueBlog(
     inFlight.add(task);
   };
 
-  while (!signal.aborted) {
-    const free = inFlight.size < limits.concurrency;
-    const next = free ? pending.findIndex((blog) => (busyHosts.get(hostOf(blog.feedUrl)) ?? 0) < limits.perHost) : -1;
-    if (next !== -1) {
-      start(pending.splice(next, 1)[0]);
-      continue;
+  try {
+    while (!signal.aborted) {
+      const free = inFlight.size < limits.concurrency;
+      const next = free ? pending.findIndex((blog) => (busyHosts.get(hostOf(blog.feedUrl)) ?? 0) < limits.perHost) : -1;
+      if (next !== -1) {
+        start(pending.splice(next, 1)[0]);
+        continue;
+      }
+      // Read further when nothing is left, or when every waiting blog is on a busy host
+      // (more hosts may come), keeping at most a few batches in memory.
+      if (!exhausted && free && pending.length < batchSize * 4) {
+        await loadMore();
+        continue;
+      }
+      if (inFlight.size === 0) break;
+      await Promise.race(inFlight);
     }
-    // Read further when nothing is left, or when every waiting blog is on a busy host
-    // (more hosts may come), keeping at most a few batches in memory.
-    if (!exhausted && free && pending.length < batchSize * 4) {
-      await loadMore();
-      continue;
-    }
-    if (inFlight.size === 0) break;
-    await Promise.race(inFlight);
+  } finally {
+    // Also when listDue fails: no blog is left running unobserved.
+    await Promise.allSettled(inFlight);
   }
-  await Promise.allSettled(inFlight);
 }
