@@ -97,7 +97,7 @@ export function blogsListController(context: BlogrollContext) {
       categoryItems: [option("", __("blogroll.blogs.filters.anyCategory"), filters.category), ...categories.map((entry) => option(entry.name, entry.name, filters.category))],
       sourceItems: [option("", __("blogroll.blogs.filters.anySource"), filters.source), ...sources.map((source) => option(source.id, source.name, filters.source))],
       statusItems: [option("", __("blogroll.blogs.filters.anyStatus"), filters.status), ...STATUS_FILTERS.map((status) => option(status, __(`blogroll.blogs.statuses.${status}`), filters.status))],
-      pagination: paginationOf(base, filters, page.total),
+      pageLinks: paginationOf(base, filters, page.total),
     });
   };
 }

@@ -16,9 +16,12 @@ export async function withBlogTitles(blogsById: (ids: string[]) => Promise<Blog[
 export function dashboardController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const storage = await context.getStorage();
-    const [status, sources, errorCount, errorBlogs, items] = await Promise.all([
+    // Counts are read fresh here: the status record's are cached a few seconds for widgets.
+    const [status, sources, blogCount, itemCount, errorCount, errorBlogs, items] = await Promise.all([
       readStatus(context),
       storage.sources.count(),
+      storage.blogs.count(),
+      storage.items.count(),
       storage.blogs.count({ status: "error" }),
       storage.blogs.list({ visibility: "admin", status: "error", sort: "recent", limit: ERROR_BLOGS, offset: 0 }),
       storage.items.list({ limit: LATEST_ITEMS, offset: 0 }),
@@ -26,7 +29,7 @@ export function dashboardController(context: BlogrollContext) {
     response.render("blogroll-dashboard", {
       title: response.locals.__("blogroll.title"),
       status,
-      counts: { sources, blogs: status.blogs.count, items: status.items.count, errors: errorCount },
+      counts: { sources, blogs: blogCount, items: itemCount, errors: errorCount },
       errorBlogs: errorBlogs.items,
       // Poll for progress only while a run goes on or was just started from this page.
       poll: status.isRunning || request.query.notice === "syncStarted" || request.query.notice === "itemsCleared",

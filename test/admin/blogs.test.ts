@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { closeParsePool } from "../../lib/sync/parse-pool.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { addBlog, addItems, item } from "../support/seed.js";
+import { logIn, type AdminSession } from "./admin-session.js";
+import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
+
+after(() => closeParsePool());
+
+function summaryErrors(html: string): string[] {
+  const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
+  return [...summary.matchAll(/<a href="#([\w-]+)">/g)].map((match) => match[1]);
+}
+
+/** Titles of the blogs the list page shows, in order. */
+function listedTitles(html: string): string[] {
+  return [...html.matchAll(/<th scope="row">\s*<a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]);
+}
+
+describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
+  let server: TestServer;
+  let site: FixtureSite;
+  let admin: AdminSession;
+  let blogs: string;
+
+  before(async () => {
+    server = await startTestServer("sqlite");
+    site = await startFixtureSite();
+    admin = await logIn(server);
+    blogs = `${server.plugin.mountPath}/blogs`;
+  });
+  after(async () => {
+    await server.close();
+    await site.close();
+  });
+
+  it("lists blogs with search and filters by category, source and status, paged", async () => {
+    const source = await server.storage.sources.create({ type: "opml_url", name: "Friends list", settings: { url: "https://lists.example/x.opml" } });
+    await server.storage.blogs.upsertFromSource({ feedUrl: "https://friend.example/feed", title: "Friendly Blog", category: "Friends", source: "opml", sourceId: source.id });
+    await addBlog(server.storage, { title: "Hidden Gem", category: "Tech", hidden: true });
+    const broken = await addBlog(server.storage, { title: "Broken Feed", category: "Tech" });
+    await server.storage.blogs.recordFetch(broken.id, { at: new Date(), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 1 });
+    for (let index = 0; index < 52; index++) await addBlog(server.storage, { title: `Filler ${String(index).padStart(2, "0")}`, category: "Filler" });
+
+    const all = await admin.page(blogs);
+    assert.equal(all.status, 200);
+    assert.equal(listedTitles(all.html).length, 50, "50 a page");
+    assert.match(all.html, /1–50 of 55 blogs/);
+    assert.match(all.html, /aria-current="page">1</);
+    const second = await admin.page(`${blogs}?page=2`);
+    assert.equal(listedTitles(second.html).length, 5);
+
+    assert.deepEqual(listedTitles((await admin.page(`${blogs}?q=gem`)).html), ["Hidden Gem"]);
+    assert.deepEqual(listedTitles((await admin.page(`${blogs}?q=friend.example`)).html), ["Friendly Blog"], "search by URL");
+    assert.deepEqual(listedTitles((await admin.page(`${blogs}?category=Friends`)).html), ["Friendly Blog"]);
+    assert.deepEqual(listedTitles((await admin.page(`${blogs}?source=${source.id}`)).html), ["Friendly Blog"]);
+    assert.deepEqual(listedTitles((await admin.page(`${blogs}?status=hidden`)).html), ["Hidden Gem"]);
+    const errors = await admin.page(`${blogs}?status=error`);
+    assert.deepEqual(listedTitles(errors.html), ["Broken Feed"]);
+    assert.match(errors.html, /<option value="error" selected>/, "the filter keeps its value");
+    const none = await admin.page(`${blogs}?q=zzzz`);
+    assert.match(none.html, /No blog matches these filters/);
+    assert.equal((await admin.page(`${blogs}?status=bogus&page=-3`)).status, 200, "malformed filters are ignored");
+  });
+
+  it("adds a blog: discovery lists the feeds of a site to pick from, then adds the picked one", async () => {
+    const empty = await admin.post(blogs, { url: "", action: "discover" });
+    assert.equal(empty.status, 422);
+    assert.deepEqual(summaryErrors(empty.html), ["url"]);
+
+    const found = await admin.post(blogs, { url: `${site.base}/delta/`, title: "", category: "", action: "discover" });
+    assert.equal(found.status, 200);
+    assert.match(found.html, new RegExp(`value="${site.base}/delta.xml" checked`));
+    assert.match(found.html, new RegExp(`value="${site.base}/delta-comments.xml"`));
+    assert.match(found.html, /value="Delta&#39;s site"|value="Delta's site"/, "the page title fills the title field");
+
+    const added = await admin.post(blogs, { url: `${site.base}/delta/`, feedUrl: `${site.base}/delta-comments.xml`, title: "Delta", category: "Friends", action: "add" });
+    assert.equal(added.status, 303);
+    const blog = await server.storage.blogs.getByFeedUrl(`${site.base}/delta-comments.xml`);
+    assert.ok(blog);
+    assert.equal(added.location, `${blogs}/${blog.id}?notice=blogAdded`);
+    assert.equal(blog.source, "manual");
+    assert.equal(blog.category, "Friends");
+
+    const again = await admin.post(blogs, { url: "", feedUrl: `${site.base}/delta-comments.xml`, action: "add" });
+    assert.equal(again.location, `${blogs}/${blog.id}?notice=blogExists`);
+
+    const nothing = await admin.post(blogs, { url: `${site.base}/nothing-here`, action: "discover" });
+    assert.equal(nothing.status, 422);
+    assert.deepEqual(summaryErrors(nothing.html), ["url"]);
+    const badFeed = await admin.post(blogs, { url: "x", feedUrl: "javascript:alert(1)", action: "add" });
+    assert.deepEqual(summaryErrors(badFeed.html), ["feedUrl"]);
+  });
+
+  it("shows a blog with its details, last error and recent items; saves edits, only changed fields", async () => {
+    const blog = await addBlog(server.storage, { title: "Editable", category: "Tech" });
+    await addItems(server.storage, blog.id, [item("one", new Date(Date.now() - 3_600_000)), item("two", new Date(Date.now() - 7_200_000))]);
+    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: "Timed out after 15 s", nextFetchAt: null, failureCount: 1 });
+    const page = await admin.page(`${blogs}/${blog.id}`);
+    assert.equal(page.status, 200);
+    assert.match(page.html, /Timed out after 15 s/);
+    assert.match(page.html, /Post one/);
+    assert.match(page.html, /<option value="Tech">/, "existing categories are suggested");
+
+    const invalid = await admin.post(`${blogs}/${blog.id}`, { title: "", category: "x".repeat(101), tags: "a", notes: "" });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(summaryErrors(invalid.html), ["title", "category"]);
+    assert.match(invalid.html, /value="a"/, "entered values are kept");
+
+    const saved = await admin.post(`${blogs}/${blog.id}`, { title: "Editable", category: "Tech", tags: "indie, web, indie", pinned: "true", notes: "Met at IWC" });
+    assert.equal(saved.location, `${blogs}/${blog.id}?notice=blogSaved`);
+    const edited = await server.storage.blogs.get(blog.id);
+    assert.deepEqual(edited?.tags, ["indie", "web"]);
+    assert.equal(edited?.pinned, true);
+    assert.equal(edited?.notes, "Met at IWC");
+    assert.deepEqual([...(edited?.ownerEdited ?? [])].sort(), ["notes", "pinned", "tags"], "unchanged title and category stay sync-owned");
+    assert.match((await admin.page(saved.location ?? "")).html, /Blog saved/);
+  });
+
+  it("hides a blog from the public API", async () => {
+    const blog = await addBlog(server.storage, { title: "Soon hidden" });
+    await admin.post(`${blogs}/${blog.id}`, { title: "Soon hidden", hidden: "true" });
+    const response = await server.get(`${server.api}/blogs/${blog.id}`);
+    assert.equal(response.status, 404);
+  });
+
+  it("refreshes a blog now (form redirect and JSON 202)", async () => {
+    const blog = await addBlog(server.storage, { feedUrl: `${site.base}/alpha.xml`, title: "Alpha" });
+    const refreshed = await admin.post(`${blogs}/${blog.id}/refresh`, {});
+    assert.equal(refreshed.location, `${blogs}/${blog.id}?notice=blogRefreshed`);
+    assert.equal((await server.storage.blogs.get(blog.id))?.itemCount, 2);
+    const json = await admin.post(`${blogs}/${blog.id}/refresh`, {}, { accept: "application/json" });
+    assert.equal(json.status, 202);
+    assert.equal(JSON.parse(json.html).status, "ok");
+
+    const gone = await addBlog(server.storage, { feedUrl: `${site.base}/missing.xml`, title: "Missing" });
+    const failed = await admin.post(`${blogs}/${gone.id}/refresh`, {});
+    assert.equal(failed.location, `${blogs}/${gone.id}?notice=blogRefreshFailed`);
+  });
+
+  it("deletes a blog softly after confirmation", async () => {
+    const blog = await addBlog(server.storage, { title: "Doomed blog" });
+    const confirm = await admin.page(`${blogs}/${blog.id}/delete`);
+    assert.equal(confirm.status, 200);
+    assert.match(confirm.html, /Delete Doomed blog/);
+    const deleted = await admin.post(`${blogs}/${blog.id}/delete`, {});
+    assert.equal(deleted.location, `${blogs}?notice=blogDeleted`);
+    assert.equal((await server.storage.blogs.get(blog.id))?.status, "deleted");
+    assert.equal((await admin.page(`${blogs}/${blog.id}`)).status, 404);
+  });
+
+  it("CSRF: a session form post without or with a wrong token gets 403; a Bearer request needs none", async () => {
+    const blog = await addBlog(server.storage, { title: "Guarded" });
+    assert.equal((await admin.post(`${blogs}/${blog.id}`, { title: "Changed" }, { csrf: null })).status, 403);
+    assert.equal((await admin.post(`${blogs}/${blog.id}`, { title: "Changed" }, { csrf: "wrong" })).status, 403);
+    assert.equal((await server.storage.blogs.get(blog.id))?.title, "Guarded");
+    const bearer = await server.get(`${blogs}/${blog.id}`, {
+      method: "POST",
+      body: new URLSearchParams({ title: "By script" }),
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      redirect: "manual",
+    });
+    assert.equal(bearer.status, 303);
+    assert.equal((await server.storage.blogs.get(blog.id))?.title, "By script");
+  });
+});

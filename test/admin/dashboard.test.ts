@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { closeParsePool } from "../../lib/sync/parse-pool.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { addBlog, addItems, item } from "../support/seed.js";
+import { logIn, type AdminSession } from "./admin-session.js";
+import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
+
+after(() => closeParsePool());
+
+/** The text of a summary row's value by its key. */
+function summaryValue(html: string, key: string): string | null {
+  return new RegExp(`<dt class="summary__key">${key}</dt>\\s*<dd class="summary__value">([^<]*)</dd>`).exec(html)?.[1] ?? null;
+}
+
+describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", () => {
+  let server: TestServer;
+  let site: FixtureSite;
+  let admin: AdminSession;
+  let mount: string;
+
+  before(async () => {
+    server = await startTestServer("sqlite");
+    site = await startFixtureSite();
+    admin = await logIn(server);
+    mount = server.plugin.mountPath;
+  });
+  after(async () => {
+    await server.close();
+    await site.close();
+  });
+
+  it("sends people without a session to the login page, scripts get 401", async () => {
+    const page = await server.get(mount, { headers: { Accept: "text/html" }, redirect: "manual" });
+    assert.equal(page.status, 302);
+    assert.match(page.headers.get("location") ?? "", /^\/session\/login\?redirect=/);
+    assert.equal((await server.get(`${mount}/sync`, { method: "POST" })).status, 401);
+  });
+
+  it("shows counts, latest items with their blog, blogs in error with their messages, and the actions", async () => {
+    const good = await addBlog(server.storage, { title: "Good Blog" });
+    await addItems(server.storage, good.id, [item("fresh", new Date(Date.now() - 60_000))]);
+    const bad = await addBlog(server.storage, { title: "Bad Blog" });
+    await server.storage.blogs.recordFetch(bad.id, { at: new Date(), status: "error", error: "HTTP 503 Service Unavailable", nextFetchAt: null, failureCount: 2 });
+    await server.storage.sources.create({ type: "opml_url", name: "S", settings: { url: "https://x.example/a.opml" } });
+
+    const { status, html } = await admin.page(mount);
+    assert.equal(status, 200);
+    assert.equal(summaryValue(html, "Sources"), "1");
+    assert.equal(summaryValue(html, "Blogs"), "2");
+    assert.equal(summaryValue(html, "Items"), "1");
+    assert.equal(summaryValue(html, "Blogs in error"), "1");
+    assert.equal(summaryValue(html, "Last sync"), "never");
+    assert.match(html, /Post fresh/);
+    assert.match(html, new RegExp(`href="${mount}/blogs/${good.id}">Good Blog`));
+    assert.match(html, /HTTP 503 Service Unavailable/);
+    assert.match(html, new RegExp(`action="${mount}/sync"`));
+    assert.match(html, new RegExp(`href="${mount}/clear-resync"`));
+    assert.match(html, new RegExp(`href="${mount}/api/opml"`));
+    assert.match(html, /<script src="\/assets\/indiekit-endpoint-blogroll\/progress.js" defer><\/script>/);
+    assert.doesNotMatch(html, /<script>|style="/, "no inline script or style (strict CSP)");
+  });
+
+  it("serves the progress script and stylesheet from the plugin's assets", async () => {
+    const script = await server.get("/assets/indiekit-endpoint-blogroll/progress.js");
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get("content-type") ?? "", /javascript/);
+    assert.match(await script.text(), /api\/status|statusUrl/);
+    assert.equal((await server.get("/assets/indiekit-endpoint-blogroll/styles.css")).status, 200);
+  });
+
+  it("POST /sync: redirect with a notice for forms, 202 with the status record for JSON", async () => {
+    const form = await admin.post(`${mount}/sync`, {});
+    assert.equal(form.status, 303);
+    assert.equal(form.location, `${mount}?notice=syncStarted`);
+    const page = await admin.page(form.location ?? "");
+    assert.match(page.html, /Sync started/);
+    assert.match(page.html, /data-poll="true"/, "the progress line polls after a sync was started");
+    const json = await admin.post(`${mount}/sync`, {}, { accept: "application/json" });
+    assert.equal(json.status, 202);
+    const body = JSON.parse(json.html);
+    assert.equal(body.status, "ok");
+    assert.equal(typeof body.isRunning, "boolean");
+    assert.ok("blogs" in body && "items" in body && "lastSync" in body);
+    const bearer = await server.get(`${mount}/sync`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, Accept: "application/json" } });
+    assert.equal(bearer.status, 202, "Bearer requests need no CSRF token");
+    assert.equal((await admin.post(`${mount}/sync`, {}, { csrf: null })).status, 403);
+  });
+
+  it("clear and re-sync: asks for confirmation, then deletes every item and makes blogs due without validators", async () => {
+    const blog = await addBlog(server.storage, { feedUrl: `${site.base}/alpha.xml`, title: "Alpha" });
+    await addItems(server.storage, blog.id, [item("old", new Date())]);
+    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: new Date(Date.now() + 3_600_000), failureCount: 0, etag: '"v1"' });
+    await server.plugin.context.scheduler.syncNow(); // let the earlier trigger's run finish first
+
+    const confirm = await admin.page(`${mount}/clear-resync`);
+    assert.equal(confirm.status, 200);
+    assert.match(confirm.html, /name="confirm"/);
+    const unconfirmed = await admin.post(`${mount}/clear-resync`, {});
+    assert.equal(unconfirmed.status, 422);
+    assert.match(unconfirmed.html, /href="#confirm"/);
+    assert.ok((await server.storage.items.count()) > 0, "nothing deleted without confirmation");
+
+    const cleared = await admin.post(`${mount}/clear-resync`, { confirm: "yes" });
+    assert.equal(cleared.location, `${mount}?notice=itemsCleared`);
+    await server.plugin.context.scheduler.syncNow();
+    const refetched = await server.storage.blogs.get(blog.id);
+    assert.equal(refetched?.itemCount, 2, "the re-sync fetched the feed again in full (no 304)");
+    const items = await server.storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+    assert.deepEqual(items.map((entry) => entry.title).sort(), ["Alpha first post", "Alpha second post"]);
+  });
+
+  it("renders pages in the request's language, with dates in its format", async () => {
+    const blog = await addBlog(server.storage, { title: "Dated", lastFetchAt: new Date("2024-03-05T10:20:00Z") });
+    const german = await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie, "Accept-Language": "de-DE,de;q=0.9" } });
+    const html = await german.text();
+    assert.match(html, /<html lang="de"/);
+    assert.match(html, /Zuletzt abgerufen/);
+    assert.match(html, /05\.03\.2024/, "German date format");
+    const english = await (await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie } })).text();
+    assert.match(english, /Mar 5, 2024/);
+  });
+
+  it("answers 404 with a page for unknown blogs", async () => {
+    const response = await admin.page(`${mount}/blogs/ffffffffffffffffffffffff`);
+    assert.equal(response.status, 404);
+    assert.match(response.html, /Not found/);
+  });
+});
