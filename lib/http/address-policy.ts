@@ -30,6 +30,7 @@ for (const [network, prefix] of [
   ["::", 128],
   ["::1", 128],
   ["100::", 64], // discard-only
+  ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): translates into the operator's own network
   ["2001::", 32], // Teredo: the client address inside is obfuscated, refuse the range
   ["2001:db8::", 32], // documentation
   ["fc00::", 7], // unique local
@@ -66,6 +67,7 @@ function embeddedIpv4(address: string): string | null {
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   const v4 = (at: number) => b.slice(at, at + 4).join(".");
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return v4(12); // ::ffff:a.b.c.d
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return v4(12); // ::ffff:0:a.b.c.d (SIIT translated)
   if (zeros(0, 12) && !zeros(12, 16)) return v4(12); // ::a.b.c.d (deprecated compatible form)
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return v4(12); // NAT64 64:ff9b::/96
   if (b[0] === 0x20 && b[1] === 0x02) return v4(2); // 6to4 2002::/16

@@ -1,37 +1,52 @@
 import { isIP } from "node:net";
-import type { Readable } from "node:stream";
-import zlib from "node:zlib";
 import { request, type Dispatcher } from "undici";
 import { packageJson } from "../package-root.js";
 import { isBlockedAddress } from "./address-policy.js";
-import { BlockedAddressError, createGuardedAgent } from "./guarded-agent.js";
+import { FetchError, toFetchError, type AbortState } from "./errors.js";
+import { createGuardedAgent } from "./guarded-agent.js";
+import { readBody } from "./read-body.js";
 import { parseRetryAfter } from "./retry-after.js";
+
+export { FetchError, type FetchErrorCode } from "./errors.js";
 
 /** Names the software, its version and where to learn about it, as polite crawlers do. */
 export const USER_AGENT = `indiekit-endpoint-blogroll/${packageJson.version} (+https://github.com/getindiekit/indiekit; blogroll aggregator)`;
 
+/** Feed types first; generic XML/JSON a little lower so a negotiating server picks the feed; HTML for discovery. */
 export const FEED_ACCEPT =
   "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, text/html;q=0.8, */*;q=0.5";
 
 export interface FetchOptions {
-  /** Milliseconds for the whole exchange: every hop, headers and body. */
+  /** Milliseconds for the whole exchange: connect, every redirect hop, headers and body. */
   timeout: number;
   /** Largest body accepted, counted after decompression. */
   maxBodySize: number;
+  /** When false, loopback, private, link-local and other reserved addresses are refused. */
   allowPrivateNetworks: boolean;
+  /** Sent as If-None-Match. */
   etag?: string | null;
+  /** Sent as If-Modified-Since. */
   lastModified?: string | null;
+  /** Accept header; FEED_ACCEPT by default. */
   accept?: string;
+  /** Hops followed before giving up; 5 by default. */
   maxRedirects?: number;
   /** External abort (scheduler stop). */
   signal?: AbortSignal;
-  /** Overrides the shared guarded agent (tests, benchmarks). */
+  /**
+   * Overrides the shared guarded agent (tests, benchmarks). IP literals are
+   * still checked here, but host names are only checked if this dispatcher
+   * resolves them through the guard (see createGuardedAgent).
+   */
   dispatcher?: Dispatcher;
 }
 
 export interface FetchResult {
+  /** Final URL after redirects. */
   url: string;
+  /** Final status; any status is returned, the caller decides. */
   status: number;
+  /** True on 304 (the body is then empty). */
   notModified: boolean;
   /** Target of a chain made only of 301/308 hops, else null. */
   permanentRedirect: string | null;
@@ -39,28 +54,18 @@ export interface FetchResult {
   contentType: string | null;
   etag: string | null;
   lastModified: string | null;
+  /** From Retry-After, clamped to [now, now + 1 day]. */
   retryAfter: Date | null;
+  /** Decompressed body. */
   body: Uint8Array;
-  /** Bytes on the wire (before decompression). */
+  /** Bytes of the final body on the wire (before decompression). */
   bytesReceived: number;
-}
-
-export type FetchErrorCode = "timeout" | "too_large" | "blocked_address" | "bad_url" | "too_many_redirects" | "network" | "aborted";
-
-/** The one error outbound requests throw; its message is short, human and never names a resolved address. */
-export class FetchError extends Error {
-  constructor(
-    readonly code: FetchErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "FetchError";
-  }
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const PERMANENT = new Set([301, 308]);
 
+// One agent per policy, shared by every caller so connections are pooled.
 const sharedAgents = new Map<boolean, Dispatcher>();
 function agentFor(allowPrivateNetworks: boolean): Dispatcher {
   let agent = sharedAgents.get(allowPrivateNetworks);
@@ -71,7 +76,11 @@ function agentFor(allowPrivateNetworks: boolean): Dispatcher {
   return agent;
 }
 
-/** Checks scheme and, for IP literals (which skip name lookup), the address itself. */
+/**
+ * Checks scheme and credentials and, for IP literals (which never reach the
+ * guarded lookup), the address itself. The WHATWG parser has already turned
+ * odd spellings such as 127.1, 2130706433 or 0x7f000001 into 127.0.0.1.
+ */
 function checkUrl(url: URL, allowPrivateNetworks: boolean): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new FetchError("bad_url", `unsupported address scheme ${url.protocol}`);
@@ -88,65 +97,35 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
 }
 
-/** Decompresses per Content-Encoding (gzip, deflate, br; stacked codings in reverse order). */
-function decoded(body: Readable, encoding: string | null): Readable {
-  let stream: Readable = body;
-  const codings = (encoding ?? "").toLowerCase().split(",").map((coding) => coding.trim()).filter((coding) => coding && coding !== "identity");
-  for (const coding of codings.reverse()) {
-    if (coding === "gzip" || coding === "x-gzip") stream = stream.pipe(zlib.createGunzip());
-    else if (coding === "deflate") stream = stream.pipe(zlib.createInflate());
-    else if (coding === "br") stream = stream.pipe(zlib.createBrotliDecompress());
-    else throw new FetchError("network", `unsupported content encoding ${coding}`);
-  }
-  return stream;
+function requestHeaders(options: FetchOptions): Record<string, string> {
+  const headers: Record<string, string> = {
+    "user-agent": USER_AGENT,
+    accept: options.accept ?? FEED_ACCEPT,
+    "accept-encoding": "gzip, deflate, br",
+  };
+  if (options.etag) headers["if-none-match"] = options.etag;
+  if (options.lastModified) headers["if-modified-since"] = options.lastModified;
+  return headers;
 }
 
-/** Reads a body up to the cap; larger answers are aborted, never buffered whole. */
-async function readCapped(body: Readable, encoding: string | null, cap: number): Promise<{ bytes: Uint8Array; wire: number }> {
-  let wire = 0;
-  body.on("data", (chunk: Buffer) => (wire += chunk.length));
-  const stream = decoded(body, encoding);
-  const chunks: Buffer[] = [];
-  let size = 0;
+/** Discards a body nobody reads; a short one is read out so the connection can be reused. */
+async function drain(response: Dispatcher.ResponseData): Promise<void> {
+  await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+}
+
+/** The next URL of a redirect, refusing loops and chains longer than the limit. */
+function nextHop(url: URL, location: string, redirects: FetchResult["redirects"], maxRedirects: number): URL {
+  if (redirects.length >= maxRedirects) throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
+  let next: URL;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > cap) throw new FetchError("too_large", `response larger than ${cap} bytes`);
-      chunks.push(chunk);
-    }
-  } finally {
-    if (size > cap) {
-      body.destroy();
-      stream.destroy();
-    }
+    next = new URL(location, url);
+  } catch {
+    throw new FetchError("bad_url", "the server redirected to an invalid address");
   }
-  return { bytes: new Uint8Array(Buffer.concat(chunks, size)), wire };
-}
-
-function translate(error: unknown, hostname: string, timedOut: () => boolean, aborted: () => boolean): FetchError {
-  if (error instanceof FetchError) return error;
-  if (timedOut()) return new FetchError("timeout", "the server took too long to answer");
-  if (aborted()) return new FetchError("aborted", "the request was stopped");
-  let cause: unknown = error;
-  for (let depth = 0; cause && depth < 5; depth++) {
-    if (cause instanceof BlockedAddressError) return new FetchError("blocked_address", cause.message);
-    const code = (cause as { code?: unknown }).code;
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new FetchError("network", `cannot resolve ${hostname}`);
-    if (code === "ECONNREFUSED") return new FetchError("network", `connection to ${hostname} refused`);
-    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return new FetchError("network", `connection to ${hostname} was reset`);
-    if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
-      return new FetchError("timeout", "the server took too long to answer");
-    }
-    if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH" || code === "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH") {
-      return new FetchError("network", "the response was cut short");
-    }
-    if (typeof code === "string" && code.startsWith("Z_")) return new FetchError("network", "the response could not be decompressed");
-    if (typeof code === "string" && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
-      return new FetchError("network", `secure connection to ${hostname} failed`);
-    }
-    cause = (cause as { cause?: unknown }).cause;
+  if (next.href === url.href || redirects.some((hop) => hop.from === next.href)) {
+    throw new FetchError("too_many_redirects", "redirect loop");
   }
-  return new FetchError("network", `request to ${hostname} failed`);
+  return next;
 }
 
 /**
@@ -163,58 +142,45 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
     throw new FetchError("bad_url", "not a valid address");
   }
   const controller = new AbortController();
-  let timedOut = false;
+  const state: AbortState = { timedOut: false, aborted: false };
   const timer = setTimeout(() => {
-    timedOut = true;
+    state.timedOut = true;
     controller.abort();
   }, options.timeout);
-  const onAbort = () => controller.abort();
-  if (options.signal?.aborted) controller.abort();
+  const onAbort = () => {
+    state.aborted = true;
+    controller.abort();
+  };
+  if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const dispatcher = options.dispatcher ?? agentFor(options.allowPrivateNetworks);
   const maxRedirects = options.maxRedirects ?? 5;
+  const headers = requestHeaders(options);
   const redirects: FetchResult["redirects"] = [];
-  let bytesReceived = 0;
 
   try {
     for (;;) {
       checkUrl(url, options.allowPrivateNetworks);
-      const headers: Record<string, string> = {
-        "user-agent": USER_AGENT,
-        accept: options.accept ?? FEED_ACCEPT,
-        "accept-encoding": "gzip, deflate, br",
-      };
-      if (options.etag) headers["if-none-match"] = options.etag;
-      if (options.lastModified) headers["if-modified-since"] = options.lastModified;
-      let response: Dispatcher.ResponseData<unknown>;
+      let response: Dispatcher.ResponseData;
       try {
-        response = await request(url, { method: "GET", headers, dispatcher, signal: controller.signal, maxRedirections: 0 } as Parameters<typeof request>[1]);
+        // undici's request() never follows redirects itself: each hop comes back here to be checked.
+        response = await request(url, { method: "GET", headers, dispatcher, signal: controller.signal });
       } catch (error) {
-        throw translate(error, url.hostname, () => timedOut, () => controller.signal.aborted);
+        throw toFetchError(error, url.hostname, state);
       }
       const status = response.statusCode;
       const location = header(response.headers, "location");
       if (REDIRECTS.has(status) && location) {
-        await response.body.dump().catch(() => undefined);
-        if (redirects.length >= maxRedirects) throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
-        let next: URL;
-        try {
-          next = new URL(location, url);
-        } catch {
-          throw new FetchError("bad_url", "the server redirected to an invalid address");
-        }
-        if (redirects.some((hop) => hop.from === next.href) || next.href === url.href) {
-          throw new FetchError("too_many_redirects", "redirect loop");
-        }
+        await drain(response);
+        const next = nextHop(url, location, redirects, maxRedirects);
         redirects.push({ from: url.href, to: next.href, status });
         url = next;
         continue;
       }
-      const permanentRedirect = redirects.length > 0 && redirects.every((hop) => PERMANENT.has(hop.status)) ? url.href : null;
       const common = {
         url: url.href,
         status,
-        permanentRedirect,
+        permanentRedirect: redirects.length > 0 && redirects.every((hop) => PERMANENT.has(hop.status)) ? url.href : null,
         redirects,
         contentType: header(response.headers, "content-type"),
         etag: header(response.headers, "etag"),
@@ -222,18 +188,15 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
         retryAfter: parseRetryAfter(header(response.headers, "retry-after")),
       };
       if (status === 304) {
-        await response.body.dump().catch(() => undefined);
-        return { ...common, notModified: true, body: new Uint8Array(0), bytesReceived };
+        await drain(response);
+        return { ...common, notModified: true, body: new Uint8Array(0), bytesReceived: 0 };
       }
-      let read: { bytes: Uint8Array; wire: number };
       try {
-        read = await readCapped(response.body, header(response.headers, "content-encoding"), options.maxBodySize);
+        const { bytes, wire } = await readBody(response.body, header(response.headers, "content-encoding"), options.maxBodySize);
+        return { ...common, notModified: false, body: bytes, bytesReceived: wire };
       } catch (error) {
-        response.body.destroy();
-        throw translate(error, url.hostname, () => timedOut, () => controller.signal.aborted);
+        throw toFetchError(error, url.hostname, state);
       }
-      bytesReceived += read.wire;
-      return { ...common, notModified: false, body: read.bytes, bytesReceived };
     }
   } finally {
     clearTimeout(timer);
