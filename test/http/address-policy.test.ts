@@ -3,15 +3,36 @@ import { describe, it } from "node:test";
 import { isBlockedAddress } from "../../lib/http/address-policy.js";
 
 describe("isBlockedAddress", () => {
-  const blocked = [
-    "127.0.0.1", "127.1.2.3", "0.0.0.0", "10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.1", "192.168.1.1",
-    "169.254.169.254", "100.64.0.1", "100.127.255.254", "224.0.0.1", "239.1.1.1", "255.255.255.255", "240.0.0.1",
-    "198.18.0.1", "192.0.2.5", "::", "::1", "[::1]", "fc00::1", "fd12:3456::1", "fe80::1", "fe80::1%eth0", "ff02::1",
-    "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:a9fe:a9fe", "64:ff9b::7f00:1", "64:ff9b::10.0.0.1",
-    "2002:7f00:1::", "2002:c0a8:101::1", "2001:db8::1", "2001:0:4136:e378::1", "::127.0.0.1", "not-an-ip", "",
+  const blocked = {
+    "this network": ["0.0.0.0", "0.1.2.3"],
+    loopback: ["127.0.0.1", "127.1.2.3", "127.255.255.255", "::1", "[::1]", "0:0:0:0:0:0:0:1"],
+    unspecified: ["::", "0:0:0:0:0:0:0:0"],
+    "RFC 1918": ["10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.1", "192.168.0.1", "192.168.255.255"],
+    "link-local and cloud metadata": ["169.254.0.1", "169.254.169.254", "fe80::1", "fe80::1%eth0", "febf::1"],
+    CGNAT: ["100.64.0.1", "100.127.255.254"],
+    "IETF, documentation and benchmarking": ["192.0.0.8", "192.0.2.5", "198.51.100.1", "203.0.113.9", "198.18.0.1", "198.19.255.255", "2001:db8::1"],
+    multicast: ["224.0.0.1", "239.1.1.1", "ff02::1", "ff0e::1"],
+    "reserved and broadcast": ["240.0.0.1", "255.255.255.255"],
+    "unique local": ["fc00::1", "fd12:3456::1"],
+    "IPv4-mapped, by the embedded address": ["::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:a9fe:a9fe", "0:0:0:0:0:ffff:c0a8:0101"],
+    "IPv4-compatible and SIIT": ["::127.0.0.1", "::ffff:0:127.0.0.1", "::ffff:0:a00:1"],
+    "NAT64, by the embedded address": ["64:ff9b::7f00:1", "64:ff9b::10.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::808:808"],
+    "6to4, by the embedded address": ["2002:7f00:1::", "2002:c0a8:101::1", "2002:a00:1::1"],
+    Teredo: ["2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2"],
+    "not an address": ["not-an-ip", "", "example.org", "1.2.3", "256.0.0.1"],
+  };
+  const allowed = [
+    "93.184.216.34", "8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.63.255.255", "100.128.0.1", "169.253.1.1",
+    "192.167.1.1", "198.17.255.255", "198.20.0.1", "223.255.255.254", "2606:4700::1", "2a00:1450:4001::200e", "2001:4860:4860::8888",
+    "::ffff:8.8.8.8", "::ffff:5db8:d822", "64:ff9b::808:808", "2002:808:808::1",
   ];
-  const allowed = ["93.184.216.34", "8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700::1", "2a00:1450:4001::200e", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"];
 
-  for (const address of blocked) it(`refuses ${address || "(empty)"}`, () => assert.equal(isBlockedAddress(address), true));
-  for (const address of allowed) it(`allows ${address}`, () => assert.equal(isBlockedAddress(address), false));
+  for (const [range, addresses] of Object.entries(blocked)) {
+    it(`refuses ${range}`, () => {
+      for (const address of addresses) assert.equal(isBlockedAddress(address), true, address);
+    });
+  }
+  it("allows public addresses, also when embedded in IPv6 translation forms", () => {
+    for (const address of allowed) assert.equal(isBlockedAddress(address), false, address);
+  });
 });
