@@ -32,12 +32,26 @@ async function readAnyFormat(text: string, options: ParseFeedOptions): Promise<R
     case "xml-feed":
       return readXmlFeed(prepareXml(text), options.url);
     case "html":
-      return readHFeed(text, options.url);
+      return readHtmlFeed(text, options.url);
     case "other-xml":
       throw new FeedParseError(`XML document with root <${findRootElement(text)?.name}> is not an RSS, RDF or Atom feed`);
     case "unknown":
       throw new FeedParseError(
         `Not a feed: the body is not XML, HTML or JSON${options.contentType ? ` (Content-Type: ${options.contentType})` : ""}`,
       );
+  }
+}
+
+/**
+ * The microformats parser throws plain errors on some hostile pages (and
+ * overflows the stack on very deep nesting): report those as FeedParseError
+ * like every other unreadable body.
+ */
+function readHtmlFeed(text: string, url: string): RawFeed {
+  try {
+    return readHFeed(text, url);
+  } catch (error) {
+    if (error instanceof FeedParseError) throw error;
+    throw new FeedParseError("HTML page could not be read as an h-feed", { cause: error });
   }
 }
