@@ -7,19 +7,37 @@ export const PLUGIN_ASSETS = "/assets/indiekit-endpoint-blogroll";
 
 type Translate = (key: string, vars?: Record<string, unknown>) => string;
 
-/** The request's locale: the standalone host sets `locals.locale`; Indiekit's i18n sets `request.locale`. */
+/** The request's language: the standalone host sets `locals.locale`; Indiekit's i18n sets `request.locale`. */
 export function requestLocale(request: Request, response: Response): string {
   const candidates = [response.locals.locale, (request as Request & { locale?: unknown }).locale, response.locals.application?.locale];
   for (const candidate of candidates) {
-    if (typeof candidate === "string" && candidate !== "") {
-      try {
-        return Intl.getCanonicalLocales(candidate)[0] ?? "en";
-      } catch {
-        // not a locale tag: try the next one
-      }
-    }
+    const tag = canonical(candidate);
+    if (tag) return tag;
   }
   return "en";
+}
+
+function canonical(value: unknown): string | null {
+  if (typeof value !== "string" || value === "") return null;
+  try {
+    return Intl.getCanonicalLocales(value)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The locale dates and numbers are formatted in: the reader's own regional
+ * variant when the page's language is theirs (en-GB dates for an "en" page
+ * asked for by an en-GB browser), else the page's language.
+ */
+export function formatLocale(request: Request, language: string): string {
+  const base = language.split("-")[0].toLowerCase();
+  for (const part of (request.get("Accept-Language") ?? "").split(",")) {
+    const tag = canonical(part.split(";")[0].trim());
+    if (tag && tag.split("-")[0].toLowerCase() === base) return tag;
+  }
+  return language;
 }
 
 /** A date formatter in the request's locale; empty text for a missing or invalid date. */
@@ -64,7 +82,7 @@ const SECTIONS = [
 export function adminLocals(context: BlogrollContext) {
   return (request: Request, response: Response, next: NextFunction) => {
     const translate: Translate = typeof response.locals.__ === "function" ? response.locals.__ : (key) => key;
-    const locale = requestLocale(request, response);
+    const locale = formatLocale(request, requestLocale(request, response));
     const mountPath = context.options.mountPath;
     response.locals.blogroll = {
       mountPath,

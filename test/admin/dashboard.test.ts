@@ -119,6 +119,9 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     assert.match(html, /05\.03\.2024/, "German date format");
     const english = await (await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie } })).text();
     assert.match(english, /Mar 5, 2024/);
+    const british = await (await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie, "Accept-Language": "en-GB" } })).text();
+    assert.match(british, /<html lang="en"/, "English page");
+    assert.match(british, /5 Mar 2024/, "British date order");
   });
 
   it("answers 404 with a page for unknown blogs", async () => {

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ObjectId } from "mongodb";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { logIn, type AdminSession } from "./admin-session.js";
+
+/** The Microsub plugin's collections with two channels and a feed, on the stand-in database. */
+async function installMicrosub(server: TestServer) {
+  const db = server.fakeDb;
+  assert.ok(db, "needs the mongo stand-in");
+  const channels = db.collection("microsub_channels");
+  const feeds = db.collection("microsub_feeds");
+  server.collections.set("microsub_channels", channels);
+  server.collections.set("microsub_feeds", feeds);
+  server.collections.set("microsub_items", db.collection("microsub_items"));
+  const friends = new ObjectId();
+  await channels.insertMany([
+    { _id: friends, uid: "friends", name: "Friends", order: 0 },
+    { _id: new ObjectId(), uid: "news", name: "News", order: 1 },
+  ]);
+  await feeds.insertOne({ _id: new ObjectId(), channelId: friends, url: "https://alice.example/feed.xml", title: "Alice", photo: null, status: "active", lastFetchedAt: null });
+}
+
+describe("admin: Microsub sources (MongoDB adapter on the mingo stand-in, not a real server)", () => {
+  let server: TestServer;
+  let admin: AdminSession;
+  let sources: string;
+
+  before(async () => {
+    server = await startTestServer("mongo-standin");
+    admin = await logIn(server);
+    sources = `${server.plugin.mountPath}/sources`;
+  });
+  after(() => server.close());
+
+  it("is not offered, and refused, while the Microsub plugin is absent", async () => {
+    assert.doesNotMatch((await admin.page(`${sources}/new`)).html, /value="microsub"/);
+    const refused = await admin.post(sources, { type: "microsub", name: "Follows", action: "save" });
+    assert.equal(refused.status, 422);
+    assert.equal(await server.storage.sources.count(), 0);
+  });
+
+  it("offers a channel picker filled from Microsub once its collections are there, and mirrors the chosen channel", async () => {
+    await installMicrosub(server);
+    assert.match((await admin.page(`${sources}/new`)).html, /value="microsub"/);
+    const form = await admin.page(`${sources}/new?type=microsub`);
+    assert.match(form.html, /<option value="friends">Friends<\/option>/);
+    assert.match(form.html, /<option value="news">News<\/option>/);
+
+    const unknown = await admin.post(sources, { type: "microsub", name: "Follows", channelUid: "gone", action: "save" });
+    assert.equal(unknown.status, 422);
+    assert.match(unknown.html, /href="#channelUid"/);
+
+    const saved = await admin.post(sources, { type: "microsub", name: "Follows", channelUid: "friends", categoryPrefix: "Following: ", enabled: "true", action: "save" });
+    assert.equal(saved.status, 303);
+    assert.equal(saved.location, `${sources}?notice=sourceCreated`);
+    const blog = await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml");
+    assert.equal(blog?.category, "Following: Friends");
+    assert.equal(blog?.source, "microsub");
+    const list = await admin.page(sources);
+    assert.match(list.html, /Microsub/);
+  });
+});
