@@ -149,7 +149,7 @@ describe("broken and hostile remote sites through a whole sync", () => {
       const path = `/fault-${name.replace(/\W+/g, "-")}.xml`;
       const fault = switchable(handler);
       server.route(path, fault.handler);
-      server.route("/neighbour.xml", (_request, response) => response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
+      server.route("/neighbour.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
       const blog = await addBlog(temp.storage, `${origin}${path}`);
       const neighbour = await addBlog(temp.storage, `${origin}/neighbour.xml`);
       await syncAll(temp.storage, options);
@@ -186,7 +186,7 @@ describe("broken and hostile remote sites through a whole sync", () => {
       ["soon", (at) => at <= Date.now() + 5 * 60_000 + 5000],
     ];
     for (const [index, [retryAfter, check]] of cases.entries()) {
-      server.route(`/busy-${index}.xml`, (_request, response) => response.writeHead(429, { "retry-after": retryAfter }).end());
+      server.route(`/busy-${index}.xml`, (_request, response) => void response.writeHead(429, { "retry-after": retryAfter }).end());
       const blog = await addBlog(temp.storage, `${origin}/busy-${index}.xml`);
       await syncAll(temp.storage);
       const after = (await temp.storage.blogs.get(blog.id))!;
@@ -214,7 +214,7 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
   const v6 = (address: string) => ({ address, family: 6 });
 
   before(() => {
-    server.route("/feed.xml", (_request, response) => response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
+    server.route("/feed.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
     answers.set("public.example", [[v4("127.0.0.1")]]);
     answers.set("internal.example", [[v4("10.1.2.3")]]);
     answers.set("metadata.example", [[v4("169.254.169.254")]]);
@@ -278,7 +278,7 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     server.route("/loop-b", redirect("/loop-a"));
     for (const [path, location] of cases) server.route(path, redirect(location));
     for (let hop = 0; hop < 8; hop++) server.route(`/chain-${hop}`, redirect(`/chain-${hop + 1}`));
-    server.route("/chain-8", (_request, response) => response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
+    server.route("/chain-8", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
     cases.push(["/chain-0", "", /more than 5 redirects/i]);
 
     const blogs = new Map<string, Blog>();
