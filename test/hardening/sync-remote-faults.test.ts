@@ -264,7 +264,7 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
   });
 
   it("redirects to private addresses, other schemes, loops and over-long chains are refused with clear messages", async () => {
-    const redirect = (location: string): Handler => (_request, response) => response.writeHead(302, { location }).end();
+    const redirect = (location: string): Handler => (_request, response) => void response.writeHead(302, { location }).end();
     const cases: Array<[string, string, RegExp]> = [
       ["/to-loopback", `http://127.0.0.1:${port}/feed.xml`, /^Address not allowed: /],
       ["/to-private-name", `http://internal.example:${port}/feed.xml`, /^Address not allowed: internal\.example is on a private or reserved network$/],
