@@ -3,7 +3,7 @@ import type { BlogrollContext } from "../context.js";
 import { discoverFeeds, type DiscoveredFeed } from "../discovery/discover.js";
 import { addManualBlog } from "../sources/manual.js";
 import { LIMITS } from "./blog-edit.js";
-import { httpUrl, renderForm, textField, type FormErrors } from "./forms.js";
+import { escapeHtml, httpUrl, renderForm, textField, type FormErrors } from "./forms.js";
 import { redirectWithNotice } from "./notices.js";
 
 interface NewBlogValues {
@@ -30,8 +30,9 @@ async function renderNewBlog(context: BlogrollContext, response: Response, value
       values,
       feedItems: feeds?.map((feed) => ({
         value: feed.url,
-        text: `${feed.title || feed.url} (${__(`blogroll.feedTypes.${feed.type}`)})`,
-        hint: { text: feed.url },
+        // Remote text: escaped, as the macros output item texts as given.
+        text: `${escapeHtml(feed.title || feed.url)} (${__(`blogroll.feedTypes.${feed.type}`)})`,
+        hint: { text: escapeHtml(feed.url) },
         checked: feed.url === chosen,
       })) ?? null,
       categories: (await storage.blogs.categories()).map((entry) => entry.name),

@@ -34,15 +34,21 @@ export function idParam(value: unknown): string | null {
   return isValidId(value) ? String(value).toLowerCase() : null;
 }
 
+/** Escapes text for HTML: the hosts' component macros output text options unescaped. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
 /**
  * Renders a form page. With errors: status 422, the host's error summary
  * list (`errorList`, links to each field) and per-field `fieldErrors`
- * shaped for the component macros' `errorMessage` option.
+ * shaped for the component macros' `errorMessage` option. Messages are
+ * escaped here: they may quote what a remote server or the owner sent.
  */
 export function renderForm(response: Response, view: string, locals: Record<string, unknown>, errors: FormErrors = {}): void {
   const names = Object.keys(errors);
-  const fieldErrors = Object.fromEntries(names.map((name) => [name, { text: errors[name] }]));
-  const errorList = names.map((name) => ({ text: errors[name], href: `#${name}` }));
+  const fieldErrors = Object.fromEntries(names.map((name) => [name, { text: escapeHtml(errors[name]) }]));
+  const errorList = names.map((name) => ({ text: escapeHtml(errors[name]), href: `#${name}` }));
   if (names.length > 0) response.status(422);
   response.render(view, { ...locals, errors: names.length > 0 ? errors : null, errorList, fieldErrors });
 }

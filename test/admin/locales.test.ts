@@ -71,6 +71,8 @@ describe("locales", () => {
           assert.equal(typeof value, "string", `${locale}: ${key} must be text`);
           assert.deepEqual(variables(value as string), variables(englishValue as string), `${locale}: ${key} variables`);
           assert.notEqual((value as string).trim(), "", `${locale}: ${key} is empty`);
+          // The host's macros output text options as given: a catalog must hold no markup.
+          assert.doesNotMatch(value as string, /[<>]/, `${locale}: ${key} holds markup characters`);
         }
       }
     });
