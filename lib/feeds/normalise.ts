@@ -25,12 +25,13 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
   const limit = options.maxItems ?? DEFAULT_MAX_ITEMS;
   const maxItems = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : DEFAULT_MAX_ITEMS;
   const feedAuthor = cleanName(raw.author);
-  const drafts = raw.entries.map((entry) => normaliseEntry(entry, options.url, feedAuthor));
-  const uids = assignUids(drafts);
-  const items: NormalisedItem[] = [];
-  drafts.forEach(({ id: _id, ...item }, index) => {
+  // Identity, date and order first; the costly part (sanitising, text extraction) only for the items kept.
+  const heads = raw.entries.map((entry) => entryHead(entry, options.url));
+  const uids = assignUids(heads);
+  const kept: Array<{ head: EntryHead; uid: string }> = [];
+  heads.forEach((head, index) => {
     const uid = uids[index];
-    if (uid !== null) items.push({ uid, ...item });
+    if (uid !== null) kept.push({ head, uid });
   });
 
   return {
@@ -43,25 +44,49 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       author: feedAuthor,
       language: raw.language?.trim() || null,
     },
-    items: newestFirst(items).slice(0, maxItems),
+    items: newestFirst(kept).slice(0, maxItems).map(({ head, uid }) => completeItem(head, uid, feedAuthor)),
   };
 }
 
-type Draft = Omit<NormalisedItem, "uid"> & { id: string | null };
+/** What identifies and orders an entry; its content is sanitised once, on demand. */
+interface EntryHead {
+  entry: RawEntry;
+  id: string | null;
+  url: string | null;
+  /** Base for the entry's relative URLs: its link, else the feed URL. */
+  base: string;
+  title: string | null;
+  published: Date | null;
+  content(): string | null;
+}
 
-/** An entry with no author of its own is by the feed's author. */
-function normaliseEntry(entry: RawEntry, feedUrl: string, feedAuthor: string | null): Draft {
+function entryHead(entry: RawEntry, feedUrl: string): EntryHead {
   const url = absoluteHttpUrl(entry.link, feedUrl);
   const base = url ?? feedUrl;
-  const content = contentHtml(entry.content ?? entry.summary, base);
-  const summarySource = plainText(entry.summary) ?? plainText(entry.content);
+  let content: string | null | undefined;
   return {
+    entry,
     id: entry.id,
     url,
+    base,
     title: plainText(entry.title),
+    published: firstDate(entry.dates),
+    content: () => (content === undefined ? (content = contentHtml(entry.content ?? entry.summary, base)) : content),
+  };
+}
+
+/** An entry with no author of its own is by the feed's author. */
+function completeItem(head: EntryHead, uid: string, feedAuthor: string | null): NormalisedItem {
+  const { entry, base } = head;
+  const content = head.content();
+  const summarySource = plainText(entry.summary) ?? plainText(entry.content);
+  return {
+    uid,
+    url: head.url,
+    title: head.title,
     summary: summarySource ? truncateText(summarySource) : null,
     content,
-    published: firstDate(entry.dates),
+    published: head.published,
     author: cleanName(entry.author) ?? feedAuthor,
     photo: firstUrl(entry.images, base) ?? firstContentImage(content),
     categories: uniqueCategories(entry.categories),
@@ -78,7 +103,7 @@ function plainText(value: RawText | null): string | null {
 /** Sanitised HTML; plain text is escaped into paragraphs. Null if nothing is left. */
 function contentHtml(value: RawText | null, base: string): string | null {
   if (!value) return null;
-  const result = value.kind === "html" ? sanitizeHtml(value.value, base) : textToHtml(value.value);
+  const result = value.kind === "html" ? sanitizeHtml(value.value, value.base ?? base) : textToHtml(value.value);
   return result || null;
 }
 
@@ -130,8 +155,8 @@ function uniqueCategories(values: string[]): string[] {
 }
 
 /** Dated items newest first, then undated ones in feed order (sort is stable). */
-function newestFirst(items: NormalisedItem[]): NormalisedItem[] {
-  return [...items].sort((a, b) => {
+function newestFirst<T extends { head: { published: Date | null } }>(items: T[]): T[] {
+  return [...items].sort(({ head: a }, { head: b }) => {
     if (a.published && b.published) return b.published.getTime() - a.published.getTime();
     if (a.published) return -1;
     if (b.published) return 1;

@@ -6,8 +6,7 @@ import { normaliseFeed } from "./normalise.js";
 import type { RawFeed } from "./raw.js";
 import { findRootElement, sniffFormat } from "./sniff.js";
 import type { ParsedFeed, ParseFeedOptions } from "./types.js";
-import { readXmlFeed } from "./xml/feedparser-reader.js";
-import { prepareXml } from "./xml/prepare.js";
+import { readXmlFeed } from "./xml/reader.js";
 
 /**
  * Parses a fetched body into a normalised feed: RSS 0.9x/1.0/2.0, Atom
@@ -30,7 +29,7 @@ async function readAnyFormat(text: string, options: ParseFeedOptions): Promise<R
     case "json":
       return readJsonFeed(text);
     case "xml-feed":
-      return readXmlFeed(prepareXml(text), options.url);
+      return readXmlFeed(text, options.url);
     case "html":
       return readHtmlFeed(text, options.url);
     case "other-xml":

@@ -11,6 +11,8 @@ import type { FeedType } from "../storage/types.js";
 export interface RawText {
   kind: "html" | "text";
   value: string;
+  /** Base for relative URLs inside HTML when the document set one (xml:base); else the item URL is used. */
+  base?: string;
 }
 
 export interface RawEntry {

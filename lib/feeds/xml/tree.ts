@@ -1,0 +1,164 @@
+import { Parser } from "htmlparser2";
+import { decodeReferences } from "./entities.js";
+
+/** An element of a parsed feed document, with its namespace resolved. */
+export interface XmlElement {
+  /** Qualified name as written ("content:encoded", "a:entry"). */
+  qname: string;
+  /** Local name, lower-cased (feeds disagree on "pubDate" / "pubdate"). */
+  local: string;
+  /** Namespace URI ("" for none). */
+  ns: string;
+  /** Attribute values, decoded, by qualified name as written. */
+  attrs: Record<string, string>;
+  children: XmlNode[];
+  /** Effective xml:base (absolute), or null when no xml:base is in scope. */
+  base: string | null;
+}
+
+export type XmlNode = XmlElement | string;
+
+/** Elements deeper than this are flattened into their ancestor at the limit (text kept, tags dropped). */
+const MAX_DEPTH = 128;
+
+interface OpenElement {
+  element: XmlElement | null;
+  /** Prefix -> namespace declarations in scope after this element's own. */
+  namespaces: Map<string, string>;
+}
+
+const PREDECLARED = new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]);
+
+/**
+ * Reads feed XML into a small element tree, leniently: a bare "&", an
+ * undeclared HTML entity, a stray "<" or badly nested end tags do not stop
+ * it (real feeds have all of these). Built on htmlparser2's tokenizer, one
+ * pass, no DTD processing at all: the document is read from its root
+ * element, so nothing declared in a DOCTYPE is ever seen, let alone
+ * expanded. Namespaces and xml:base are resolved here, so readers match
+ * elements by namespace URI, not by whatever prefix a feed chose.
+ *
+ * @param xml text starting at (or before) the root element
+ * @param documentUrl base for relative xml:base values
+ * @param defaultNamespace namespace for unprefixed names when the document declares none
+ * @returns the root element, or null when there is none
+ */
+export function parseXmlTree(xml: string, documentUrl: string, defaultNamespace = ""): XmlElement | null {
+  const rootNamespaces = new Map(PREDECLARED);
+  rootNamespaces.set("", defaultNamespace);
+  const stack: OpenElement[] = [{ element: null, namespaces: rootNamespaces }];
+  let root: XmlElement | null = null;
+  let inCdata = false;
+
+  const current = (): XmlElement | null => {
+    for (let i = stack.length - 1; i >= 0; i--) if (stack[i].element) return stack[i].element;
+    return null;
+  };
+
+  const parser = new Parser(
+    {
+      onopentag(qname, rawAttrs) {
+        const parent = stack[stack.length - 1];
+        if (root && stack.length === 1) {
+          // Content after the root element closed: ignore, like any XML reader.
+          stack.push({ element: null, namespaces: parent.namespaces });
+          return;
+        }
+        const attrs: Record<string, string> = {};
+        let namespaces = parent.namespaces;
+        for (const name in rawAttrs) {
+          const value = decodeReferences(rawAttrs[name]);
+          attrs[name] = value;
+          if (name === "xmlns" || name.startsWith("xmlns:")) {
+            if (namespaces === parent.namespaces) namespaces = new Map(namespaces);
+            namespaces.set(name === "xmlns" ? "" : name.slice(6), value);
+          }
+        }
+        if (stack.length > MAX_DEPTH) {
+          stack.push({ element: null, namespaces });
+          return;
+        }
+        const colon = qname.indexOf(":");
+        const prefix = colon === -1 ? "" : qname.slice(0, colon);
+        const parentElement = current();
+        const element: XmlElement = {
+          qname,
+          local: (colon === -1 ? qname : qname.slice(colon + 1)).toLowerCase(),
+          ns: namespaces.get(prefix) ?? "",
+          attrs,
+          children: [],
+          base: resolveBase(attrs["xml:base"], parentElement ? parentElement.base : null, documentUrl),
+        };
+        if (parentElement) parentElement.children.push(element);
+        else root = element;
+        stack.push({ element, namespaces });
+      },
+      onclosetag() {
+        if (stack.length > 1) stack.pop();
+      },
+      ontext(text) {
+        const element = current();
+        if (!element) return;
+        element.children.push(inCdata ? text : decodeReferences(text));
+      },
+      oncdatastart() {
+        inCdata = true;
+      },
+      oncdataend() {
+        inCdata = false;
+      },
+    },
+    { xmlMode: true, decodeEntities: false },
+  );
+  parser.end(xml);
+  return root;
+}
+
+/** The base an element's xml:base gives, resolved against the enclosing one (or the document URL). */
+function resolveBase(value: string | undefined, parentBase: string | null, documentUrl: string): string | null {
+  if (value === undefined) return parentBase;
+  try {
+    return new URL(value.trim(), parentBase ?? documentUrl).href;
+  } catch {
+    return parentBase;
+  }
+}
+
+/** The text of an element and its descendants, concatenated. */
+export function textOf(element: XmlElement): string {
+  if (element.children.length === 1 && typeof element.children[0] === "string") return element.children[0];
+  let out = "";
+  const pending: XmlNode[] = [...element.children].reverse();
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (typeof node === "string") out += node;
+    else for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]);
+  }
+  return out;
+}
+
+/** The children of an element written back as markup (Atom XHTML content). */
+export function innerXml(element: XmlElement): string {
+  let out = "";
+  // Iterative, with explicit close markers: nesting depth never reaches the call stack.
+  const pending: Array<XmlNode | { close: string }> = [...element.children].reverse();
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (typeof node === "string") {
+      out += escapeText(node);
+    } else if ("close" in node) {
+      out += `</${node.close}>`;
+    } else {
+      out += `<${node.qname}`;
+      for (const name in node.attrs) out += ` ${name}="${escapeText(node.attrs[name]).replace(/"/g, "&quot;")}"`;
+      out += ">";
+      pending.push({ close: node.qname });
+      for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]);
+    }
+  }
+  return out;
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
