@@ -21,6 +21,11 @@ import { adminLocals } from "./view-helpers.js";
  */
 export function createAdminRouter(context: BlogrollContext): Router {
   const router = express.Router();
+  // Set here, not only by the standalone host, so it holds inside Indiekit too.
+  router.use((_request, response, next) => {
+    response.set("X-Content-Type-Options", "nosniff");
+    next();
+  });
   router.use(exposeCsrfToken);
   router.use(parseUpload(context.options.maxBodySize));
   router.use(requireCsrf);
