@@ -65,16 +65,10 @@ export async function createStandaloneApp(
   app.disable("x-powered-by");
   app.set("trust proxy", false);
 
-  const views = nunjucks.configure([plugin.viewsDirectory, path.join(packageRoot, "views", "standalone")], {
+  nunjucks.configure([plugin.viewsDirectory, path.join(packageRoot, "views", "standalone")], {
     autoescape: true,
     express: app,
     noCache: process.env.NODE_ENV === "development",
-  });
-  views.addFilter("date", (value: unknown, locale = "en", style: "short" | "medium" | "long" = "medium") => {
-    if (!value) return "";
-    const date = value instanceof Date ? value : new Date(String(value));
-    if (Number.isNaN(date.getTime())) return "";
-    return new Intl.DateTimeFormat(locale, { dateStyle: style, timeStyle: "short" }).format(date);
   });
   app.set("view engine", "njk");
 
