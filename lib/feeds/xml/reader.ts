@@ -69,12 +69,12 @@ export function readXmlFeed(xml: string, feedUrl: string): RawFeed {
   const bareFeed = start.name === "feed" && !/\sxmlns\s*=/.test(start.tag);
   // Reading from the root element on leaves any DOCTYPE (and its entity declarations) unread.
   const root = parseXmlTree(xml.slice(start.start).replace(ILLEGAL_XML_CHARS, ""), feedUrl, bareFeed ? ATOM_NAMESPACE : "");
-  if (root?.local === "feed" && NAMESPACES[root.ns] === "atom") return readAtom(root);
-  if (root && (root.local === "rss" || root.local === "rdf")) return readRss(root);
+  if (root?.local === "feed" && NAMESPACES[root.ns] === "atom") return readAtom(root, feedUrl);
+  if (root && (root.local === "rss" || root.local === "rdf")) return readRss(root, feedUrl);
   throw new FeedParseError(`Not an RSS or Atom feed: root <${start.name}>`);
 }
 
-function readRss(root: XmlElement): RawFeed {
+function readRss(root: XmlElement, feedUrl: string): RawFeed {
   const rootChildren = childrenByKey(root);
   const channel = rootChildren.get("rss:channel")?.[0] ?? null;
   const meta = channel ? childrenByKey(channel) : new Map<string, XmlElement[]>();
@@ -95,7 +95,7 @@ function readRss(root: XmlElement): RawFeed {
     author: personName(textOfFirst(meta, "rss:managingeditor")) ??
       textOfFirst(meta, "dc:creator") ?? textOfFirst(meta, "itunes:author") ?? personName(textOfFirst(meta, "rss:webmaster")),
     language: textOfFirst(meta, "rss:language") ?? textOfFirst(meta, "dc:language") ?? root.attrs["xml:lang"] ?? null,
-    entries: items.map(readRssItem),
+    entries: items.map((item) => readRssItem(item, feedUrl)),
   };
 }
 
@@ -106,15 +106,17 @@ function rssLink(meta: Map<string, XmlElement[]>, channel: XmlElement): string |
   return alternate ?? (channel.attrs["rdf:about"] || null);
 }
 
-function readRssItem(item: XmlElement): RawEntry {
+function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
   const fields = childrenByKey(item);
   const guidElement = fields.get("rss:guid")?.[0];
   const guid = guidElement ? clean(textOf(guidElement)) : null;
-  const link = rssItemLink(fields, item, guidElement, guid);
+  const plainLink = rssPlainLink(fields);
+  const link = origLink(fields) ?? plainLink ?? permalinkGuid(item, guidElement, guid);
   const description = fields.get("rss:description")?.[0] ?? fields.get("itunes:summary")?.[0];
   const content = fields.get("content:encoded")?.[0] ?? fields.get("atom:content")?.[0];
   return {
-    id: guid ?? clean(item.attrs["rdf:about"]) ?? link,
+    // Without a guid the item is known by its link as written (not the origLink), as feedparser did.
+    id: guid ?? clean(item.attrs["rdf:about"]) ?? absolute(plainLink, feedUrl),
     link,
     title: htmlText(fields.get("rss:title")?.[0] ?? fields.get("dc:title")?.[0]),
     summary: htmlText(description),
@@ -127,25 +129,20 @@ function readRssItem(item: XmlElement): RawEntry {
   };
 }
 
-/** feedburner:origLink or rel=canonical when it is a web URL, else link, else a permalink guid. */
-function rssItemLink(
-  fields: Map<string, XmlElement[]>,
-  item: XmlElement,
-  guidElement: XmlElement | undefined,
-  guid: string | null,
-): string | null {
-  const original = origLink(fields);
-  if (original) return original;
+/** An RSS item's <link>, else its Atom rel=alternate link. */
+function rssPlainLink(fields: Map<string, XmlElement[]>): string | null {
   const link = fields.get("rss:link")?.find((element) => textOf(element).trim());
-  if (link) return resolved(textOf(link), link);
-  const alternate = atomLink(fields, "alternate");
-  if (alternate) return alternate;
+  return link ? resolved(textOf(link), link) : atomLink(fields, "alternate");
+}
+
+/** A guid that is a permalink (isPermaLink not false, an http(s) URL), else an http(s) rdf:about. */
+function permalinkGuid(item: XmlElement, guidElement: XmlElement | undefined, guid: string | null): string | null {
   const permalink = guidElement && !/false/i.test(guidElement.attrs.isPermaLink ?? guidElement.attrs.ispermalink ?? "");
   if (permalink && guid && /^https?:/i.test(guid)) return guid;
   return item.attrs["rdf:about"] && /^https?:/i.test(item.attrs["rdf:about"]) ? item.attrs["rdf:about"] : null;
 }
 
-function readAtom(root: XmlElement): RawFeed {
+function readAtom(root: XmlElement, feedUrl: string): RawFeed {
   const meta = childrenByKey(root);
   const author = meta.get("atom:author")?.[0];
   return {
@@ -156,18 +153,19 @@ function readAtom(root: XmlElement): RawFeed {
     images: nonEmpty([resolvedFirst(meta, "atom:logo"), resolvedFirst(meta, "atom:icon"), attr(meta, "itunes:image", "href")]),
     author: author ? atomPerson(author) : textOfFirst(meta, "dc:creator"),
     language: root.attrs["xml:lang"] ?? textOfFirst(meta, "dc:language") ?? null,
-    entries: (meta.get("atom:entry") ?? []).map(readAtomEntry),
+    entries: (meta.get("atom:entry") ?? []).map((entry) => readAtomEntry(entry, feedUrl)),
   };
 }
 
-function readAtomEntry(entry: XmlElement): RawEntry {
+function readAtomEntry(entry: XmlElement, feedUrl: string): RawEntry {
   const fields = childrenByKey(entry);
   const summary = fields.get("atom:summary")?.[0];
   const content = fields.get("atom:content")?.find((element) => !element.attrs.src) ?? fields.get("content:encoded")?.[0];
-  const link = origLink(fields) ?? atomLink(fields, "alternate") ?? atomLink(fields, "self");
+  const plainLink = atomLink(fields, "alternate") ?? atomLink(fields, "self");
+  const link = origLink(fields) ?? plainLink;
   const author = fields.get("atom:author")?.[0];
   return {
-    id: clean(textOfFirst(fields, "atom:id")) ?? link,
+    id: textOfFirst(fields, "atom:id") ?? absolute(plainLink, feedUrl),
     link,
     title: atomText(fields.get("atom:title")?.[0]),
     summary: atomText(summary),
@@ -184,9 +182,7 @@ function atomText(element: XmlElement | undefined): RawText | null {
   if (!element) return null;
   const type = (element.attrs.type ?? element.attrs.mode ?? "").toLowerCase();
   if (type === "xhtml" || type === "application/xhtml+xml" || type === "xml") {
-    const elements = element.children.filter((child): child is XmlElement => typeof child !== "string");
-    const onlyDiv = elements.length === 1 && elements[0].local === "div" && NAMESPACES[elements[0].ns] === "xhtml";
-    return withBase(html(innerXml(onlyDiv ? elements[0] : element)), element);
+    return withBase(html(innerXml(element)), element);
   }
   if (type === "text" || type === "text/plain") return text(textOf(element));
   return withBase(html(textOf(element)), element);
@@ -313,6 +309,16 @@ function resolved(value: string, element: XmlElement): string {
     return new URL(trimmed, element.base).href;
   } catch {
     return trimmed;
+  }
+}
+
+/** A URL made absolute against the feed URL; null when it cannot be. */
+function absolute(value: string | null, feedUrl: string): string | null {
+  if (!value) return null;
+  try {
+    return new URL(value, feedUrl).href;
+  } catch {
+    return null;
   }
 }
 
