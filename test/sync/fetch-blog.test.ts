@@ -190,7 +190,7 @@ test("a timeout is an error with a short message and back-off", async () => {
 test("an unparseable body keeps the stored items and says why", async () => {
   let broken = false;
   server.route("/breaks.xml", (_request, response) => {
-    response.writeHead(200, { "content-type": "application/rss+xml" }).end(broken ? "<rss><channel><item>" : rss(twoItems()));
+    response.writeHead(200, { "content-type": "application/rss+xml" }).end(broken ? "Database error: please try again later." : rss(twoItems()));
   });
   const blog = await addBlog(storage, `${origin}/breaks.xml`);
   await run(blog);

@@ -28,7 +28,7 @@ export async function openTempStorage(): Promise<TempStorage> {
 }
 
 export function testOptions(overrides: Partial<BlogrollOptions> = {}): BlogrollOptions {
-  return { ...defaultOptions, allowPrivateNetworks: true, fetchTimeout: 2000, ...overrides };
+  return { ...defaultOptions, allowPrivateNetworks: true, fetchTimeout: 10_000, ...overrides };
 }
 
 export async function addBlog(storage: Storage, feedUrl: string, title = feedUrl): Promise<Blog> {
