@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Dispatcher } from "undici";
 import { HostLimiter } from "../http/host-limiter.js";
 import type { BlogrollOptions } from "../options.js";
@@ -45,6 +46,8 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
     const startedAt = Date.now();
     const runAt = now();
     const { signal } = context;
+    // Every request in flight listens for the stop (and lets go when done): not a leak, so no warning.
+    setMaxListeners(Math.max(10, options.concurrency * 2 + 10), signal);
 
     const sources = await refreshSources(storage, deps, signal, log);
     signal.throwIfAborted();
