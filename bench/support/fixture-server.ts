@@ -1,0 +1,190 @@
+/**
+ * The benchmarks' feed fixture: serves N generated feeds (bench/support/
+ * feeds.ts) over HTTP on 127.0.0.1, each response held back by a fixed delay
+ * (a remote server's latency), spread over host names h0.bench.test …
+ * h{hosts-1}.bench.test that the client maps to loopback (see
+ * `loopbackDispatcher`), so per-host limits apply as they would on the web.
+ * Answers 304 to a matching If-None-Match or If-Modified-Since, gzips when
+ * asked, and counts requests and bytes written per status.
+ *
+ * It runs in a child process so that serving 100+ MB of feeds never shows up
+ * in the measured process's CPU time, event loop or memory.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { gzipSync } from "node:zlib";
+import { createGuardedAgent } from "../../lib/http/guarded-agent.js";
+import { generateFeed, type GeneratedFeed } from "./feeds.js";
+
+export interface FixtureOptions {
+  /** Feeds served (default 1000). */
+  feeds?: number;
+  /** Host names they are spread over (default 100). */
+  hosts?: number;
+  /** Milliseconds every response is held back (default 200). */
+  delayMs?: number;
+}
+
+export interface FixtureStats {
+  requests: number;
+  /** Responses by status code. */
+  byStatus: Record<string, number>;
+  /** Bytes written to sockets (headers and bodies, as on the wire). */
+  bytesSent: number;
+  /** Uncompressed feed bytes served with status 200. */
+  feedBytes: number;
+}
+
+export interface FeedFixture {
+  port: number;
+  /** Feed URL of feed `index`. */
+  urlOf(index: number): string;
+  /** Format and size of feed `index`, as served. */
+  describe(index: number): { format: string; bytes: number; items: number };
+  stats(): Promise<FixtureStats>;
+  close(): Promise<void>;
+}
+
+export function hostName(index: number, hosts: number): string {
+  return `h${index % hosts}.bench.test`;
+}
+
+function feedPath(feed: Pick<GeneratedFeed, "index" | "format">): string {
+  return `/feeds/${feed.index}.${feed.format === "json" ? "json" : "xml"}`;
+}
+
+/** An undici dispatcher that resolves every name to 127.0.0.1 through the guarded lookup (private networks allowed). */
+export function loopbackDispatcher(connections = 8) {
+  return createGuardedAgent({
+    allowPrivateNetworks: true,
+    connections,
+    resolve: async () => [{ address: "127.0.0.1", family: 4 }],
+  });
+}
+
+/** Starts the fixture in a child process and waits until it listens. */
+export async function startFeedFixture(options: FixtureOptions = {}): Promise<FeedFixture> {
+  const settings = { feeds: options.feeds ?? 1000, hosts: options.hosts ?? 100, delayMs: options.delayMs ?? 200 };
+  const child = fork(new URL(import.meta.url), ["--fixture-child", JSON.stringify(settings)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const ready = await nextMessage<{ port: number; feeds: Array<{ format: string; bytes: number; items: number }> }>(child);
+  return {
+    port: ready.port,
+    urlOf: (index) => {
+      const format = ready.feeds[index].format;
+      return `http://${hostName(index, settings.hosts)}:${ready.port}${feedPath({ index, format: format as GeneratedFeed["format"] })}`;
+    },
+    describe: (index) => ready.feeds[index],
+    stats: async () => {
+      child.send("stats");
+      return nextMessage<FixtureStats>(child);
+    },
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send("close");
+      await exited;
+    },
+  };
+}
+
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`fixture server exited (${code})`));
+    child.once("exit", onExit);
+    child.once("message", (message) => {
+      child.off("exit", onExit);
+      resolve(message as T);
+    });
+  });
+}
+
+interface Served {
+  feed: GeneratedFeed;
+  body: Buffer;
+  gzip: Buffer;
+  etag: string;
+  lastModified: string;
+}
+
+/** The child process: generate, listen, serve, report. */
+async function runChild(settings: Required<FixtureOptions>): Promise<void> {
+  const now = new Date();
+  const lastModified = new Date(now.getTime() - 60_000).toUTCString();
+  const served = new Map<string, Served>();
+  const described: Array<{ format: string; bytes: number; items: number }> = [];
+  for (let index = 0; index < settings.feeds; index++) {
+    const feed = generateFeed(index, hostName(index, settings.hosts), now);
+    const body = Buffer.from(feed.body);
+    const etag = `"${createHash("sha1").update(body).digest("hex").slice(0, 16)}"`;
+    // Compressed up front: gzip during the run would take CPU from the process being measured.
+    served.set(feedPath(feed), { feed, body, gzip: gzipSync(body), etag, lastModified });
+    described.push({ format: feed.format, bytes: body.length, items: feed.items });
+  }
+
+  const stats: FixtureStats = { requests: 0, byStatus: {}, bytesSent: 0, feedBytes: 0 };
+  const sockets = new Set<Socket>();
+  let closedSocketBytes = 0;
+
+  const respond = (request: IncomingMessage, response: ServerResponse) => {
+    stats.requests++;
+    const entry = served.get(request.url ?? "");
+    const finish = (status: number) => (stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1);
+    if (!entry) {
+      finish(404);
+      response.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      return;
+    }
+    const validators = { etag: entry.etag, "last-modified": entry.lastModified };
+    if (request.headers["if-none-match"] === entry.etag || (!request.headers["if-none-match"] && request.headers["if-modified-since"] === entry.lastModified)) {
+      finish(304);
+      response.writeHead(304, validators).end();
+      return;
+    }
+    const gzip = /\bgzip\b/.test(String(request.headers["accept-encoding"] ?? ""));
+    const body = gzip ? entry.gzip : entry.body;
+    finish(200);
+    stats.feedBytes += entry.body.length;
+    response.writeHead(200, {
+      "content-type": entry.feed.contentType,
+      "content-length": body.length,
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+      ...validators,
+    });
+    response.end(body);
+  };
+
+  const server = createServer((request, response) => {
+    setTimeout(() => respond(request, response), settings.delayMs);
+  });
+  server.keepAliveTimeout = 30_000;
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => {
+      sockets.delete(socket);
+      closedSocketBytes += socket.bytesWritten;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+
+  process.on("message", (message) => {
+    if (message === "stats") {
+      let open = 0;
+      for (const socket of sockets) open += socket.bytesWritten;
+      process.send!({ ...stats, bytesSent: closedSocketBytes + open });
+    } else if (message === "close") {
+      server.closeAllConnections();
+      server.close(() => process.exit(0));
+    }
+  });
+  process.on("disconnect", () => process.exit(0));
+  process.send!({ port: (server.address() as AddressInfo).port, feeds: described });
+}
+
+if (process.argv[2] === "--fixture-child") {
+  void runChild(JSON.parse(process.argv[3]) as Required<FixtureOptions>);
+}
