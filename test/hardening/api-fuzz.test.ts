@@ -119,6 +119,20 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
       assert.equal(next.status, 200);
     });
 
+    it("a parameter given twice, or as a bracketed name, is refused or ignored, never passed on as a list or object", async () => {
+      for (const name of ["category", "source", "sort", "blog", "limit", "offset"]) {
+        const path = name === "blog" ? "items" : "blogs";
+        const repeated = await server.get(`${server.api}/${path}?${name}=Tech&${name}=Friends`);
+        assert.equal(repeated.status, 400, `${name} twice`);
+        // README: a text parameter given twice is "Invalid <name>" (blog included).
+        assert.deepEqual(await repeated.json(), { error: `Invalid ${name}` });
+      }
+      for (const name of ["category[$ne]", "category[]", "source[$regex]"]) {
+        const response = await server.get(`${server.api}/blogs?${name}=x`);
+        assert.equal((await response.json()).total, 4, `${name} is just an unknown name`);
+      }
+    });
+
     it("operator-shaped values match nothing; the unfiltered list is unchanged", async () => {
       const all = await (await server.get(`${server.api}/blogs`)).json();
       assert.equal(all.total, 4);
