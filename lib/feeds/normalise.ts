@@ -2,7 +2,7 @@ import { parseFeedDate } from "./dates.js";
 import { firstContentImage } from "./images.js";
 import type { RawEntry, RawFeed, RawText } from "./raw.js";
 import { sanitizeHtml } from "./sanitize.js";
-import { collapseWhitespace, htmlToText, truncateText } from "./text.js";
+import { collapseWhitespace, htmlToText, SUMMARY_MAX_LENGTH, truncateText } from "./text.js";
 import type { NormalisedItem, ParsedFeed } from "./types.js";
 import { assignUids } from "./uid.js";
 import { absoluteHttpUrl } from "./urls.js";
@@ -79,7 +79,7 @@ function entryHead(entry: RawEntry, feedUrl: string): EntryHead {
 function completeItem(head: EntryHead, uid: string, feedAuthor: string | null): NormalisedItem {
   const { entry, base } = head;
   const content = head.content();
-  const summarySource = plainText(entry.summary) ?? plainText(entry.content);
+  const summarySource = plainText(entry.summary, SUMMARY_MAX_LENGTH) ?? plainText(entry.content, SUMMARY_MAX_LENGTH);
   return {
     uid,
     url: head.url,
@@ -93,10 +93,10 @@ function completeItem(head: EntryHead, uid: string, feedAuthor: string | null): 
   };
 }
 
-/** Text with markup removed (for HTML) and whitespace collapsed; null if empty. */
-function plainText(value: RawText | null): string | null {
+/** Text with markup removed (for HTML) and whitespace collapsed; null if empty. Reading may stop past `atLeast` characters. */
+function plainText(value: RawText | null, atLeast?: number): string | null {
   if (!value) return null;
-  const result = value.kind === "html" ? htmlToText(value.value) : collapseWhitespace(value.value);
+  const result = value.kind === "html" ? htmlToText(value.value, atLeast) : collapseWhitespace(value.value);
   return result || null;
 }
 

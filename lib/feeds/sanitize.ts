@@ -1,18 +1,21 @@
-import sanitize from "sanitize-html";
+import { Parser } from "htmlparser2";
 
 /**
  * What feed HTML may keep: text formatting, links, images, lists, quotes,
  * code, tables and figures. No scripts, styles, frames, plugins or forms, no
  * event handlers, no `style` or `class`.
  */
-const ALLOWED_TAGS = [
+const ALLOWED_TAGS = new Set([
   "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "div", "span",
   "strong", "b", "em", "i", "u", "s", "strike", "del", "ins", "sub", "sup", "small", "mark", "abbr", "cite", "q",
   "dfn", "time", "kbd", "samp", "var", "code", "pre", "blockquote",
   "a", "img", "figure", "figcaption",
   "ul", "ol", "li", "dl", "dt", "dd",
   "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col",
-];
+]);
+
+/** Allowed elements that have no end tag; written as `<br />`. */
+const VOID_TAGS = new Set(["br", "hr", "img", "col"]);
 
 const ALLOWED_ATTRIBUTES: Record<string, string[]> = {
   a: ["href", "title", "rel"],
@@ -32,12 +35,12 @@ const ALLOWED_ATTRIBUTES: Record<string, string[]> = {
 };
 
 /** Elements dropped together with everything inside them. */
-const DROPPED_WITH_CONTENT = [
+const DROPPED_WITH_CONTENT = new Set([
   "script", "style", "noscript", "template", "textarea", "option", "select", "iframe", "frame", "frameset",
   "object", "embed", "applet", "title", "head", "svg", "math",
-];
+]);
 
-const URL_ATTRIBUTES = ["href", "src", "cite"];
+const URL_ATTRIBUTES = new Set(["href", "src", "cite"]);
 const LINK_SCHEMES = new Set(["http:", "https:", "mailto:"]);
 const IMAGE_SCHEMES = new Set(["http:", "https:"]);
 
@@ -46,28 +49,72 @@ const IMAGE_SCHEMES = new Set(["http:", "https:"]);
  * absolute against `baseUrl`; URLs may only be http(s) or mailto (images
  * http(s) only), anything else loses its attribute; links get
  * `rel="noopener noreferrer"`. Returns "" for nothing left.
+ *
+ * One htmlparser2 pass writes the output directly: allow-listed elements
+ * and attributes are re-serialised (text and values escaped), elements not
+ * on the list are dropped but keep their text, and the elements in
+ * DROPPED_WITH_CONTENT go with everything inside them. The output is
+ * canonical markup, so sanitising it again changes nothing. (It replaced
+ * sanitize-html, which applied the same allow-list at about a third of the
+ * speed: see BENCHMARKS.md.)
  */
 export function sanitizeHtml(html: string, baseUrl?: string): string {
-  return sanitize(html, {
-    allowedTags: ALLOWED_TAGS,
-    allowedAttributes: ALLOWED_ATTRIBUTES,
-    allowedSchemes: ["http", "https", "mailto"],
-    allowedSchemesByTag: { img: ["http", "https"] },
-    allowedSchemesAppliedToAttributes: URL_ATTRIBUTES,
-    allowProtocolRelative: false,
-    allowVulnerableTags: false,
-    disallowedTagsMode: "discard",
-    nonTextTags: DROPPED_WITH_CONTENT,
-    // Feeds put fragments, never whole documents, in content: keep text around stray <html> tags.
-    enforceHtmlBoundary: false,
-    transformTags: {
-      "*": (tagName, attribs) => {
-        const name = unprefixed(tagName);
-        const resolved = resolveUrlAttributes(name, attribs, baseUrl);
-        return { tagName: name, attribs: name === "a" ? { ...resolved, rel: "noopener noreferrer" } : resolved };
+  let out = "";
+  // The end tag to write for each open element ("" when it was dropped or is void).
+  const ends: string[] = [];
+  // Open elements inside (and including) a dropped-with-content element.
+  let droppedDepth = 0;
+  const parser = new Parser(
+    {
+      onopentag(rawName, attribs) {
+        const name = unprefixed(rawName);
+        if (droppedDepth > 0 || DROPPED_WITH_CONTENT.has(name)) {
+          droppedDepth++;
+          ends.push("");
+        } else if (!ALLOWED_TAGS.has(name)) {
+          ends.push("");
+        } else {
+          const isVoid = VOID_TAGS.has(name);
+          out += `<${name}${serialiseAttributes(name, attribs, baseUrl)}${isVoid ? " />" : ">"}`;
+          ends.push(isVoid ? "" : `</${name}>`);
+        }
+      },
+      onclosetag() {
+        // htmlparser2 closes every element it opened (implied ones too), innermost first.
+        if (droppedDepth > 0) droppedDepth--;
+        out += ends.pop() ?? "";
+      },
+      ontext(text) {
+        if (droppedDepth === 0) out += escapeText(text);
       },
     },
-  }).trim();
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+  return out.trim();
+}
+
+/** The allowed attributes of an element, URLs resolved and checked, values escaped; links get rel. */
+function serialiseAttributes(name: string, attribs: Record<string, string>, baseUrl: string | undefined): string {
+  const allowed = ALLOWED_ATTRIBUTES[name];
+  let out = "";
+  if (allowed) {
+    for (const attribute in attribs) {
+      if (!allowed.includes(attribute) || (name === "a" && attribute === "rel")) continue;
+      let value: string | null = attribs[attribute];
+      if (URL_ATTRIBUTES.has(attribute)) value = resolveUrl(value, baseUrl, name === "img" ? IMAGE_SCHEMES : LINK_SCHEMES);
+      if (value !== null) out += ` ${attribute}="${escapeAttribute(value)}"`;
+    }
+  }
+  return name === "a" ? `${out} rel="noopener noreferrer"` : out;
+}
+
+function escapeText(text: string): string {
+  return /[&<>]/.test(text) ? text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : text;
+}
+
+function escapeAttribute(value: string): string {
+  return /[&<>"]/.test(value) ? escapeText(value).replace(/"/g, "&quot;") : value;
 }
 
 /**
@@ -80,28 +127,10 @@ function unprefixed(tagName: string): string {
 }
 
 /**
- * Rewrites URL attributes to absolute URLs, dropping any that do not
- * resolve to an allowed scheme. Parsing with WHATWG URL first means the
- * check sees what a browser would (tabs, entities and case tricks removed).
+ * A URL attribute's value made absolute, or null when it does not resolve
+ * to an allowed scheme. Parsing with WHATWG URL first means the check sees
+ * what a browser would (tabs, entities and case tricks removed).
  */
-function resolveUrlAttributes(
-  tagName: string,
-  attribs: Record<string, string>,
-  baseUrl: string | undefined,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(attribs)) {
-    if (!URL_ATTRIBUTES.includes(name)) {
-      out[name] = value;
-      continue;
-    }
-    const schemes = tagName === "img" ? IMAGE_SCHEMES : LINK_SCHEMES;
-    const resolved = resolveUrl(value, baseUrl, schemes);
-    if (resolved !== null) out[name] = resolved;
-  }
-  return out;
-}
-
 function resolveUrl(value: string, baseUrl: string | undefined, schemes: Set<string>): string | null {
   const trimmed = value.trim();
   if (!trimmed) return null;

@@ -18,12 +18,19 @@ export function collapseWhitespace(text: string): string {
   return text.replace(/\s+/gu, " ").trim();
 }
 
+/** Characters of HTML fed to the parser at a time when only the start of the text is wanted. */
+const CHUNK = 4096;
+
 /**
  * Readable text of an HTML fragment: tags removed, entities decoded, script
  * and style content dropped, whitespace collapsed. Block elements count as
  * word breaks so "<p>a</p><p>b</p>" reads "a b".
+ *
+ * With `atLeast`, reading may stop once the text is longer than that: the
+ * result then starts exactly as the full text does (summaries only need
+ * their first 300 characters, not a long post's every word).
  */
-export function htmlToText(html: string): string {
+export function htmlToText(html: string, atLeast = Number.POSITIVE_INFINITY): string {
   if (!/[<&]/.test(html)) return collapseWhitespace(html);
   const out: string[] = [];
   let skipDepth = 0;
@@ -43,7 +50,16 @@ export function htmlToText(html: string): string {
     },
     { decodeEntities: true },
   );
-  parser.end(html);
+  if (html.length > CHUNK && Number.isFinite(atLeast)) {
+    for (let offset = 0; offset < html.length; offset += CHUNK) {
+      parser.write(html.slice(offset, offset + CHUNK));
+      // +1: the last character read may be whitespace that more text would keep.
+      if (collapseWhitespace(out.join("")).length > atLeast + 1) return collapseWhitespace(out.join(""));
+    }
+    parser.end();
+  } else {
+    parser.end(html);
+  }
   return collapseWhitespace(out.join(""));
 }
 

@@ -85,6 +85,15 @@ describe("sanitizeHtml allow-list", () => {
     }
   });
 
+  it("keeps the text of elements not on the list, drops svg/math with their content, closes what was left open", () => {
+    assert.equal(sanitizeHtml("<font color=red>a <center>b</center></font>"), "a b");
+    assert.equal(sanitizeHtml("<p>x<svg><a href='https://e.example/'>in svg</a><p>still svg</p></svg>y</p>"), "<p>xy</p>");
+    assert.equal(sanitizeHtml("<ul><li>one<li>two"), "<ul><li>one</li><li>two</li></ul>");
+    assert.equal(sanitizeHtml('<h:p xmlns:h="http://www.w3.org/1999/xhtml">x<br>y<hr/><col span="2"></h:p>'), "<p>x<br />y<hr /><col span=\"2\" /></p>");
+    assert.equal(sanitizeHtml("<p title='a \"b\" <c>'>1 &lt; 2 &amp;&amp; 3 &gt; 2</p>"), "<p>1 &lt; 2 &amp;&amp; 3 &gt; 2</p>");
+    assert.equal(sanitizeHtml('<abbr title="a &quot;b&quot; <c>">x</abbr>'), '<abbr title="a &quot;b&quot; &lt;c&gt;">x</abbr>');
+  });
+
   it("returns an empty string when nothing is left", () => {
     assert.equal(sanitizeHtml("<script>alert(1)</script>"), "");
     assert.equal(sanitizeHtml(""), "");

@@ -1,0 +1,34 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { htmlToText, truncateText } from "../../lib/feeds/text.js";
+
+/** HTML long enough to be read in several chunks: paragraphs, inline markup, entities, scripts, whitespace runs. */
+const longHtml = fc
+  .array(
+    fc.oneof(
+      fc.string({ maxLength: 400 }).map((text) => `<p>${text.replace(/[<&]/g, " ")}</p>`),
+      fc.constantFrom("<em>a b</em>", "&amp; &nbsp;&eacute;", "<script>var x = '<p>no</p>';</script>", "\n\n   \t", "<br>", "<li>item</li>"),
+      fc.string({ minLength: 1000, maxLength: 5000, unit: fc.constantFrom("a", " ", "b", "\n", "é") }),
+    ),
+    { minLength: 1, maxLength: 40 },
+  )
+  .map((parts) => parts.join(""));
+
+describe("htmlToText with a length hint", () => {
+  it("gives a summary identical to the one from the whole text", () => {
+    fc.assert(
+      fc.property(longHtml, (html) => {
+        assert.equal(truncateText(htmlToText(html, 300)), truncateText(htmlToText(html)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("stops early on a long post but still starts with its text", () => {
+    const html = `<p>Start here.</p>${"<p>More words follow in this long post.</p>".repeat(2000)}`;
+    const partial = htmlToText(html, 300);
+    assert.ok(partial.length > 300 && partial.length < htmlToText(html).length);
+    assert.ok(htmlToText(html).startsWith(partial));
+  });
+});
