@@ -15,7 +15,7 @@ const BLOCKS = new Set([
 
 /** Collapses runs of whitespace to one space and trims. */
 export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/gu, " ").trim();
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /** Characters of HTML fed to the parser at a time when only the start of the text is wanted. */
