@@ -35,6 +35,7 @@ test("SIGKILL at three points, restarts, and a final sync that completes", { tim
     sources: [{ type: "opml_url", name: "Farm", url: farm.opmlUrl }],
   };
   const checks: string[] = [];
+  const outputs: string[] = [];
   try {
     const killPoints: Array<[string, () => boolean]> = [];
     let base = 0;
@@ -48,6 +49,7 @@ test("SIGKILL at three points, restarts, and a final sync that completes", { tim
       const server = await startStandalone(folder, config);
       await waitFor(label, reached, 180_000);
       await killHard(server);
+      outputs.push(server.output());
       const check = checkDatabase(file);
       assert.equal(check.integrity, "ok", label);
       assert.equal(check.duplicateItems, 0, label);
@@ -62,17 +64,20 @@ test("SIGKILL at three points, restarts, and a final sync that completes", { tim
       }
     }
 
+    const finalStart = Date.now();
     const server = await startStandalone(folder, config);
     try {
-      let status: { isRunning: boolean; lastSync: string | null; lastSyncStats: { blogs: { success: number } } | null } | null = null;
+      type Status = { isRunning: boolean; lastSync: string | null; lastSyncStats: { blogs: { total: number; failed: number } } | null };
+      let status: Status | null = null;
       await waitFor(
-        "a completed sync after the restarts",
+        "a sync completing after the last restart",
         async () => {
-          status = await (await fetch(`${server.base}/blogrollapi/api/status`)).json();
-          return status!.lastSync !== null && status!.isRunning === false && status!.lastSyncStats?.blogs.success === FEEDS;
+          status = (await (await fetch(`${server.base}/blogrollapi/api/status`)).json()) as Status;
+          return status.lastSync !== null && Date.parse(status.lastSync) > finalStart && !status.isRunning;
         },
         240_000,
       );
+      assert.equal(status!.lastSyncStats?.blogs.failed, 0, JSON.stringify(status));
       const blogs = await (await fetch(`${server.base}/blogrollapi/api/blogs?limit=1000`)).json();
       assert.equal(blogs.total, FEEDS);
       assert.equal(blogs.items[0].id, editedId);
@@ -81,12 +86,16 @@ test("SIGKILL at three points, restarts, and a final sync that completes", { tim
       checks.push(`final: sync completed (${JSON.stringify(status)})`);
     } finally {
       await killHard(server);
+      outputs.push(server.output());
     }
     const final = checkDatabase(file);
     assert.equal(final.integrity, "ok");
     assert.equal(final.duplicateItems, 0);
     assert.equal(final.blogs, FEEDS);
     console.log(checks.join("\n"));
+  } catch (error) {
+    console.log(outputs.join("\n---\n"));
+    throw error;
   } finally {
     await farm.server.close();
     rmSync(folder, { recursive: true, force: true });
