@@ -5,7 +5,8 @@
  * (one feed after another, parsed on the main thread, as the earlier plugin
  * did) on a deterministic subset, extrapolated.
  *
- *   node --import tsx bench/sync.ts [--feeds 1000] [--baseline 100] [--concurrency 32]
+ *   node --import tsx bench/sync.ts [--feeds 1000] [--baseline 100] [--concurrency 32] [--per-host 2]
+ *     [--delay 200] [--main-thread-parse]
  */
 import { parseArgs } from "node:util";
 import { createSyncRunner } from "../lib/sync/run.js";
@@ -24,6 +25,8 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "32" },
     "per-host": { type: "string", default: "2" },
     delay: { type: "string", default: "200" },
+    // For comparison: parse on the main thread instead of the worker pool.
+    "main-thread-parse": { type: "boolean", default: false },
   },
 });
 const FEEDS = Number(args.feeds);
@@ -64,7 +67,7 @@ async function itemCount(storage: Storage): Promise<number> {
 }
 
 async function syncOnce(storage: Storage, fixtureRef: FeedFixture, api: string) {
-  const run = createSyncRunner({ options, dispatcher, parseInWorkers: process.env.BENCH_MAIN_THREAD_PARSE !== "1" });
+  const run = createSyncRunner({ options, dispatcher, parseInWorkers: !args["main-thread-parse"] });
   const before = await fixtureRef.stats();
   const itemsBefore = await itemCount(storage);
   const rss = sampleRss();
@@ -117,6 +120,7 @@ const results: BenchResult[] = [
       feeds: FEEDS,
       "feed MB (uncompressed)": totalFeedMb,
       "concurrency / per host": `${CONCURRENCY} / ${PER_HOST}`,
+      "parsing": args["main-thread-parse"] ? "main thread" : "worker pool",
       "wall s": first.seconds,
       "CPU s": first.cpuSeconds,
       "feeds/s": round(FEEDS / first.seconds),
