@@ -7,6 +7,7 @@ import { COLLECTION_NAMES, describeStorageChoice, openStorage, type StorageChoic
 import type { Storage } from "./lib/storage/types.js";
 import { consoleLogger, type BlogrollContext, type Logger } from "./lib/context.js";
 import { Scheduler } from "./lib/sync/scheduler.js";
+import { closeParsePool } from "./lib/sync/parse-pool.js";
 import { createSyncRunner } from "./lib/sync/run.js";
 import { createPublicApiRouter } from "./lib/api/public-routes.js";
 import { createAdminRouter } from "./lib/admin/router.js";
@@ -109,9 +110,10 @@ export default class BlogrollEndpoint {
     if (this.options.scheduler) this.context.scheduler.start();
   }
 
-  /** Stops the scheduler (aborting a run) and closes storage this plugin opened. */
+  /** Stops the scheduler (aborting a run), the feed parse workers and storage this plugin opened. */
   async destroy(): Promise<void> {
     await this.context.scheduler.stop();
+    await closeParsePool();
     const storage = this.storagePromise;
     this.storagePromise = null;
     if (storage) await (await storage.catch(() => null))?.close();

@@ -7,20 +7,18 @@
  *   node --import tsx bench/run-all.ts [sync] [api-scale] [parse] [load]
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { BenchResult } from "./support/measure.js";
+import { RESULTS_FOLDER, type BenchResult } from "./support/measure.js";
 
 const SCRIPTS = ["sync", "api-scale", "parse", "load"];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : SCRIPTS;
-const folder = mkdtempSync(path.join(tmpdir(), "blogroll-bench-results-"));
 const results: BenchResult[] = [];
 const failed: string[] = [];
 
 for (const name of chosen) {
   if (!SCRIPTS.includes(name)) throw new Error(`unknown benchmark ${name}; choose from ${SCRIPTS.join(", ")}`);
-  const resultFile = path.join(folder, `${name}.json`);
+  const resultFile = path.join(RESULTS_FOLDER, `${name}.json`);
   const started = performance.now();
   console.log(`\n### bench/${name}.ts`);
   const code = await new Promise<number | null>((resolve) => {
@@ -35,10 +33,8 @@ for (const name of chosen) {
     failed.push(name);
     continue;
   }
-  const parsed = JSON.parse(readFileSync(resultFile, "utf8")) as BenchResult | BenchResult[];
-  results.push(...(Array.isArray(parsed) ? parsed : [parsed]));
+  results.push(...(JSON.parse(readFileSync(resultFile, "utf8")) as BenchResult[]));
 }
-rmSync(folder, { recursive: true, force: true });
 
 console.log(`\n### Summary (${new Date().toISOString()}, Node ${process.version}, SQLite)`);
 for (const result of results) {
@@ -49,4 +45,8 @@ for (const result of results) {
 }
 const checks = results.flatMap((result) => result.targets);
 console.log(`\n${checks.filter((check) => check.pass).length} of ${checks.length} targets met${failed.length ? `; scripts that failed: ${failed.join(", ")}` : ""}`);
+const summary = path.join(RESULTS_FOLDER, "summary.json");
+mkdirSync(RESULTS_FOLDER, { recursive: true });
+writeFileSync(summary, JSON.stringify({ date: new Date().toISOString(), node: process.version, store: "SQLite", results, failed }, null, 2));
+console.log(`results: ${path.relative(process.cwd(), summary)} and one JSON file per script beside it`);
 if (failed.length > 0) process.exitCode = 1;

@@ -176,8 +176,4 @@ const results: BenchResult[] = [
     notes: ["bytes are counted on the fixture's sockets (headers and gzip bodies as sent)"],
   },
 ];
-for (const result of results) report(result);
-if (process.env.BENCH_RESULT) {
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(process.env.BENCH_RESULT, JSON.stringify(results, null, 2));
-}
+report(...results);

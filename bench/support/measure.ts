@@ -1,9 +1,11 @@
 /**
  * Small measuring tools shared by the benchmarks: percentiles, a peak-RSS
  * sampler, a latency prober, and the result record every script prints and
- * (when BENCH_RESULT names a file) writes for bench/run-all.ts.
+ * writes as JSON.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 
 /** One target of the issue, checked against what was measured. */
@@ -125,13 +127,24 @@ export function cpuSeconds(from: NodeJS.CpuUsage): number {
   return round((used.user + used.system) / 1e6, 2);
 }
 
-/** Prints the result and hands it to bench/run-all.ts through the BENCH_RESULT file. */
-export function report(result: BenchResult): void {
-  console.log(`\n== ${result.scenario}`);
-  for (const [name, value] of Object.entries(result.figures)) console.log(`  ${name}: ${value}`);
-  for (const check of result.targets) {
-    console.log(`  [${check.pass ? "PASS" : "MISS"}] ${check.name}: ${check.value} ${check.unit} (target ${check.op} ${check.limit})`);
+/**
+ * Prints the results and writes them as JSON: to BENCH_RESULT when set
+ * (bench/run-all.ts), else to bench/results/<script>.json.
+ */
+export function report(...results: BenchResult[]): void {
+  for (const result of results) {
+    console.log(`\n== ${result.scenario}`);
+    for (const [name, value] of Object.entries(result.figures)) console.log(`  ${name}: ${value}`);
+    for (const check of result.targets) {
+      console.log(`  [${check.pass ? "PASS" : "MISS"}] ${check.name}: ${check.value} ${check.unit} (target ${check.op} ${check.limit})`);
+    }
+    for (const note of result.notes) console.log(`  note: ${note}`);
   }
-  for (const note of result.notes) console.log(`  note: ${note}`);
-  if (process.env.BENCH_RESULT) writeFileSync(process.env.BENCH_RESULT, JSON.stringify(result, null, 2));
+  const file = process.env.BENCH_RESULT ?? path.join(RESULTS_FOLDER, `${path.basename(process.argv[1] ?? "bench", ".ts")}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(results, null, 2));
+  console.log(`  (results written to ${path.relative(process.cwd(), file)})`);
 }
+
+/** Where scripts and run-all.ts leave their JSON (ignored by git). */
+export const RESULTS_FOLDER = fileURLToPath(new URL("../results/", import.meta.url));

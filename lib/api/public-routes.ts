@@ -7,6 +7,10 @@ import { serializeBlog, serializeBlogContext, serializeItem } from "./serialize.
 import { sendCacheable, sendCacheableJson, setPublicHeaders } from "./respond.js";
 import { exportOpml } from "./opml-export.js";
 import { readStatus } from "./status.js";
+import { cachedPerContext } from "./short-cache.js";
+
+/** Categories group every visible blog: kept a few seconds rather than grouped per request. */
+const publicCategories = cachedPerContext(5000, async (context) => (await context.getStorage()).blogs.categories());
 
 const BLOG_DETAIL_ITEMS = 20;
 const DEFAULT_BLOG_LIMIT = 100;
@@ -184,9 +188,7 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
   router.get(
     "/api/categories",
     guarded(context, { error: "Failed to fetch categories" }, async (request, response) => {
-      const storage = await context.getStorage();
-      const items = await storage.blogs.categories();
-      sendCacheableJson(request, response, options, { items });
+      sendCacheableJson(request, response, options, { items: await publicCategories(context) });
     }),
   );
 

@@ -1,21 +1,12 @@
 import type { BlogrollContext } from "../context.js";
+import { cachedPerContext } from "./short-cache.js";
 
-const COUNT_TTL = 5000;
-const countCache = new WeakMap<BlogrollContext, { at: number; blogs: number; items: number }>();
-
-/**
- * Blog and item counts, cached a few seconds per plugin instance: status is
- * polled by widgets and must not scan every row on every request.
- */
-async function counts(context: BlogrollContext): Promise<{ blogs: number; items: number }> {
-  const cached = countCache.get(context);
-  if (cached && Date.now() - cached.at < COUNT_TTL) return cached;
+/** Blog and item counts (status is polled by widgets: no count of every row per request). */
+const counts = cachedPerContext(5000, async (context) => {
   const storage = await context.getStorage();
   const [blogs, items] = await Promise.all([storage.blogs.count(), storage.items.count()]);
-  const fresh = { at: Date.now(), blogs, items };
-  countCache.set(context, fresh);
-  return fresh;
-}
+  return { blogs, items };
+});
 
 /** The `/api/status` body: the earlier plugin's fields plus `nextSync` and `progress`. */
 export async function readStatus(context: BlogrollContext) {

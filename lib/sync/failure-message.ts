@@ -4,6 +4,9 @@ import { FeedParseError } from "../feeds/errors.js";
 
 const MAX_LENGTH = 200;
 
+/** What the owner sees for an error that is neither the remote's nor the feed's doing (the details go to the log). */
+export const UNEXPECTED_FAILURE = "Unexpected error while syncing this blog";
+
 /** "HTTP 503 Service Unavailable" */
 export function httpStatusMessage(status: number): string {
   const text = STATUS_CODES[status];
@@ -23,7 +26,12 @@ export function describeFailure(error: unknown, limits: { fetchTimeout: number; 
     return truncate(`${prefix}${error.message}`);
   }
   if (error instanceof FeedParseError) return truncate(`Not a readable feed: ${error.message}`);
-  return "Unexpected error while syncing this blog";
+  return UNEXPECTED_FAILURE;
+}
+
+/** "Name: message" of anything thrown, for the operator's log (no stack). */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 function truncate(text: string): string {

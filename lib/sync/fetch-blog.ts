@@ -6,7 +6,7 @@ import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
 import { feedUrlKey } from "../url/normalise.js";
 import { nextAttemptAt } from "./backoff.js";
-import { describeFailure, httpStatusMessage } from "./failure-message.js";
+import { describeFailure, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
 import { findSiteIcon } from "./site-icon.js";
 
 const FEED_ACCEPT =
@@ -24,6 +24,8 @@ export interface SyncBlogDeps {
   parse: (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
   now: () => Date;
   dispatcher?: Dispatcher;
+  /** Told of errors that are neither the remote's nor the feed's fault (the owner only sees a generic message). */
+  log?: (message: string) => void;
 }
 
 /** What one blog's sync came to. `aborted`: the run was stopped and nothing was written. */
@@ -64,6 +66,11 @@ export async function syncBlog(
   deps: SyncBlogDeps,
 ): Promise<BlogSyncResult> {
   const fetchedAt = deps.now();
+  const describe = (error: unknown) => {
+    const message = describeFailure(error, options);
+    if (message === UNEXPECTED_FAILURE) deps.log?.(`syncing ${blog.feedUrl} failed: ${errorText(error)}`);
+    return message;
+  };
   const fetchFrom = (url: string, accept: string, conditional = false) =>
     deps.limiter.run(hostOf(url), () =>
       fetchUrl(url, {
@@ -83,7 +90,7 @@ export async function syncBlog(
     response = await fetchFrom(blog.feedUrl, FEED_ACCEPT, true);
   } catch (error) {
     if (signal.aborted) return aborted;
-    return recordFailure(storage, blog, fetchedAt, describeFailure(error, options), null);
+    return recordFailure(storage, blog, fetchedAt, describe(error), null);
   }
   if (signal.aborted) return aborted;
 
@@ -122,7 +129,7 @@ export async function syncBlog(
       });
     } catch (error) {
       if (signal.aborted) return aborted;
-      return await recordFailure(storage, blog, fetchedAt, describeFailure(error, options), null);
+      return await recordFailure(storage, blog, fetchedAt, describe(error), null);
     }
 
     const iconUrl = needsIconLookup(blog, parsed)
@@ -149,6 +156,7 @@ export async function syncBlog(
     return { outcome: "updated", itemsAdded: added, itemsDeleted: trimmed };
   } catch (error) {
     if (error instanceof FetchError && error.code === "aborted") return aborted;
+    deps.log?.(`saving ${blog.feedUrl} failed: ${errorText(error)}`);
     // A storage failure on this blog: note it if the database still answers, and move on.
     await recordFailure(storage, blog, fetchedAt, "Could not save this blog's items", null).catch(() => undefined);
     return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { Worker, type ResourceLimits } from "node:worker_threads";
 import { FeedParseError } from "../feeds/errors.js";
 import { parseFeed } from "../feeds/parse.js";
 import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
@@ -23,6 +23,8 @@ export interface ParsePoolOptions {
   maxQueue?: number;
   /** A parse running longer is stopped (its worker replaced) and fails (default 30 s). */
   taskTimeout?: number;
+  /** Old-generation heap limit of each worker in MB (default 512); a parse needing more fails. */
+  maxHeapMb?: number;
 }
 
 interface Task extends ParseRequest {
@@ -43,11 +45,11 @@ interface Slot {
  * ("Unknown file extension .ts"), so a tiny bootstrap registers tsx in the
  * worker first and then imports the entry.
  */
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./parse-worker.js", import.meta.url), { resourceLimits: WORKER_LIMITS });
+function startWorker(resourceLimits: ResourceLimits): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./parse-worker.js", import.meta.url), { resourceLimits });
   const tsxApi = JSON.stringify(import.meta.resolve("tsx/esm/api"));
   const entry = JSON.stringify(new URL("./parse-worker.ts", import.meta.url).href);
-  return new Worker(`import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true, resourceLimits: WORKER_LIMITS });
+  return new Worker(`import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true, resourceLimits });
 }
 
 /**
@@ -56,11 +58,11 @@ function startWorker(): Worker {
  * ~80 MB more peak RSS (bench/sync.ts). A parse that would need more than
  * this fails like any bad feed (the worker is replaced).
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
+const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
 
 /**
  * A small pool of worker threads running `parseFeed`, so that parsing large
- * feeds (feedparser is synchronous, CPU-bound) does not stall the event loop
+ * feeds (synchronous, CPU-bound work) does not stall the event loop
  * serving HTTP requests. Workers start on demand and do not keep the process
  * alive while idle.
  */
@@ -68,6 +70,7 @@ export class ParsePool {
   private readonly size: number;
   private readonly maxQueue: number;
   private readonly taskTimeout: number;
+  private readonly limits: ResourceLimits;
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
   private readonly roomWaiters: (() => void)[] = [];
@@ -78,6 +81,7 @@ export class ParsePool {
     this.size = Math.max(1, options.size ?? availableParallelism() - 1);
     this.maxQueue = Math.max(1, options.maxQueue ?? 256);
     this.taskTimeout = options.taskTimeout ?? 30_000;
+    this.limits = { ...WORKER_LIMITS, ...(options.maxHeapMb ? { maxOldGenerationSizeMb: options.maxHeapMb } : {}) };
   }
 
   /** Parses in a worker; same result and errors (FeedParseError, TypeError) as `parseFeed`. */
@@ -113,7 +117,7 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    const worker = startWorker();
+    const worker = startWorker(this.limits);
     const slot: Slot = { worker, task: null, timer: null };
     worker.unref();
     worker.on("message", (reply: ParseReply) => {
@@ -130,7 +134,10 @@ export class ParsePool {
       this.finish(slot)?.reject(error);
       this.pump();
     };
-    worker.on("error", retire);
+    // A worker over its heap limit (WORKER_LIMITS) was given a feed too big to parse: the feed's failure, named so.
+    worker.on("error", (error: Error & { code?: string }) =>
+      retire(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new FeedParseError("The feed needs more memory than a parse may use") : error),
+    );
     worker.on("exit", (code) => retire(new Error(`parse worker exited with code ${code}`)));
     this.slots.push(slot);
     return slot;

@@ -63,7 +63,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       items.added += result.itemsAdded;
       items.deleted += result.itemsDeleted;
     };
-    const blogDeps = { limiter: new HostLimiter(options.perHostConcurrency), parse, now, dispatcher: deps.dispatcher };
+    const blogDeps = { limiter: new HostLimiter(options.perHostConcurrency), parse, now, dispatcher: deps.dispatcher, log };
     await forEachDueBlog(
       storage,
       runAt,

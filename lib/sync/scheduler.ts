@@ -50,6 +50,8 @@ export interface SchedulerOptions {
 export const STATUS_KEY = "syncStatus";
 const LEASE_NAME = "sync";
 const PROGRESS_WRITE_INTERVAL = 1000;
+/** Wait past a lease's end before retrying, so clocks a little apart agree it has lapsed. */
+const LEASE_MARGIN = 1000;
 
 const emptyStatus: StoredSyncStatus = { lastSync: null, lastSyncStats: null, runningUntil: null, progress: null, nextSync: null };
 
@@ -66,6 +68,10 @@ export class Scheduler {
   private abort: AbortController | null = null;
   private stopped = true;
   private nextAt: Date | null = null;
+  /** Set when a run was refused the lease: ms until that lease lapses. */
+  private retryIn: number | null = null;
+  /** When the first of a series of refused timed attempts happened. */
+  private refusedAt: number | null = null;
   private readonly leaseTtl: number;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -96,10 +102,20 @@ export class Scheduler {
    * true if this process ran it, false if another run (here or elsewhere) held it.
    */
   syncNow(): Promise<boolean> {
+    return this.begin(null);
+  }
+
+  /**
+   * `refusedAt`: when the previous, timed attempt found the lease taken. If a
+   * sync completed since (another process ran it), this attempt stands down
+   * and the next is due an interval after that sync.
+   */
+  private begin(refusedAt: number | null): Promise<boolean> {
     if (this.current) return this.current.then(() => false);
-    this.current = this.runOnce().finally(() => {
+    this.retryIn = null;
+    this.current = this.runOnce(refusedAt).finally(() => {
       this.current = null;
-      if (!this.stopped) this.schedule(this.options.interval);
+      if (!this.stopped) this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity), this.retryIn !== null && this.refusedAt !== null);
     });
     return this.current;
   }
@@ -117,22 +133,40 @@ export class Scheduler {
     };
   }
 
-  private schedule(delay: number): void {
+  private schedule(delay: number, afterRefusal = false): void {
     if (this.timer) clearTimeout(this.timer);
     this.nextAt = new Date(Date.now() + delay);
+    const refusedAt = afterRefusal ? this.refusedAt : null;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.syncNow();
+      void this.begin(refusedAt);
     }, delay);
     this.timer.unref?.();
   }
 
-  private async runOnce(): Promise<boolean> {
+  private async runOnce(refusedAt: number | null): Promise<boolean> {
     const log = this.options.log ?? (() => undefined);
+    this.refusedAt = null;
     let storage: Storage;
     try {
       storage = await this.options.getStorage();
-      if (!(await storage.meta.acquireLease(LEASE_NAME, this.holder, this.leaseTtl))) return false;
+      if (!(await storage.meta.acquireLease(LEASE_NAME, this.holder, this.leaseTtl))) {
+        // Held by a run elsewhere, or by this process before a crash: try again when the lease lapses.
+        const until = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY))?.runningUntil;
+        const left = until ? new Date(until).getTime() - Date.now() : Number.NaN;
+        this.retryIn = (Number.isFinite(left) && left > 0 ? Math.min(left, this.leaseTtl) : this.leaseTtl) + LEASE_MARGIN;
+        this.refusedAt = refusedAt ?? Date.now();
+        return false;
+      }
+      if (refusedAt !== null) {
+        const lastSync = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY))?.lastSync;
+        const syncedAt = lastSync ? new Date(lastSync).getTime() : Number.NaN;
+        if (syncedAt >= refusedAt) {
+          await storage.meta.releaseLease(LEASE_NAME, this.holder);
+          this.retryIn = Math.max(0, syncedAt + this.options.interval - Date.now());
+          return false;
+        }
+      }
     } catch (error) {
       log(`sync not started: ${(error as Error).message}`);
       return false;
@@ -170,7 +204,8 @@ export class Scheduler {
       await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next });
       return true;
     } catch (error) {
-      log(`sync failed: ${(error as Error).message}`);
+      // A run stopped by stop() (shutdown) did not fail.
+      if (!(this.stopped && abort.signal.aborted)) log(`sync failed: ${(error as Error).message}`);
       await update({ runningUntil: null, progress: null }).catch(() => undefined);
       return true;
     } finally {

@@ -219,11 +219,24 @@ test("a storage failure while saving is caught and reported as failed", async ()
     ...storage,
     items: { ...storage.items, upsertMany: () => Promise.reject(new Error("disk full")) },
   };
-  const result = await syncBlog(broken, blog, options, new AbortController().signal, deps());
+  const logged: string[] = [];
+  const result = await syncBlog(broken, blog, options, new AbortController().signal, { ...deps(), log: (line) => logged.push(line) });
   assert.equal(result.outcome, "failed");
   const after = await reload(storage, blog);
   assert.equal(after.status, "error");
   assert.equal(after.lastError, "Could not save this blog's items");
+  assert.deepEqual(logged, [`saving ${origin}/ok.xml failed: Error: disk full`], "the operator's log has the cause");
+});
+
+test("an unexpected parser failure shows the owner a generic message and gives the operator's log the cause", async () => {
+  serveFeed("/odd.xml");
+  const blog = await addBlog(storage, `${origin}/odd.xml`);
+  const logged: string[] = [];
+  const parse: SyncBlogDeps["parse"] = () => Promise.reject(new RangeError("worker went away"));
+  const result = await syncBlog(storage, blog, options, new AbortController().signal, { ...deps(), parse, log: (line) => logged.push(line) });
+  assert.equal(result.outcome, "failed");
+  assert.equal((await reload(storage, blog)).lastError, "Unexpected error while syncing this blog");
+  assert.deepEqual(logged, [`syncing ${origin}/odd.xml failed: RangeError: worker went away`]);
 });
 
 test("an aborted fetch writes nothing", async () => {

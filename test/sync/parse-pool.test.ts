@@ -68,3 +68,18 @@ test("a closed pool refuses work and fails what was queued", async () => {
   await queued;
   await assert.rejects(pool.parse(body, { url: "https://example.org/feed.xml" }), /closed/);
 });
+
+test("a feed that needs more memory than a worker may use fails as a parse error, and the pool goes on", async () => {
+  const pool = new ParsePool({ size: 1, maxHeapMb: 32 });
+  try {
+    const huge = rss(Array.from({ length: 60_000 }, (_, index) => ({ guid: `item-${index}`, published: new Date(1_700_000_000_000 + index) })));
+    await assert.rejects(pool.parse(huge, { url: "https://example.org/huge.xml", maxItems: 100_000 }), (error: Error) => {
+      assert.ok(error instanceof FeedParseError, `${error.name}: ${error.message}`);
+      assert.equal(error.message, "The feed needs more memory than a parse may use");
+      return true;
+    });
+    assert.equal((await pool.parse(body, { url: "https://example.org/feed.xml" })).items.length, 3);
+  } finally {
+    await pool.close();
+  }
+});

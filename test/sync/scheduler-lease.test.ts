@@ -62,3 +62,119 @@ test("two schedulers on one SQLite file never run at the same time", async () =>
   assert.ok((await a.getStatus()).lastSyncStats);
   await Promise.all([a.stop(), b.stop()]);
 });
+
+const until = (check: () => boolean, ms: number) =>
+  new Promise<void>((resolve, reject) => {
+    const started = Date.now();
+    const tick = () => {
+      if (check()) resolve();
+      else if (Date.now() - started > ms) reject(new Error(`not within ${ms} ms`));
+      else setTimeout(tick, 20);
+    };
+    tick();
+  });
+
+test("after a crash, the timed sync waits for the dead run's lease to lapse instead of a whole interval", async () => {
+  // The lease and status a process killed mid-run leaves behind.
+  const ttl = 300;
+  assert.equal(await second.meta.acquireLease("sync", "dead-process", ttl), true);
+  await second.meta.set("syncStatus", { runningUntil: new Date(Date.now() + ttl).toISOString(), lastSync: null });
+  let runs = 0;
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: async () => {
+      runs++;
+      return stats();
+    },
+    interval: 3_600_000,
+    initialDelay: 0,
+    leaseTtl: ttl,
+  });
+  scheduler.start();
+  await until(() => runs === 1, 5000);
+  const status = await scheduler.getStatus();
+  assert.ok(status.lastSync, "the run completed and was recorded");
+  assert.ok(new Date(status.nextSync!).getTime() > Date.now() + 3_500_000, "then back to the interval");
+  await scheduler.stop();
+});
+
+test("a timed sync refused by another process's run stands down when that run completes", async () => {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let aRuns = 0;
+  let bRuns = 0;
+  const ttl = 300;
+  const b = new Scheduler({
+    getStorage: async () => second,
+    run: async () => {
+      bRuns++;
+      await gate;
+      return stats();
+    },
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+    leaseTtl: ttl,
+  });
+  const bRun = b.syncNow();
+  await until(() => bRuns === 1, 2000);
+  const a = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: async () => {
+      aRuns++;
+      return stats();
+    },
+    interval: 600_000,
+    initialDelay: 0,
+    leaseTtl: ttl,
+  });
+  a.start();
+  // a is refused at least once while b's run goes on (b renews its lease), then b finishes.
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  release();
+  assert.equal(await bRun, true);
+  const finishedAt = Date.now();
+  // a's retry comes within a lease time and a margin, sees b's completed sync and does not run again.
+  await new Promise((resolve) => setTimeout(resolve, ttl + 1500));
+  assert.equal(aRuns, 0, "no second sync right after the other process's");
+  const next = new Date((await a.getStatus()).nextSync!).getTime();
+  assert.ok(Math.abs(next - (finishedAt + 600_000)) < 5000, `next sync an interval after b's (off by ${next - finishedAt - 600_000} ms)`);
+  await Promise.all([a.stop(), b.stop()]);
+});
+
+test("a run stopped by stop() is not logged as a failed sync", async () => {
+  const messages: string[] = [];
+  let started = false;
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: async (_storage, context) => {
+      started = true;
+      await new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason)));
+      return stats();
+    },
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+    log: (message) => messages.push(message),
+  });
+  const run = scheduler.syncNow();
+  await until(() => started, 2000);
+  await scheduler.stop();
+  assert.equal(await run, true);
+  assert.deepEqual(messages, []);
+  assert.equal((await scheduler.getStatus()).isRunning, false, "the running state is cleared");
+});
+
+test("a run that fails on its own is logged", async () => {
+  const messages: string[] = [];
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: async () => {
+      throw new Error("database went away");
+    },
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+    log: (message) => messages.push(message),
+  });
+  assert.equal(await scheduler.syncNow(), true);
+  assert.deepEqual(messages, ["sync failed: database went away"]);
+  await scheduler.stop();
+});
