@@ -177,6 +177,7 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     const survivor = await server.storage.blogs.get(onlyHere.blog.id);
     assert.ok(survivor && survivor.status !== "deleted");
     assert.deepEqual(survivor.sourceIds, []);
+    assert.equal(survivor.source, "manual", "kept as a manual blog");
 
     await admin.post(`${sources}/${removed.id}/delete`, { blogs: "remove" });
     assert.equal(await server.storage.blogs.get(doomed.blog.id), null);

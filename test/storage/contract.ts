@@ -454,9 +454,9 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("detaches a source, fixing the primary and reporting orphans", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "opml_url", name: "b" });
-        const onlyA = await add({ sourceId: a.id });
-        const both = await add({ sourceId: a.id });
-        await s.blogs.upsertFromSource({ feedUrl: both.feedUrl, title: both.title, source: "manual", sourceId: b.id });
+        const onlyA = await add({ sourceId: a.id, source: "opml" });
+        const both = await add({ sourceId: a.id, source: "opml" });
+        await s.blogs.upsertFromSource({ feedUrl: both.feedUrl, title: both.title, source: "opml", sourceId: b.id });
         const onlyB = await add({ sourceId: b.id });
         const deleted = await add({ sourceId: a.id });
         await s.blogs.softDelete(deleted.id);
@@ -466,7 +466,9 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const readOnlyA = (await s.blogs.get(onlyA.id)) as Blog;
         assert.equal(readOnlyA.sourceId, null);
         assert.deepEqual(readOnlyA.sourceIds, []);
+        assert.equal(readOnlyA.source, "manual", "a blog no source lists any more is kept as a manual blog");
         const readBoth = (await s.blogs.get(both.id)) as Blog;
+        assert.equal(readBoth.source, "opml", "a blog another source still lists keeps its source");
         assert.equal(readBoth.sourceId, b.id);
         assert.deepEqual(readBoth.sourceIds, [b.id]);
         assert.deepEqual((await s.blogs.get(onlyB.id))?.sourceIds, [b.id]);

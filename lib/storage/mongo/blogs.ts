@@ -183,9 +183,12 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
         const candidates = refCandidates(textValue(sourceId, "sourceId"));
         const ids = await dropSource(blogs, { $or: [{ sourceIds: { $in: candidates } }, { sourceId: { $in: candidates } }] }, candidates);
         if (ids.length === 0) return [];
+        const sourceless = { _id: { $in: ids }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null };
+        // A blog no source lists any more is the owner's own: a manual blog.
+        await blogs.updateMany(sourceless, { $set: { source: "manual" } });
         const orphans = await blogs
           // Deleted blogs are not offered for purging: they keep their URL so sync never re-adds them.
-          .find({ _id: { $in: ids }, status: { $ne: "deleted" }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null })
+          .find({ ...sourceless, status: { $ne: "deleted" } })
           .project({ _id: 1 })
           .toArray();
         return orphans.map((doc) => (doc._id as ObjectId).toHexString());

@@ -152,7 +152,9 @@ export function applyFetch(stored: StoredBlog, record: FetchRecord, newFeedUrl: 
 export function withoutSource(stored: StoredBlog, sourceId: string, now: Date): StoredBlog {
   const sourceIds = stored.blog.sourceIds.filter((id) => id !== sourceId);
   const primary = stored.blog.sourceId === sourceId ? (sourceIds[0] ?? null) : stored.blog.sourceId;
-  return { blog: { ...stored.blog, sourceIds, sourceId: primary, updatedAt: now }, resumeStatus: stored.resumeStatus };
+  // A blog no source lists any more is the owner's own: a manual blog.
+  const source = sourceIds.length === 0 && primary === null ? "manual" : stored.blog.source;
+  return { blog: { ...stored.blog, sourceIds, sourceId: primary, source, updatedAt: now }, resumeStatus: stored.resumeStatus };
 }
 
 /** No source lists the blog any more: hide it until one does, remembering its status. */
