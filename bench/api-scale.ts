@@ -2,14 +2,16 @@
  * Scenario 4: the public API at scale. Seeds a store with 10 000 blogs in
  * 50 categories and 500 000 items through the storage port, and a small one
  * (100 blogs, 1 000 items), then times each public endpoint over HTTP on
- * loopback, one request after another, without If-None-Match.
+ * loopback, one request after another, without If-None-Match. The targets
+ * apply to SQLite; with MONGODB_URL set the same figures are measured on that
+ * MongoDB server too (in a database of their own, dropped afterwards).
  *
  *   node --import tsx bench/api-scale.ts [--blogs 10000] [--items 500000] [--requests 500]
  */
 import { parseArgs } from "node:util";
 import { Agent } from "undici";
 import type { NewItem, Storage } from "../lib/storage/types.js";
-import { startTestServer, type TestServer } from "../test/support/server.js";
+import { startTestServer, type Backend, type TestServer } from "../test/support/server.js";
 import { seededRandom } from "./support/feeds.js";
 import { percentile, report, round, target, type BenchResult } from "./support/measure.js";
 
@@ -31,8 +33,8 @@ interface Seeded {
 }
 
 /** Seeds blogs and items through the storage port (as a sync would write them), newest dates within 7 days. */
-async function seed(blogCount: number, itemCount: number): Promise<Seeded> {
-  const server = await startTestServer("sqlite", { mongodbUrl: null });
+async function seed(backend: Backend, blogCount: number, itemCount: number): Promise<Seeded> {
+  const server = await startTestServer(backend, backend === "sqlite" ? { mongodbUrl: null } : {});
   const storage: Storage = server.storage;
   const random = seededRandom(42);
   const started = performance.now();
@@ -126,35 +128,46 @@ async function measureAll(seeded: Seeded) {
   return out;
 }
 
-const small = await seed(100, 1000);
-const smallTimes = await measureAll(small);
-await small.server.close();
-console.log(`small store seeded in ${small.seedSeconds} s`);
+const BACKENDS: Array<[Backend, string]> = [["sqlite", "SQLite"]];
+if (process.env.MONGODB_URL) BACKENDS.push(["mongodb", "MongoDB at MONGODB_URL"]);
+const results: BenchResult[] = [];
 
-const large = await seed(Number(args.blogs), Number(args.items));
-console.log(`large store seeded in ${large.seedSeconds} s`);
-const largeTimes = await measureAll(large);
-await large.server.close();
-await agent.close();
+for (const [backend, label] of BACKENDS) {
+  const small = await seed(backend, 100, 1000);
+  const smallTimes = await measureAll(small);
+  await small.server.close();
+  console.log(`${label}: small store seeded in ${small.seedSeconds} s`);
 
-const figures: Record<string, string> = {};
-for (const [name] of ENDPOINTS) {
-  const a = smallTimes.get(name)!;
-  const b = largeTimes.get(name)!;
-  figures[name] = `p50 ${a.p50} / p99 ${a.p99} ms (1 000 items) -> p50 ${b.p50} / p99 ${b.p99} ms (${args.items} items), ${round(b.bytes / 1024)} KB`;
+  const large = await seed(backend, Number(args.blogs), Number(args.items));
+  console.log(`${label}: large store seeded in ${large.seedSeconds} s`);
+  const largeTimes = await measureAll(large);
+  await large.server.close();
+
+  const figures: Record<string, string> = {};
+  for (const [name] of ENDPOINTS) {
+    const a = smallTimes.get(name)!;
+    const b = largeTimes.get(name)!;
+    figures[name] = `p50 ${a.p50} / p99 ${a.p99} ms (1 000 items) -> p50 ${b.p50} / p99 ${b.p99} ms (${args.items} items), ${round(b.bytes / 1024)} KB`;
+  }
+  const items0 = largeTimes.get("/api/items (offset 0)")!;
+  const items0Small = smallTimes.get("/api/items (offset 0)")!;
+  results.push({
+    scenario: `4. API at scale (${label})`,
+    figures: { [`seed s (${args.blogs} blogs, ${args.items} items)`]: large.seedSeconds, requests: REQUESTS, ...figures },
+    // The issue sets its targets on SQLite; MongoDB figures are reported alongside.
+    targets:
+      backend === "sqlite"
+        ? [
+            target("/api/items?limit=50 p99 at offset 0", items0.p99, "<=", 15, "ms"),
+            target("/api/items p99 growth 1 000 -> 500 000 items", items0.p99 / items0Small.p99, "<=", 2, "x"),
+            target("/api/status p99", largeTimes.get("/api/status")!.p99, "<=", 30, "ms"),
+            target("/api/categories p99", largeTimes.get("/api/categories")!.p99, "<=", 30, "ms"),
+            target("/api/opml (1 000 blogs) p99", largeTimes.get("/api/opml")!.p99, "<=", 100, "ms"),
+          ]
+        : [],
+    notes: [`${REQUESTS} sequential requests per endpoint after 20 warm-up requests, keep-alive, no If-None-Match`],
+  });
 }
-const items0 = largeTimes.get("/api/items (offset 0)")!;
-const items0Small = smallTimes.get("/api/items (offset 0)")!;
-const result: BenchResult = {
-  scenario: "4. API at scale (SQLite)",
-  figures: { [`seed s (${args.blogs} blogs, ${args.items} items)`]: large.seedSeconds, requests: REQUESTS, ...figures },
-  targets: [
-    target("/api/items?limit=50 p99 at offset 0", items0.p99, "<=", 15, "ms"),
-    target("/api/items p99 growth 1 000 -> 500 000 items", items0.p99 / items0Small.p99, "<=", 2, "x"),
-    target("/api/status p99", largeTimes.get("/api/status")!.p99, "<=", 30, "ms"),
-    target("/api/categories p99", largeTimes.get("/api/categories")!.p99, "<=", 30, "ms"),
-    target("/api/opml (1 000 blogs) p99", largeTimes.get("/api/opml")!.p99, "<=", 100, "ms"),
-  ],
-  notes: [`${REQUESTS} sequential requests per endpoint after 20 warm-up requests, keep-alive, no If-None-Match`],
-};
-report(result);
+await agent.close();
+if (!process.env.MONGODB_URL) console.log("MongoDB: not measured (MONGODB_URL is not set)");
+report(...results);
