@@ -9,6 +9,7 @@ import { fetchRemoteOpml, readOpmlText } from "../sources/remote-opml.js";
 import { SourceError, type SourceContext } from "../sources/types.js";
 import { idParam, notFound, renderForm, type FormErrors } from "./forms.js";
 import { redirectWithNotice, type NoticeKey } from "./notices.js";
+import { freshSourceState } from "../storage/fresh.js";
 import {
   blankValues,
   FORM_TYPES,
@@ -49,12 +50,7 @@ function draftSource(values: SourceFormValues): Source {
     name: values.name,
     enabled: values.enabled,
     settings: settingsOf(values),
-    status: "pending",
-    lastError: null,
-    lastSyncAt: null,
-    lastImport: null,
-    etag: null,
-    lastModified: null,
+    ...freshSourceState(),
     createdAt: now,
     updatedAt: now,
   };

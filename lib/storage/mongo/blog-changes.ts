@@ -1,5 +1,6 @@
 import { ObjectId, type Document } from "mongodb";
 import { feedUrlKey } from "../../url/normalise.js";
+import { freshFetchState } from "../fresh.js";
 import { StorageError, type BlogEdit, type EditableBlogField, type FetchRecord, type NewBlog } from "../types.js";
 import { ownerEditedOf } from "./documents.js";
 import { blogStatusValue, countValue, dateValue, optionalTextValue, refHex, refValue, textValue } from "./values.js";
@@ -50,15 +51,7 @@ export function newBlogDoc(input: NewBlog, feedUrl: string, now: Date): Document
     microsubChannelId: refValue(input.microsubChannelId),
     microsubChannelName: optionalTextValue(input.microsubChannelName, "microsubChannelName"),
     skipItemFetch: input.skipItemFetch === true,
-    lastFetchAt: null,
-    lastItemAt: null,
-    lastError: null,
-    nextFetchAt: null,
-    failureCount: 0,
-    etag: null,
-    lastModified: null,
-    iconUrl: null,
-    ownerEdited: [],
+    ...freshFetchState(),
     createdAt: now,
     updatedAt: now,
     deletedAt: null,

@@ -1,5 +1,6 @@
 import { ObjectId, type Document } from "mongodb";
 import { StorageError, type SourcePatch, type SourceStore } from "../types.js";
+import { freshSourceState } from "../fresh.js";
 import type { MongoCollections } from "./collections.js";
 import { settingsOf, toSource } from "./documents.js";
 import { guard } from "./errors.js";
@@ -62,12 +63,7 @@ export function createMongoSourceStore({ sources }: MongoCollections): SourceSto
           name: textValue(input.name, "source name"),
           enabled: input.enabled !== false,
           settings: settingsOf(input.settings),
-          status: "pending",
-          lastError: null,
-          lastSyncAt: null,
-          lastImport: null,
-          etag: null,
-          lastModified: null,
+          ...freshSourceState(),
           createdAt: now,
           updatedAt: now,
         };

@@ -1,4 +1,5 @@
 import { newId } from "../id.js";
+import { freshFetchState } from "../fresh.js";
 import type { Blog, BlogEdit, EditableBlogField, FeedMetadata, FetchRecord, NewBlog, UpsertOutcome } from "../types.js";
 import type { StoredBlog } from "./rows.js";
 
@@ -51,15 +52,7 @@ export function blogFromSource(input: NewBlog, now: Date): StoredBlog {
       microsubChannelId: input.microsubChannelId ?? null,
       microsubChannelName: input.microsubChannelName ?? null,
       skipItemFetch: input.skipItemFetch ?? false,
-      lastFetchAt: null,
-      lastItemAt: null,
-      lastError: null,
-      nextFetchAt: null,
-      failureCount: 0,
-      etag: null,
-      lastModified: null,
-      iconUrl: null,
-      ownerEdited: [],
+      ...freshFetchState(),
       createdAt: now,
       updatedAt: now,
       deletedAt: null,

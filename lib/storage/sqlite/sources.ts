@@ -1,4 +1,5 @@
 import { newId } from "../id.js";
+import { freshSourceState } from "../fresh.js";
 import type { Source, SourceStore } from "../types.js";
 import type { SqliteContext } from "./database.js";
 import { rowToSource, sourceToParams, type SourceRow } from "./rows.js";
@@ -34,12 +35,7 @@ export function createSqliteSourceStore(ctx: SqliteContext): SourceStore {
           name: input.name,
           enabled: input.enabled ?? true,
           settings: { ...(input.settings ?? {}) },
-          status: "pending",
-          lastError: null,
-          lastSyncAt: null,
-          lastImport: null,
-          etag: null,
-          lastModified: null,
+          ...freshSourceState(),
           createdAt: now,
           updatedAt: now,
         };
