@@ -16,7 +16,8 @@ import type { Storage } from "../lib/storage/types.js";
 import { startTestServer } from "../test/support/server.js";
 import { loopbackDispatcher, startFeedFixture, type FeedFixture } from "./support/fixture-server.js";
 import { cpuSeconds, probeLatency, report, round, sampleRss, target, watchEventLoop, type BenchResult } from "./support/measure.js";
-import { addBlogs, openTempStore } from "./support/stores.js";
+import { addBlogs } from "./support/stores.js";
+import { openTempStorage } from "../test/sync/harness.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -46,7 +47,7 @@ const noProgress = () => undefined;
 
 /** The serial baseline: every `FEEDS / BASELINE`-th feed, one at a time, parsed on the main thread. */
 async function serialBaseline(): Promise<{ seconds: number; perFeed: number; extrapolated: number }> {
-  const store = await openTempStore();
+  const store = await openTempStorage();
   const step = Math.max(1, Math.floor(FEEDS / BASELINE));
   await addBlogs(store.storage, feedUrls.filter((_url, index) => index % step === 0).slice(0, BASELINE));
   const run = createSyncRunner({
@@ -58,7 +59,7 @@ async function serialBaseline(): Promise<{ seconds: number; perFeed: number; ext
   const stats = await run(store.storage, { signal: new AbortController().signal, progress: noProgress });
   const seconds = (performance.now() - started) / 1000;
   if (stats.blogs.success !== BASELINE) throw new Error(`baseline: ${stats.blogs.failed} of ${BASELINE} feeds failed`);
-  await store.close();
+  await store.cleanup();
   return { seconds: round(seconds, 2), perFeed: round((seconds / BASELINE) * 1000), extrapolated: round((seconds / BASELINE) * FEEDS) };
 }
 

@@ -11,18 +11,19 @@ import { resolveOptions } from "../../lib/options.js";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { createSyncRunner } from "../../lib/sync/run.js";
 import { loopbackDispatcher, startFeedFixture, type FeedFixture } from "../../bench/support/fixture-server.js";
-import { addBlogs, openTempStore, type TempStore } from "../../bench/support/stores.js";
+import { addBlogs } from "../../bench/support/stores.js";
+import { openTempStorage, type TempStorage } from "../sync/harness.js";
 
 const FEEDS = 24;
 let fixture: FeedFixture;
-let store: TempStore;
+let store: TempStorage;
 
 before(async () => {
   fixture = await startFeedFixture({ feeds: FEEDS, hosts: 4, delayMs: 0 });
-  store = await openTempStore();
+  store = await openTempStorage();
 });
 after(async () => {
-  await store.close();
+  await store.cleanup();
   await fixture.close();
   await closeParsePool();
 });
