@@ -18,7 +18,7 @@ const DAY = 24 * 60 * 60_000;
 export const NO_ICON = "";
 
 export interface SyncBlogDeps {
-  /** Caps simultaneous requests per host, shared by every fetch of the run. */
+  /** Caps simultaneous requests per host (each redirect hop counted at its own host), shared by every fetch of the run. */
   limiter: HostLimiter;
   /** parseFeed, in a worker pool or on this thread. */
   parse: (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
@@ -71,19 +71,20 @@ export async function syncBlog(
     if (message === UNEXPECTED_FAILURE) deps.log?.(`syncing ${blog.feedUrl} failed: ${errorText(error)}`);
     return message;
   };
+  // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
+  const hostGate = <T>(host: string, task: () => Promise<T>) => deps.limiter.run(host, task);
   const fetchFrom = (url: string, accept: string, conditional = false) =>
-    deps.limiter.run(hostOf(url), () =>
-      fetchUrl(url, {
-        timeout: options.fetchTimeout,
-        maxBodySize: options.maxBodySize,
-        allowPrivateNetworks: options.allowPrivateNetworks,
-        etag: conditional ? (blog.etag ?? undefined) : undefined,
-        lastModified: conditional ? (blog.lastModified ?? undefined) : undefined,
-        accept,
-        signal,
-        dispatcher: deps.dispatcher,
-      }),
-    );
+    fetchUrl(url, {
+      timeout: options.fetchTimeout,
+      maxBodySize: options.maxBodySize,
+      allowPrivateNetworks: options.allowPrivateNetworks,
+      etag: conditional ? (blog.etag ?? undefined) : undefined,
+      lastModified: conditional ? (blog.lastModified ?? undefined) : undefined,
+      accept,
+      signal,
+      dispatcher: deps.dispatcher,
+      hostGate,
+    });
 
   let response: FetchResult;
   try {

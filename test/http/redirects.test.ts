@@ -77,3 +77,44 @@ describe("fetchUrl: redirects", () => {
     for (const path of ["/to-file", "/to-gopher", "/to-data", "/to-invalid"]) await rejectsWith(fetchUrl(`${site.url}${path}`, open), "bad_url");
   });
 });
+
+describe("fetchUrl: hostGate", () => {
+  let first: FixtureServer;
+  let second: FixtureServer;
+  before(async () => {
+    first = await startFixtureServer();
+    second = await startFixtureServer(undefined, { address: "127.0.0.2" });
+    second.route("/feed", respond.text("the feed"));
+    second.route("/trickle", respond.trickle("<", 100));
+    first.route("/elsewhere", (_request, response) => void response.writeHead(301, { location: `${second.url}/feed` }).end());
+  });
+  after(async () => {
+    await first.close();
+    await second.close();
+  });
+
+  it("runs every hop through the gate of its own host, one at a time", async () => {
+    const entered: string[] = [];
+    let inside = 0;
+    const gate = async <T>(host: string, task: () => Promise<T>): Promise<T> => {
+      entered.push(host);
+      inside++;
+      assert.equal(inside, 1, "a hop lets go of its host before the next one starts");
+      try {
+        return await task();
+      } finally {
+        inside--;
+      }
+    };
+    const result = await fetchUrl(`${first.url}/elsewhere`, { ...open, hostGate: gate });
+    assert.equal(Buffer.from(result.body).toString(), "the feed");
+    assert.deepEqual(entered, ["127.0.0.1", "127.0.0.2"]);
+  });
+
+  it("does not count time spent waiting for a slot against the deadline, but counts every hop's own time", async () => {
+    const slow = <T>(_host: string, task: () => Promise<T>) => new Promise((resolve) => setTimeout(resolve, 400)).then(task);
+    const result = await fetchUrl(`${first.url}/elsewhere`, { ...open, timeout: 300, hostGate: slow });
+    assert.equal(result.status, 200, "two 400 ms waits did not use up a 300 ms deadline");
+    await rejectsWith(fetchUrl(`${second.url}/trickle`, { ...open, timeout: 300, hostGate: slow }), "timeout");
+  });
+});

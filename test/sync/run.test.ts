@@ -243,3 +243,23 @@ test("failed blogs are counted, and not due again in the same run", async () => 
   assert.equal(server.hits("/bad.xml"), 1, "backing off: not due at the next run");
   assert.equal(server.hits("/ok.xml"), 2);
 });
+
+test("the per-host limit holds on the host redirects lead to, not only on the hosts blogs are listed under", async () => {
+  // Blogs listed under three hosts all redirect to a fourth, as custom domains pointing at one platform do.
+  server = await startFeedServer(LOOPBACKS);
+  const platform = server.origins[0];
+  for (let index = 0; index < 12; index++) {
+    server.route(`/listed-${index}.xml`, (_request, response) => void response.writeHead(302, { location: `${platform}/hosted-${index}.xml` }).end());
+    server.route(`/hosted-${index}.xml`, async (_request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: `h${index}`, published: hoursAgo(1) }]));
+    });
+    await addBlog(storage, `${server.origins[1 + (index % 3)]}/listed-${index}.xml`);
+  }
+  const stats = await runner({}, testOptions({ concurrency: 6, perHostConcurrency: 2 }))(storage, context());
+  assert.equal(stats.blogs.success, 12);
+  const platformHost = new URL(platform).hostname;
+  const peak = server.peak.perHost.get(platformHost) ?? 0;
+  assert.ok(peak >= 1, "the platform was fetched");
+  assert.ok(peak <= 2, `${platformHost} saw ${peak} requests at once`);
+});
