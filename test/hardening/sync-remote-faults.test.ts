@@ -222,11 +222,13 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     answers.set("mapped.example", [[v6("::ffff:7f00:1")]]);
   });
 
+  /** Every spelling of a private or reserved address the issue lists, and two plain private ones. */
+  const literals = [
+    "127.1", "2130706433", "0x7f000001", "0.0.0.0", "[::]", "[::1]", "[::ffff:7f00:1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]",
+    "169.254.169.254", "100.64.0.1", "10.0.0.1", "192.168.1.1",
+  ];
+
   it("refuses address literals in every spelling and names resolving to private ranges; lastError never shows a resolved address", async () => {
-    const literals = [
-      "127.1", "2130706433", "0x7f000001", "0.0.0.0", "[::]", "[::1]", "[::ffff:7f00:1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]",
-      "169.254.169.254", "100.64.0.1", "10.0.0.1", "192.168.1.1",
-    ];
     const blogs: Blog[] = [];
     for (const host of literals) blogs.push(await addBlog(temp.storage, `http://${host}:${port}/feed.xml`));
     const named: Blog[] = [];
@@ -252,11 +254,16 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
 
   it("a name that resolves public, then private (rebinding), is refused on the next connection and keeps its items", async () => {
     answers.set("rebind.example", [[v4("127.0.0.1")], [v4("192.168.0.10")]]);
-    const blog = await addBlog(temp.storage, `http://rebind.example:${port}/feed.xml`);
-    await syncAll(temp.storage, { allowPrivateNetworks: false }, agent());
+    // The server closes each connection, so the second run connects (and resolves) again.
+    server.route("/rebind.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml", connection: "close" }).end(goodFeed));
+    const blog = await addBlog(temp.storage, `http://rebind.example:${port}/rebind.xml`);
+    // One agent for both runs, as in production (a shared agent per process): no answer may be remembered.
+    const shared = agent();
+    await syncAll(temp.storage, { allowPrivateNetworks: false }, shared);
     assert.deepEqual(await uids(temp.storage, blog), ["kept-1", "kept-2"]);
     await makeDue(temp.storage, [blog]);
-    await syncAll(temp.storage, { allowPrivateNetworks: false }, agent());
+    await syncAll(temp.storage, { allowPrivateNetworks: false }, shared);
+    await shared.close();
     const after = (await temp.storage.blogs.get(blog.id))!;
     assert.equal(after.status, "error");
     assert.equal(after.lastError, "Address not allowed: rebind.example is on a private or reserved network");
@@ -280,6 +287,13 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     for (let hop = 0; hop < 8; hop++) server.route(`/chain-${hop}`, redirect(`/chain-${hop + 1}`));
     server.route("/chain-8", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
     cases.push(["/chain-0", "", /more than 5 redirects/i]);
+    // A redirect to each spelling of a private address, and to names resolving to one (also beside a public address).
+    const targets = [...literals, "dual.example", "mapped.example", "metadata.example"];
+    for (const [index, host] of targets.entries()) {
+      server.route(`/to-spelling-${index}`, redirect(`http://${host}:${port}/feed.xml`));
+      cases.push([`/to-spelling-${index}`, "", /^Address not allowed: /]);
+    }
+    const feedHitsBefore = server.hits("/feed.xml");
 
     const blogs = new Map<string, Blog>();
     for (const [path] of cases) blogs.set(path, await addBlog(temp.storage, `http://public.example:${port}${path}`));
@@ -290,5 +304,12 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
       assert.match(after.lastError ?? "", message, `${path}: ${after.lastError}`);
       assert.doesNotMatch(after.lastError ?? "", /10\.0\.0\.1\b(?!.*is on)/);
     }
+    for (const [index, host] of targets.entries()) {
+      if (!host.endsWith(".example")) continue;
+      // A name is reported by name only, never by the address it resolved to.
+      const { lastError } = (await temp.storage.blogs.get(blogs.get(`/to-spelling-${index}`)!.id))!;
+      assert.equal(lastError, `Address not allowed: ${host} is on a private or reserved network`);
+    }
+    assert.equal(server.hits("/feed.xml"), feedHitsBefore, "no redirect reached the loopback fixture");
   });
 });
