@@ -17,7 +17,7 @@ export const FEED_ACCEPT =
   "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, text/html;q=0.8, */*;q=0.5";
 
 export interface FetchOptions {
-  /** Milliseconds for the whole exchange: connect, every redirect hop, headers and body. */
+  /** Milliseconds for the whole exchange: connect, every redirect hop, headers and body (waits for a `hostGate` slot excepted). */
   timeout: number;
   /** Largest body accepted, counted after decompression. */
   maxBodySize: number;
@@ -33,6 +33,13 @@ export interface FetchOptions {
   maxRedirects?: number;
   /** External abort (scheduler stop). */
   signal?: AbortSignal;
+  /**
+   * Runs each hop (request and body read) when the hop's host has a free
+   * slot, e.g. `HostLimiter.run`: a redirect to another host then waits for
+   * that host's slot, so the per-host limit holds wherever redirects lead.
+   * Time spent waiting for a slot does not count against `timeout`.
+   */
+  hostGate?: <T>(host: string, task: () => Promise<T>) => Promise<T>;
   /**
    * Overrides the shared guarded agent (tests, benchmarks). IP literals are
    * still checked here, but host names are only checked if this dispatcher
@@ -143,10 +150,10 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
   }
   const controller = new AbortController();
   const state: AbortState = { timedOut: false, aborted: false };
-  const timer = setTimeout(() => {
+  const deadline = new Deadline(options.timeout, () => {
     state.timedOut = true;
     controller.abort();
-  }, options.timeout);
+  });
   const onAbort = () => {
     state.aborted = true;
     controller.abort();
@@ -154,52 +161,90 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const dispatcher = options.dispatcher ?? agentFor(options.allowPrivateNetworks);
+  const gate = options.hostGate ?? ((_host, task) => task());
   const maxRedirects = options.maxRedirects ?? 5;
   const headers = requestHeaders(options);
   const redirects: FetchResult["redirects"] = [];
 
+  /** One request; a redirect gives the next URL, anything else the result. */
+  const hop = async (): Promise<URL | FetchResult> => {
+    checkUrl(url, options.allowPrivateNetworks);
+    let response: Dispatcher.ResponseData;
+    try {
+      // undici's request() never follows redirects itself: each hop comes back here to be checked.
+      response = await request(url, { method: "GET", headers, dispatcher, signal: controller.signal });
+    } catch (error) {
+      throw toFetchError(error, url.hostname, state);
+    }
+    const status = response.statusCode;
+    const location = header(response.headers, "location");
+    if (REDIRECTS.has(status) && location) {
+      await drain(response);
+      const next = nextHop(url, location, redirects, maxRedirects);
+      redirects.push({ from: url.href, to: next.href, status });
+      return next;
+    }
+    const common = {
+      url: url.href,
+      status,
+      permanentRedirect: redirects.length > 0 && redirects.every((hop) => PERMANENT.has(hop.status)) ? url.href : null,
+      redirects,
+      contentType: header(response.headers, "content-type"),
+      etag: header(response.headers, "etag"),
+      lastModified: header(response.headers, "last-modified"),
+      retryAfter: parseRetryAfter(header(response.headers, "retry-after")),
+    };
+    if (status === 304) {
+      await drain(response);
+      return { ...common, notModified: true, body: new Uint8Array(0), bytesReceived: 0 };
+    }
+    try {
+      const { bytes, wire } = await readBody(response.body, header(response.headers, "content-encoding"), options.maxBodySize);
+      return { ...common, notModified: false, body: bytes, bytesReceived: wire };
+    } catch (error) {
+      throw toFetchError(error, url.hostname, state);
+    }
+  };
+
   try {
     for (;;) {
-      checkUrl(url, options.allowPrivateNetworks);
-      let response: Dispatcher.ResponseData;
-      try {
-        // undici's request() never follows redirects itself: each hop comes back here to be checked.
-        response = await request(url, { method: "GET", headers, dispatcher, signal: controller.signal });
-      } catch (error) {
-        throw toFetchError(error, url.hostname, state);
-      }
-      const status = response.statusCode;
-      const location = header(response.headers, "location");
-      if (REDIRECTS.has(status) && location) {
-        await drain(response);
-        const next = nextHop(url, location, redirects, maxRedirects);
-        redirects.push({ from: url.href, to: next.href, status });
-        url = next;
-        continue;
-      }
-      const common = {
-        url: url.href,
-        status,
-        permanentRedirect: redirects.length > 0 && redirects.every((hop) => PERMANENT.has(hop.status)) ? url.href : null,
-        redirects,
-        contentType: header(response.headers, "content-type"),
-        etag: header(response.headers, "etag"),
-        lastModified: header(response.headers, "last-modified"),
-        retryAfter: parseRetryAfter(header(response.headers, "retry-after")),
-      };
-      if (status === 304) {
-        await drain(response);
-        return { ...common, notModified: true, body: new Uint8Array(0), bytesReceived: 0 };
-      }
-      try {
-        const { bytes, wire } = await readBody(response.body, header(response.headers, "content-encoding"), options.maxBodySize);
-        return { ...common, notModified: false, body: bytes, bytesReceived: wire };
-      } catch (error) {
-        throw toFetchError(error, url.hostname, state);
-      }
+      const outcome = await gate(url.hostname.toLowerCase(), async () => {
+        deadline.resume();
+        try {
+          return await hop();
+        } finally {
+          deadline.pause();
+        }
+      });
+      if (!(outcome instanceof URL)) return outcome;
+      url = outcome;
     }
   } finally {
-    clearTimeout(timer);
+    deadline.pause();
     options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A time budget that runs only while resumed (a hop in progress), and fires once when spent. */
+class Deadline {
+  private timer: NodeJS.Timeout | null = null;
+  private resumedAt = 0;
+
+  constructor(
+    private remaining: number,
+    private readonly onExpire: () => void,
+  ) {}
+
+  resume(): void {
+    if (this.timer) return;
+    this.resumedAt = Date.now();
+    this.timer = setTimeout(this.onExpire, Math.max(0, this.remaining));
+  }
+
+  pause(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.remaining -= Date.now() - this.resumedAt;
   }
 }
