@@ -173,9 +173,19 @@ export class Scheduler {
     }
     const abort = new AbortController();
     this.abort = abort;
-    const update = async (patch: Partial<StoredSyncStatus>) => {
-      const stored = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? emptyStatus;
-      await storage.meta.set(STATUS_KEY, { ...emptyStatus, ...stored, ...patch });
+    // Status writes are read-modify-write: run them one after another, so a progress or renewal
+    // write still in flight can never land after the final one and bring back a finished run.
+    let writes: Promise<void> = Promise.resolve();
+    let finished = false;
+    const update = (patch: Partial<StoredSyncStatus>, final = false): Promise<void> => {
+      if (finished && !final) return Promise.resolve();
+      if (final) finished = true;
+      const write = writes.then(async () => {
+        const stored = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? emptyStatus;
+        await storage.meta.set(STATUS_KEY, { ...emptyStatus, ...stored, ...patch });
+      });
+      writes = write.catch(() => undefined);
+      return write;
     };
     const leaseUntil = () => new Date(Date.now() + this.leaseTtl).toISOString();
     let progress = { done: 0, total: 0 };
@@ -201,12 +211,12 @@ export class Scheduler {
         },
       });
       const next = this.stopped ? null : new Date(Date.now() + this.options.interval).toISOString();
-      await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next });
+      await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next }, true);
       return true;
     } catch (error) {
       // A run stopped by stop() (shutdown) did not fail.
       if (!(this.stopped && abort.signal.aborted)) log(`sync failed: ${(error as Error).message}`);
-      await update({ runningUntil: null, progress: null }).catch(() => undefined);
+      await update({ runningUntil: null, progress: null }, true).catch(() => undefined);
       return true;
     } finally {
       clearInterval(renew);
