@@ -45,7 +45,11 @@ describe("headers and escaping on every route (standalone host, SQLite)", () => 
     const source = await storage.sources.create({ type: "opml_file", name: XSS, settings: { xml: "<opml/>" } });
     await storage.sources.update(source.id, { status: "error", lastError: XSS });
     sourceId = source.id;
-    const blog = await addBlog(storage, { title: XSS, description: XSS, category: XSS, author: XSS, siteUrl: "https://xss.example/", source: "opml" });
+    const blog = await addBlog(storage, {
+      title: XSS, description: XSS, category: XSS, author: XSS, source: "opml",
+      // URLs carry characters XML must escape in attributes.
+      feedUrl: "https://xss.example/feed.xml?a=1&b='x'&c=%22y%22", siteUrl: "https://xss.example/?p=1&q='2'",
+    });
     await storage.blogs.edit(blog.id, { notes: XSS, tags: [XSS] });
     await storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: XSS, nextFetchAt: null, failureCount: 1 });
     await addItems(storage, blog.id, [item("x", daysAgo(1), { title: XSS, summary: XSS, author: XSS, categories: [XSS] })]);
@@ -64,6 +68,13 @@ describe("headers and escaping on every route (standalone host, SQLite)", () => 
       [`${mount}/sources/new`, { headers: AUTH }], [`${mount}/sources/${sourceId}/edit`, { headers: AUTH }], [`${mount}/blogs`, { headers: AUTH }],
       [`${mount}/blogs/new`, { headers: AUTH }], [`${mount}/blogs/${blogId}`, { headers: AUTH }], [`${mount}/clear-resync`, { headers: AUTH }],
       [mount], [`${mount}/blogs`],
+      [`${mount}/sources/${sourceId}/delete`, { headers: AUTH }], [`${mount}/blogs/${blogId}/delete`, { headers: AUTH }],
+      [`${mount}/blogs/0123456789abcdef01234567`, { headers: { ...AUTH, Accept: "text/html" } }], [`${mount}/api/discover`],
+      [`/assets/${server.plugin.id}/styles.css`], [`/assets/${server.plugin.id}/progress.js`],
+      [`${mount}/sync`, { method: "POST", headers: { Cookie: "blogroll_session=forged", Accept: "text/html" } }],
+      ["/session/login", { method: "POST", body: new URLSearchParams({ token: "wrong" }) }],
+      [`${mount}/api/microsub-webhook`, { method: "POST", headers: { ...AUTH, "Content-Type": "application/json" }, body: "{" }],
+      [`${mount}/blogs/${blogId}`, { method: "POST", headers: { ...AUTH, "Content-Type": "application/x-www-form-urlencoded" }, body: `notes=${"z".repeat(3 * 1024 * 1024)}` }],
     ];
     for (const [path, init] of routes) {
       const response = await server.get(path, { redirect: "manual", ...init });
@@ -99,7 +110,26 @@ describe("headers and escaping on every route (standalone host, SQLite)", () => 
       assert.equal(parsed.feeds[0].title, XSS);
       assert.equal(parsed.feeds[0].category, XSS);
       assert.equal(parsed.feeds[0].description, XSS);
+      const stored = (await server.storage.blogs.get(blogId))!;
+      assert.match(stored.feedUrl, /&b='x'/);
+      // The importer reads addresses through the WHATWG parser (which percent-encodes the quote).
+      assert.equal(parsed.feeds[0].xmlUrl, new URL(stored.feedUrl).href);
+      assert.equal(parsed.feeds[0].htmlUrl, new URL(stored.siteUrl!).href);
+      assert.doesNotMatch(text, /&b=/, "a bare & in an attribute is escaped");
     }
+  });
+
+  it("the import preview shows hostile titles, categories and skipped addresses from an OPML file escaped", async () => {
+    const session = await logIn(server);
+    const attribute = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    const xml = `<?xml version="1.0"?><opml version="2.0"><head><title>${attribute(XSS)}</title></head><body>` +
+      `<outline text="${attribute(XSS)}"><outline text="${attribute(XSS)}" title="${attribute(XSS)}" description="${attribute(XSS)}" xmlUrl="https://preview.example/feed.xml?x=${encodeURIComponent(XSS)}"/></outline>` +
+      `<outline text="${attribute(XSS)}" xmlUrl="javascript:alert(1)//${attribute(XSS)}"/></body></opml>`;
+    const response = await session.post(`${server.plugin.mountPath}/sources`, { type: "opml_file", name: XSS, xml, action: "preview" });
+    assert.equal(response.status, 200, response.html.slice(0, 500));
+    assert.match(response.html, /preview\.example/, "the preview lists the feed");
+    assert.match(response.html, /&lt;script&gt;alert\(1\)/, "the title is shown as text");
+    assert.ok(!rendersRaw(response.html), "the preview renders the payload as markup");
   });
 
   it("admin forms refuse a session request without or with a wrong CSRF token, and oversized fields", async () => {
