@@ -97,10 +97,15 @@ export async function importFeeds(
   if (accepted.length === 0) throw new SourceError("OPML lists no feeds");
 
   const report: ImportReport = { added: 0, updated: 0, unchanged: 0, skipped: 0, missing: 0, skippedFeeds: skipped };
-  const keptIds: string[] = [];
+  const keptIds = new Set<string>();
   for (const feed of accepted) {
     const { outcome, blog } = await storage.blogs.upsertFromSource(toNewBlog(feed, source, categoryOf(feed)));
-    keptIds.push(blog.id);
+    // Two addresses of one blog (the old one of a permanent redirect, and the new one): the first wins.
+    if (keptIds.has(blog.id)) {
+      skipped.push({ xmlUrl: feed.xmlUrl, reason: "listed more than once" });
+      continue;
+    }
+    keptIds.add(blog.id);
     switch (outcome) {
       case "added":
         report.added++;
@@ -118,7 +123,7 @@ export async function importFeeds(
     }
   }
   report.skipped = skipped.length;
-  report.missing = await storage.blogs.markMissingInactive(source.id, keptIds);
+  report.missing = await storage.blogs.markMissingInactive(source.id, [...keptIds]);
   return report;
 }
 

@@ -23,6 +23,8 @@ function hostOfKey(key: string): string {
  * The blog document for a feed URL, matched by normalised key. Documents we
  * wrote carry `feedKey`; documents the Microsub plugin wrote only have
  * `feedUrl`, so those of the same host are read and compared by key here.
+ * Last, a blog that a permanent redirect moved keeps its old keys in
+ * `feedKeyAliases`: a list naming the old address finds it there.
  */
 export async function findBlogDocByFeedUrl(blogs: MongoCollections["blogs"], feedUrl: string): Promise<Document | null> {
   const key = feedUrlKey(feedUrl);
@@ -34,7 +36,10 @@ export async function findBlogDocByFeedUrl(blogs: MongoCollections["blogs"], fee
     .find({ feedKey: { $exists: false }, feedUrl: { $regex: hostPattern, $options: "i" } })
     .sort({ _id: 1 })
     .toArray();
-  return candidates.find((doc) => typeof doc.feedUrl === "string" && feedUrlKey(doc.feedUrl) === key) ?? null;
+  const legacy = candidates.find((doc) => typeof doc.feedUrl === "string" && feedUrlKey(doc.feedUrl) === key);
+  if (legacy) return legacy;
+  // The blog a permanent redirect moved away from this address, if any.
+  return blogs.findOne({ feedKeyAliases: key }, { sort: { _id: 1 } });
 }
 
 /** Recomputes a blog's itemCount and lastItemAt (newest published) from its items. */

@@ -279,7 +279,13 @@ async function recordFetch(collections: MongoCollections, id: string, record: Fe
     const owner = await findBlogDocByFeedUrl(blogs, feedUrl);
     if (!owner || owner._id.equals(_id)) {
       try {
-        const moved = await blogs.findOneAndUpdate(filter, { $set: { ...set, feedUrl, feedKey: feedUrlKey(feedUrl) } }, { returnDocument: "after" });
+        const oldKey = typeof doc.feedKey === "string" ? doc.feedKey : feedUrlKey(String(doc.feedUrl ?? ""));
+        const moved = await blogs.findOneAndUpdate(
+          filter,
+          // The old key is remembered, so lists that still name the old address find this blog.
+          { $set: { ...set, feedUrl, feedKey: feedUrlKey(feedUrl) }, $addToSet: { feedKeyAliases: oldKey } },
+          { returnDocument: "after" },
+        );
         return moved ? toBlog(moved) : null;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;

@@ -70,6 +70,7 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(blogs, { feedUrl: 1 });
   await ensureIndex(blogs, { status: 1, hidden: 1, category: 1 });
   await ensureIndex(blogs, { sourceIds: 1 });
+  await ensureIndex(blogs, { feedKeyAliases: 1 }, { sparse: true });
   await ensureIndex(blogs, { nextFetchAt: 1, _id: 1 });
   await backfillFeedKeys(blogs);
 

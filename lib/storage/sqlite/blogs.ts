@@ -23,7 +23,10 @@ export const DUE_BLOGS_SQL = `SELECT * FROM blogs
 /** The blogs table behind the BlogStore port. Every read-modify-write runs in one immediate transaction. */
 export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
   const byId = (id: string) => ctx.statement("SELECT * FROM blogs WHERE id = ?").get(id) as BlogRow | undefined;
-  const byKey = (key: string) => ctx.statement("SELECT * FROM blogs WHERE feed_url_key = ?").get(key) as BlogRow | undefined;
+  /** The blog holding a feed URL key, or else the one a permanent redirect moved away from it. */
+  const byKey = (key: string) =>
+    (ctx.statement("SELECT * FROM blogs WHERE feed_url_key = ?").get(key) as BlogRow | undefined) ??
+    (ctx.statement("SELECT b.* FROM blog_feed_aliases a JOIN blogs b ON b.id = a.blog_id WHERE a.key = ?").get(key) as BlogRow | undefined);
   const insert = (stored: StoredBlog) => ctx.statement(INSERT_BLOG).run(blogToParams(stored, feedUrlKey(stored.blog.feedUrl)));
   const save = (stored: StoredBlog) => ctx.statement(UPDATE_BLOG).run(blogToParams(stored, feedUrlKey(stored.blog.feedUrl)));
   const ofSource = (sourceId: string) =>
@@ -173,6 +176,13 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           }
           const stored = applyFetch(rowToStoredBlog(row), record, newFeedUrl, new Date());
           save(stored);
+          if (newFeedUrl) {
+            // Lists that still name the old address find the moved blog, not a new twin.
+            ctx.statement(
+              "INSERT INTO blog_feed_aliases (key, blog_id) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blog_id = excluded.blog_id",
+            ).run(row.feed_url_key, id);
+            ctx.statement("DELETE FROM blog_feed_aliases WHERE key = ?").run(feedUrlKey(newFeedUrl));
+          }
           return stored.blog;
         }),
       ),

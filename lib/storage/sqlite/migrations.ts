@@ -117,6 +117,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "feed URL keys a blog was known under before a permanent redirect moved it",
+    up(db) {
+      db.exec(`
+        CREATE TABLE blog_feed_aliases (
+          key TEXT PRIMARY KEY,
+          blog_id TEXT NOT NULL REFERENCES blogs (id) ON DELETE CASCADE
+        ) STRICT;
+        CREATE INDEX blog_feed_aliases_by_blog ON blog_feed_aliases (blog_id);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */
