@@ -15,6 +15,8 @@ const publicCategories = cachedPerContext(5000, async (context) => (await contex
 const BLOG_DETAIL_ITEMS = 20;
 const DEFAULT_BLOG_LIMIT = 100;
 const DEFAULT_ITEM_LIMIT = 50;
+/** Microsub follows whose items /api/items merges (one list read per request; far above any real follow list). */
+const MAX_MICROSUB_BLOGS = 10_000;
 
 type Handler = (request: Request, response: Response) => Promise<void>;
 
@@ -48,20 +50,27 @@ function parseSort(query: Record<string, unknown>): BlogSort {
   throw new QueryError({ error: "Invalid sort" });
 }
 
-/** Items of Microsub-sourced blogs are read from the Microsub plugin, never copied. */
-async function microsubFeedIds(context: BlogrollContext, category: string | undefined, blogId: string | undefined) {
+/**
+ * The visible Microsub blogs an items query covers, by Microsub feed id: their
+ * items are read from the Microsub plugin, never copied. Empty when the
+ * integration is absent.
+ */
+async function microsubBlogsByFeed(context: BlogrollContext, category: string | undefined, blogId: string | undefined) {
+  const byFeed = new Map<string, Blog>();
   const microsub = context.getMicrosub();
-  if (!microsub) return { microsub: null, feedIds: [] as string[] };
+  if (!microsub) return { microsub: null, byFeed };
   const storage = await context.getStorage();
   let blogs: Blog[];
   if (blogId) {
     const blog = await storage.blogs.get(blogId);
     blogs = blog && blog.source === "microsub" && isPubliclyVisible(blog) ? [blog] : [];
   } else {
-    blogs = (await storage.blogs.list({ source: "microsub", category, visibility: "public", limit: MAX_LIMIT.blogs * 10, offset: 0 })).items;
+    blogs = (await storage.blogs.list({ source: "microsub", category, visibility: "public", limit: MAX_MICROSUB_BLOGS, offset: 0 })).items;
   }
-  const feedIds = blogs.filter((blog) => !category || blog.category === category).flatMap((blog) => (blog.microsubFeedId ? [blog.microsubFeedId] : []));
-  return { microsub, feedIds };
+  for (const blog of blogs) {
+    if (blog.microsubFeedId && (!category || blog.category === category)) byFeed.set(blog.microsubFeedId, blog);
+  }
+  return { microsub, byFeed };
 }
 
 /** Newest first: published desc, undated after dated, then id desc (ids sort by creation). */
@@ -159,8 +168,11 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
         blogFilterPasses = blog !== null && isPubliclyVisible(blog) && (!category || blog.category === category);
       }
       let page: Item[] = [];
+      let microsubBlogs = new Map<string, Blog>();
       if (blogFilterPasses) {
-        const { microsub, feedIds } = await microsubFeedIds(context, category, blogId);
+        const { microsub, byFeed } = await microsubBlogsByFeed(context, category, blogId);
+        microsubBlogs = byFeed;
+        const feedIds = [...byFeed.keys()];
         if (microsub && feedIds.length > 0) {
           // Merge two newest-first streams: each side gives at most offset + limit + 1 rows.
           const want = offset + limit + 1;
@@ -176,7 +188,7 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
       const hasMore = page.length > limit;
       page = page.slice(0, limit);
 
-      const blogs = await blogsForItems(context, page);
+      const blogs = await blogsForItems(context, page, microsubBlogs);
       const now = new Date();
       sendCacheableJson(request, response, options, {
         items: page.map((item) => ({ ...serializeItem(item, now), blog: serializeBlogContext(blogs.get(item.blogId)) })),
@@ -214,15 +226,11 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
   return router;
 }
 
-/** Blog context for a page of items, in one query; Microsub items map by feed id. */
-async function blogsForItems(context: BlogrollContext, items: Item[]): Promise<Map<string, Blog>> {
+/** Blog context for a page of items, in one query; Microsub items (whose blogId is their feed id) map through `microsubBlogs`. */
+async function blogsForItems(context: BlogrollContext, items: Item[], microsubBlogs: Map<string, Blog>): Promise<Map<string, Blog>> {
   const storage = await context.getStorage();
-  const ids = [...new Set(items.map((item) => item.blogId))];
+  const ids = [...new Set(items.map((item) => item.blogId))].filter((id) => !microsubBlogs.has(id));
   const byId = new Map((await storage.blogs.getMany(ids.filter(isValidId))).map((blog) => [blog.id, blog]));
-  const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length > 0 && context.getMicrosub()) {
-    const microsubBlogs = await storage.blogs.list({ source: "microsub", visibility: "public", limit: MAX_LIMIT.blogs * 10, offset: 0 });
-    for (const blog of microsubBlogs.items) if (blog.microsubFeedId && missing.includes(blog.microsubFeedId)) byId.set(blog.microsubFeedId, blog);
-  }
+  for (const [feedId, blog] of microsubBlogs) byId.set(feedId, blog);
   return byId;
 }
