@@ -30,9 +30,9 @@ async function renderNewBlog(context: BlogrollContext, response: Response, value
       values,
       feedItems: feeds?.map((feed) => ({
         value: feed.url,
-        // Remote text: escaped, as the macros output item texts as given.
-        text: `${escapeHtml(feed.title || feed.url)} (${__(`blogroll.feedTypes.${feed.type}`)})`,
-        hint: { text: escapeHtml(feed.url) },
+        // Remote text: escaped, as the macros output item labels as given.
+        label: `${escapeHtml(feed.title || feed.url)} (${__(`blogroll.feedTypes.${feed.type}`)})`,
+        hint: escapeHtml(feed.url),
         checked: feed.url === chosen,
       })) ?? null,
       categories: (await storage.blogs.categories()).map((entry) => entry.name),

@@ -134,7 +134,7 @@ function renderTypeChooser(response: Response, context: BlogrollContext, types: 
     {
       title: __("blogroll.sources.new.chooseTitle"),
       parent: { text: __("blogroll.sources.title"), href: `${context.options.mountPath}/sources` },
-      typeItems: types.map((value, index) => ({ value, text: __(`blogroll.sources.types.${value}`), hint: { text: __(`blogroll.sources.typeHints.${value}`) }, checked: index === 0 })),
+      typeItems: types.map((value, index) => ({ value, label: __(`blogroll.sources.types.${value}`), hint: __(`blogroll.sources.typeHints.${value}`), checked: index === 0 })),
     },
     error ? { type: error } : {},
   );

@@ -19,6 +19,8 @@ function problems(html: string): string[] {
   const ids = elements.map((element) => element.attribs.id).filter(Boolean);
   for (const id of new Set(ids)) if (ids.filter((other) => other === id).length > 1) found.push(`duplicate id "${id}"`);
 
+  if (html.includes("[object Object]")) found.push("an option object printed as text ([object Object])");
+  for (const label of byTag("label", "legend")) if (DomUtils.textContent(label).trim() === "") found.push(`empty ${label.name}${label.attribs.for ? ` for #${label.attribs.for}` : ""}`);
   const labelled = new Set(byTag("label").map((label) => label.attribs.for));
   for (const control of byTag("input", "select", "textarea")) {
     const type = control.attribs.type ?? "text";
@@ -97,11 +99,13 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
   });
 
   it("the checker itself finds what it looks for", () => {
-    const bad = `<html><body><h2>x</h2><h1>t</h1><h4>y</h4><form method="post" action="/p"><input name="q" id="q"></form></body></html>`;
+    const bad = `<html><body><h2>x</h2><h1>t</h1><h4>y</h4><form method="post" action="/p"><input name="q" id="q"><input type="checkbox" id="c"><label for="c"></label><legend>[object Object]</legend></form></body></html>`;
     const found = problems(bad);
     assert.ok(found.includes("no lang on <html>"));
     assert.ok(found.includes('unlabelled input name="q"'));
     assert.ok(found.includes("heading level jumps from h1 to h4"));
     assert.ok(found.includes("POST form to /p has no CSRF token"));
+    assert.ok(found.includes("empty label for #c"));
+    assert.ok(found.includes("an option object printed as text ([object Object])"));
   });
 });

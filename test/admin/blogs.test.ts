@@ -73,6 +73,7 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.equal(found.status, 200);
     assert.match(found.html, new RegExp(`value="${site.base}/delta.xml" checked`));
     assert.match(found.html, new RegExp(`value="${site.base}/delta-comments.xml"`));
+    assert.match(found.html, /<label class="radios__label" for="feedUrl">[^<]*\S[^<]*\((RSS|Atom|JSON Feed|h-feed)[^<]*\)<\/label>/, "each feed found is labelled with its title and type");
     assert.match(found.html, /value="Delta&#39;s site"|value="Delta's site"/, "the page title fills the title field");
 
     const added = await admin.post(blogs, { url: `${site.base}/delta/`, feedUrl: `${site.base}/delta-comments.xml`, title: "Delta", category: "Friends", action: "add" });
