@@ -90,6 +90,16 @@ describe("private network guard", () => {
     await assert.rejects(lookUp(resolve, "unknown.example"), { code: "ENOTFOUND" });
   });
 
+  it("reports a name that does not resolve as a network error naming the host", async () => {
+    const agent = createGuardedAgent({ allowPrivateNetworks: false, resolve: table({}) });
+    try {
+      const error = await rejectsWith(fetchUrl("http://nowhere.example/feed", { ...closed, dispatcher: agent }), "network");
+      assert.equal(error.message, "cannot resolve nowhere.example");
+    } finally {
+      await agent.close();
+    }
+  });
+
   describe("with a stand-in public host (127.0.0.2 counts as public here)", () => {
     let publicSite: FixtureServer;
     const isBlocked = (address: string) => address !== "127.0.0.2";

@@ -63,6 +63,26 @@ test("200 stores items, stats, metadata and validators; then 304 writes nothing 
   assert.deepEqual(await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 }), itemsBefore, "item rows untouched");
 });
 
+test("feed metadata is refreshed on every fetch, except the fields the owner edited", async () => {
+  let title = "First title";
+  server.route("/meta.xml", (_request, response) => {
+    const body = rss(twoItems(), { title }).replace("<description>A test feed</description>", `<description>About ${title}</description>`);
+    response.writeHead(200, { "content-type": "application/rss+xml" }).end(body);
+  });
+  const blog = await addBlog(storage, `${origin}/meta.xml`, "placeholder");
+  await run(blog);
+  assert.equal((await reload(storage, blog)).title, "First title");
+  title = "Second title";
+  await run(await reload(storage, blog));
+  assert.equal((await reload(storage, blog)).title, "Second title", "the feed's new title is taken");
+  await storage.blogs.edit(blog.id, { title: "My own name" });
+  title = "Third title";
+  await run(await reload(storage, blog));
+  const after = await reload(storage, blog);
+  assert.equal(after.title, "My own name", "the owner's edit stays");
+  assert.equal(after.description, "About Third title", "fields the owner did not edit still follow the feed");
+});
+
 const urlsOf = async (blogId: string) =>
   (await storage.items.list({ blogId, limit: 100, offset: 0 })).map((item) => item.url?.replace("https://example.org/", ""));
 
