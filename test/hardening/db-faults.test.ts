@@ -83,6 +83,46 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
       }
     });
 
+    it("admin pages and forms answer 500 without the cause at every failing call, then recover", async () => {
+      const mount = server.plugin.mountPath;
+      const sourceId = (await server.storage.sources.create({ type: "opml_url", name: "Faulty list", settings: { url: "https://list.example/blogroll.opml" } })).id;
+      const page = { headers: { ...AUTH, Accept: "text/html" } };
+      const pages = [
+        mount, `${mount}/sources`, `${mount}/sources/${sourceId}/edit`, `${mount}/sources/${sourceId}/delete`,
+        `${mount}/blogs`, `${mount}/blogs?category=Tech`, `${mount}/blogs/${blogId}`, `${mount}/blogs/${blogId}/delete`,
+      ];
+      for (const path of pages) {
+        let failed = 0;
+        for (let n = 1; n < 30; n++) {
+          const before = faulty.failures;
+          faulty.failNthCall(n);
+          const response = await server.get(path, page);
+          const text = await response.text();
+          faulty.clearFaults();
+          if (faulty.failures === before) break;
+          failed++;
+          assert.equal(response.status, 500, `${path} with call ${n} failing`);
+          assert.doesNotMatch(text, /SECRET-DETAIL|\/var\/db|injected|\bat \S+\.(ts|js)/, `${path}: ${text.slice(0, 200)}`);
+          const next = await server.get(path, page);
+          await next.arrayBuffer();
+          assert.equal(next.status, 200, `${path}: the request after a fault works`);
+        }
+        assert.ok(failed >= 1, `${path} reads storage`);
+      }
+      // A form post whose write fails changes nothing and says nothing of the cause.
+      faulty.failWhen((call) => call.name === "blogs.edit");
+      const post = await server.get(`${mount}/blogs/${blogId}`, {
+        method: "POST",
+        headers: { ...AUTH, Accept: "text/html", "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ title: "Changed", category: "Tech", tags: "", notes: "" }),
+      });
+      const text = await post.text();
+      faulty.clearFaults();
+      assert.equal(post.status, 500);
+      assert.doesNotMatch(text, /SECRET-DETAIL|\/var\/db|injected/);
+      assert.equal((await server.storage.blogs.get(blogId))?.title, "Faults");
+    });
+
     it("GET /api/microsub-status answers its 500 shape when storage fails", async (t) => {
       if (!server.fakeDb) return t.skip("needs the Microsub collections of the stand-in");
       server.collections.set("microsub_channels", server.fakeDb.collection("microsub_channels"));
