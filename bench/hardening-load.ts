@@ -78,3 +78,10 @@ The second run starts a full sync of all ${BLOGS} blogs against local fixture fe
 ${row(idle)}
 ${row(busy)}
 `);
+
+// The issue's bar is zero errors: any error, timeout or non-2xx answer fails the run.
+const failing = [idle, busy].filter((r) => r.errors + r.timeouts + r.non2xx > 0);
+if (failing.length > 0) {
+  console.error(`load test failed: errors, timeouts or non-2xx answers in: ${failing.map((r) => r.label).join(", ")}`);
+  process.exitCode = 1;
+}
