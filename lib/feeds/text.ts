@@ -78,7 +78,8 @@ export function truncateText(text: string, max = SUMMARY_MAX_LENGTH): string {
   if (text.length <= max) return text;
   let cut = text.slice(0, max - 1);
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1); // never split a surrogate pair
-  const space = cut.lastIndexOf(" ");
+  // A cut that falls just before whitespace already ends on a whole word.
+  const space = /\s/.test(text.charAt(cut.length)) ? cut.length : cut.lastIndexOf(" ");
   if (space >= max * 0.5) cut = cut.slice(0, space);
   return `${cut.replace(/[\s,;:.\-–—]+$/u, "")}…`;
 }

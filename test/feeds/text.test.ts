@@ -32,3 +32,17 @@ describe("htmlToText with a length hint", () => {
     assert.ok(htmlToText(html).startsWith(partial));
   });
 });
+
+describe("truncateText", () => {
+  it("cuts at the last whole word, keeping a word that ends right at the limit", () => {
+    const words = (count: number) => Array.from({ length: count }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ");
+    // 5 characters per word and space: the 60th word ends at index 298, a space follows at 299.
+    const text = words(100);
+    assert.equal(text.charAt(299), " ");
+    assert.equal(truncateText(text), `${words(60)}…`);
+    assert.equal(truncateText(text).length, 300);
+    // One character further the 60th word would be cut in half, so it goes.
+    assert.equal(truncateText(`x${text}`), `x${words(59)}…`);
+    assert.equal(truncateText(words(10)), words(10), "short text is kept whole");
+  });
+});
