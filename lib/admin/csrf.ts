@@ -1,11 +1,22 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 
-type SessionLike = { blogrollCsrf?: string };
+type SessionLike = { blogrollCsrf?: string; access_token?: unknown; token?: unknown };
 
-/** True when the request carries a Bearer token: no ambient credential, so no CSRF risk. */
-export function isBearerRequest(request: Request): boolean {
-  return /^Bearer\s+\S/i.test(request.get("Authorization") ?? "");
+/**
+ * True when a Bearer token, not a session, authenticated the request: it
+ * carries no ambient credential, so there is no CSRF risk. A request that a
+ * session authenticates is checked whatever Authorization header comes with
+ * it: the standalone host says which one it used (`locals.authMethod`);
+ * Indiekit lets a logged-in session (`access_token`) through before it looks
+ * at a Bearer token, so a session that is logged in counts as the credential.
+ */
+export function isBearerRequest(request: Request, response: Response): boolean {
+  if (!/^Bearer\s+\S/i.test(request.get("Authorization") ?? "")) return false;
+  const method = response.locals.authMethod;
+  if (method === "bearer" || method === "session") return method === "bearer";
+  const session = (request as Request & { session?: SessionLike }).session;
+  return !(session?.access_token || session?.token);
 }
 
 /**
@@ -35,7 +46,7 @@ function same(a: string, b: string): boolean {
 
 /** Rejects state-changing requests made with a session cookie unless they carry the session's token. */
 export function requireCsrf(request: Request, response: Response, next: NextFunction): void {
-  if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || isBearerRequest(request)) return next();
+  if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || isBearerRequest(request, response)) return next();
   const expected = csrfTokenFor(request, response);
   const given = (typeof request.body?._csrf === "string" ? request.body._csrf : null) ?? request.get("X-CSRF-Token") ?? "";
   if (!expected || !given || !same(given, expected)) {

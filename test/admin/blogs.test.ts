@@ -155,6 +155,13 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     const blog = await addBlog(server.storage, { title: "Guarded" });
     assert.equal((await admin.post(`${blogs}/${blog.id}`, { title: "Changed" }, { csrf: null })).status, 403);
     assert.equal((await admin.post(`${blogs}/${blog.id}`, { title: "Changed" }, { csrf: "wrong" })).status, 403);
+    const withForgedBearer = await server.get(`${blogs}/${blog.id}`, {
+      method: "POST",
+      body: new URLSearchParams({ title: "Changed" }),
+      headers: { Cookie: admin.cookie, Authorization: "Bearer not-the-token" },
+      redirect: "manual",
+    });
+    assert.equal(withForgedBearer.status, 403, "a session request stays checked whatever Authorization header it adds");
     assert.equal((await server.storage.blogs.get(blog.id))?.title, "Guarded");
     const bearer = await server.get(`${blogs}/${blog.id}`, {
       method: "POST",
