@@ -4,6 +4,9 @@ import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import type { Source, Storage } from "../../lib/storage/types.js";
 import { importFeeds, previewImport } from "../../lib/sources/import.js";
 import { SourceError, type ListedFeed } from "../../lib/sources/types.js";
+import { refreshSource } from "../../lib/sources/refresh.js";
+import { resolveOptions } from "../../lib/options.js";
+import { fixture } from "../opml/fixture.js";
 
 /** A feed outline as the OPML parser gives it. */
 function feed(host: string, extra: Partial<ListedFeed> = {}): ListedFeed {
@@ -129,5 +132,72 @@ describe("import rules (SQLite adapter, in memory)", () => {
     );
     assert.equal(await storage.blogs.count(), before);
     assert.equal(await storage.blogs.getByFeedUrl("https://new.example/feed.xml"), null);
+  });
+
+  it("turns OPML fixtures into exactly the expected blogs (uploaded file source)", async () => {
+    const context = { storage, options: resolveOptions({}), microsub: null };
+    const blogsNow = async () =>
+      (await storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 })).items
+        .map((blog) => [blog.feedUrl, blog.title, blog.category, blog.siteUrl, blog.source, blog.status])
+        .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
+    const upload = async (name: string, xml: string) => {
+      const created = await storage.sources.create({ type: "opml_file", name, settings: { xml } });
+      const outcome = await refreshSource(created, context);
+      assert.equal(outcome.status, "ok", name);
+      return outcome.status === "ok" ? outcome.report : null;
+    };
+
+    const nested = await upload("Nested", fixture("nested.opml"));
+    assert.deepEqual({ ...nested, skippedFeeds: undefined }, { added: 9, updated: 0, unchanged: 0, skipped: 0, missing: 0, skippedFeeds: undefined });
+    const feedland = await upload("FeedLand export", fixture("feedland.opml"));
+    assert.equal(feedland?.added, 6);
+    const duplicates = await upload("Duplicates and bad URLs", fixture("duplicates.opml").replace("</body>", `${fixture("bad-urls.opml").split("<body>")[1].split("</body>")[0]}</body>`));
+    assert.equal(duplicates?.added, 5);
+    assert.equal(duplicates?.skipped, 8, "two duplicates and six unusable addresses");
+    assert.deepEqual(await blogsNow(), [
+      ["http://feedscheme.example/rss", "Feed scheme", null, null, "opml", "pending"],
+      ["http://scripting.com/rss.xml", "Scripting News", "news", "http://scripting.com/", "opml", "pending"],
+      ["https://back-l2.example/feed", "Back at L2", "Level 2 (title only)", null, "opml", "pending"],
+      ["https://blanks.example/rss", "Leading blanks", "tech", null, "opml", "pending"],
+      ["https://commas.example/rss", "Only commas", null, null, "opml", "pending"],
+      ["https://dup.example/feed/", "First", "Tech", null, "opml", "pending"],
+      ["https://dup.example/feed?page=2", "Different query is different", "Personal", null, "opml", "pending"],
+      ["https://good.example/feed", "Good", null, null, "opml", "pending"],
+      ["https://inner.example/feed", "Inside a feed", "Level 5", null, "opml", "pending"],
+      ["https://l1.example/feed", "L1 feed", "Level 1", null, "opml", "pending"],
+      ["https://l2.example/feed", "L2 feed", "Level 2 (title only)", null, "opml", "pending"],
+      ["https://l3.example/feed", "L3 unnamed-folder feed", "Level 3", null, "opml", "pending"],
+      ["https://l4.example/feed", "L4 feed", "Level 4", null, "opml", "pending"],
+      ["https://l5.example/feed", "L5 feed", "Level 5", null, "opml", "pending"],
+      ["https://nesting.example/rss", "Nesting used", "Folder", null, "opml", "pending"],
+      ["https://paths.example/rss", "Paths", "Weather", null, "opml", "pending"],
+      ["https://top.example/feed", "Top level feed", null, null, "opml", "pending"],
+      ["https://under.example/feed", "Under empty-url folder", "Empty xmlUrl is a folder", null, "opml", "pending"],
+      ["https://wins.example/rss", "Attribute wins", "music", null, "opml", "pending"],
+      ["https://wrapped.example/atom", "Feed scheme wrapping https", null, null, "opml", "pending"],
+    ]);
+  });
+
+  it("records a malformed, empty or oversized OPML document on the source and leaves its blogs exactly as they were", async () => {
+    const good = `<opml><body><outline text="A" xmlUrl="https://a.example/feed"/><outline text="B" xmlUrl="https://b.example/feed"/></body></opml>`;
+    const created = await storage.sources.create({ type: "opml_file", name: "File", settings: { xml: good } });
+    const context = { storage, options: resolveOptions({ maxBodySize: 1024 }), microsub: null };
+    assert.equal((await refreshSource(created, context)).status, "ok");
+    const before = await storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 });
+    for (const [label, xml, message] of [
+      ["truncated", fixture("truncated.opml"), /^Not a valid OPML document: Malformed XML at line 8/],
+      ["billion laughs", fixture("billion-laughs.opml"), /DTD\/entities are not allowed/],
+      ["no feeds", "<opml><body><outline text='Empty folder'/></body></opml>", /^OPML lists no feeds$/],
+      ["blank", "  ", /^The source holds no OPML document$/],
+      ["oversized", good.replace("<body>", `<body><!--${"x".repeat(2000)}-->`), /larger than 1024 bytes/],
+    ] as const) {
+      await storage.sources.update(created.id, { settings: { xml } });
+      const outcome = await refreshSource((await storage.sources.get(created.id))!, context);
+      assert.equal(outcome.status, "error", label);
+      const read = await storage.sources.get(created.id);
+      assert.equal(read?.status, "error", label);
+      assert.match(read?.lastError ?? "", message, label);
+      assert.deepEqual(await storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 }), before, label);
+    }
   });
 });

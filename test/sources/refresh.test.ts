@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
 import { resolveOptions } from "../../lib/options.js";
 import { refreshSources } from "../../lib/sources/refresh.js";
-import { listFeedlandCategories } from "../../lib/sources/feedland.js";
+import { feedlandOpmlUrl, listFeedlandCategories } from "../../lib/sources/feedland.js";
 import { detectMicrosub } from "../../lib/microsub/detect.js";
 import type { Source } from "../../lib/storage/types.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -165,6 +165,13 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
     assert.deepEqual(await listFeedlandCategories(site.origin, "dave w", options), ["Tech", "News", "Life"]);
     assert.deepEqual(await listFeedlandCategories(site.origin, "someone", options), ["One", "Two"]);
     await assert.rejects(listFeedlandCategories(site.origin, "  ", options), /screen name/);
+  });
+
+  it("FeedLand: the OPML address defaults to feedland.com and encodes the screen name and category", () => {
+    assert.equal(feedlandOpmlUrl({ screenName: " davewiner " }), "https://feedland.com/opml?screenname=davewiner");
+    assert.equal(feedlandOpmlUrl({ instance: "https://feeds.example/land//", screenName: "a&b", category: "News & Views" }),
+      "https://feeds.example/land/opml?screenname=a%26b&catname=News+%26+Views");
+    assert.throws(() => feedlandOpmlUrl({ instance: "ftp://x.example", screenName: "a" }), /not a valid address/);
   });
 });
 
