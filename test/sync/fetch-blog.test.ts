@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, test } from "node:test";
 import { parseFeed } from "../../lib/feeds/parse.js";
+import { USER_AGENT } from "../../lib/http/fetch.js";
 import { HostLimiter } from "../../lib/http/host-limiter.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { NO_ICON, syncBlog, type SyncBlogDeps } from "../../lib/sync/fetch-blog.js";
@@ -42,6 +43,12 @@ test("200 stores items, stats, metadata and validators; then 304 writes nothing 
   const blog = await addBlog(storage, `${origin}/basic.xml`, "placeholder");
   assert.deepEqual(await run(blog), { outcome: "updated", itemsAdded: 2, itemsDeleted: 0 });
 
+  const sent = server.lastHeaders("/basic.xml")!;
+  assert.equal(sent["user-agent"], USER_AGENT);
+  for (const type of ["application/rss+xml", "application/atom+xml", "application/feed+json"]) assert.ok(sent.accept?.includes(type), `Accept lists ${type}`);
+  assert.equal(sent["accept-encoding"], "gzip, deflate, br");
+  assert.equal(sent["if-none-match"], undefined, "nothing to be conditional on yet");
+
   const fetched = await reload(storage, blog);
   assert.equal(fetched.status, "active");
   assert.equal(fetched.title, "The feed title");
@@ -81,6 +88,24 @@ test("feed metadata is refreshed on every fetch, except the fields the owner edi
   const after = await reload(storage, blog);
   assert.equal(after.title, "My own name", "the owner's edit stays");
   assert.equal(after.description, "About Third title", "fields the owner did not edit still follow the feed");
+});
+
+test("a feed with only Last-Modified is asked If-Modified-Since and its 304 writes nothing", async () => {
+  const stamp = "Mon, 23 Nov 2026 08:00:00 GMT";
+  server.route("/dated.xml", (request, response) => {
+    if (request.headers["if-modified-since"] === stamp) return void response.writeHead(304).end();
+    response.writeHead(200, { "content-type": "application/rss+xml", "last-modified": stamp }).end(rss(twoItems()));
+  });
+  const blog = await addBlog(storage, `${origin}/dated.xml`);
+  assert.equal((await run(blog)).outcome, "updated");
+  const stored = await reload(storage, blog);
+  assert.equal(stored.lastModified, stamp);
+  assert.equal(stored.etag, null);
+  const items = await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+  assert.equal((await run(stored)).outcome, "not-modified");
+  assert.equal(server.lastHeaders("/dated.xml")?.["if-modified-since"], stamp);
+  assert.equal((await reload(storage, blog)).lastModified, stamp, "validator kept when the 304 does not repeat it");
+  assert.deepEqual(await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 }), items);
 });
 
 const urlsOf = async (blogId: string) =>
