@@ -68,6 +68,15 @@ export function pluralizer(translate: Translate, locale: string) {
   };
 }
 
+/**
+ * The `error` local of a failure notice. Indiekit's layout shows
+ * `error.message` (it also passes Error objects there); a layout that prints
+ * `error` itself gets the same text.
+ */
+export function errorNotice(text: string): { message: string; toString(): string } {
+  return { message: text, toString: () => text };
+}
+
 const SECTIONS = [
   { path: "/", key: "blogroll.nav.dashboard", match: (p: string) => p === "/" || p === "" },
   { path: "/sources", key: "blogroll.nav.sources", match: (p: string) => p.startsWith("/sources") },
@@ -96,7 +105,10 @@ export function adminLocals(context: BlogrollContext) {
     response.locals.formatDate = dateFormatter(locale);
     response.locals.plural = pluralizer(translate, locale);
     const notice = noticeFromQuery(request.query);
-    if (notice) response.locals[notice.type] = translate(`blogroll.notice.${notice.key}`);
+    if (notice) {
+      const text = translate(`blogroll.notice.${notice.key}`);
+      response.locals[notice.type] = notice.type === "error" ? errorNotice(text) : text;
+    }
     next();
   };
 }

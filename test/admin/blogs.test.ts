@@ -138,6 +138,8 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     const gone = await addBlog(server.storage, { feedUrl: `${site.base}/missing.xml`, title: "Missing" });
     const failed = await admin.post(`${blogs}/${gone.id}/refresh`, {});
     assert.equal(failed.location, `${blogs}/${gone.id}?notice=blogRefreshFailed`);
+    const banner = /<div class="notification-banner notification-banner--error" role="alert"[\s\S]*?<\/div>/.exec((await admin.page(failed.location ?? "")).html)?.[0] ?? "";
+    assert.match(banner, /<p class="notification-banner__text">The blog could not be fetched[^<]*<\/p>/, "a failure shows in the host's error banner");
   });
 
   it("deletes a blog softly after confirmation", async () => {
