@@ -104,14 +104,29 @@ async function probe(
   return null;
 }
 
-function dedupe(feeds: DiscoveredFeed[]): DiscoveredFeed[] {
+/** A feed of comments (WordPress "Comments Feed", `/comments/feed`, …), not of posts. */
+function isCommentsFeed(feed: DiscoveredFeed): boolean {
+  if (feed.title && /\bcomments?\b/i.test(feed.title)) return true;
+  try {
+    return /(^|[/._-])comments?([/._-]|$)/i.test(new URL(feed.url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * De-duplicated by feed URL key, best first: the order the site gives (its
+ * main feed usually first), except that comment feeds go after post feeds.
+ */
+function dedupeAndRank(feeds: DiscoveredFeed[]): DiscoveredFeed[] {
   const seen = new Set<string>();
-  return feeds.filter((feed) => {
+  const unique = feeds.filter((feed) => {
     const key = feedUrlKey(feed.url);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
+  return [...unique.filter((feed) => !isCommentsFeed(feed)), ...unique.filter(isCommentsFeed)];
 }
 
 /** Feeds a fetched HTML page declares (link tags, in document order) or is (h-feed). */
@@ -142,7 +157,8 @@ async function guessFeeds(pageUrl: string, options: BlogrollOptions, signal?: Ab
  * being a feed already, and, only when none of those gave anything, a few
  * common feed paths. De-duplicated, best first. Every fetch goes through the
  * options' timeout, size cap and private-network rule; a fetch failure is a
- * `success: false` result with a short message, never an exception.
+ * `success: false` result with a short message, never an exception (an
+ * exception means a fault of our own).
  */
 export async function discoverFeeds(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveryResult> {
   const addresses = addressesFor(input);
@@ -155,6 +171,8 @@ export async function discoverFeeds(input: string, options: BlogrollOptions, sig
       page = await fetchPage(address, options, signal);
       break;
     } catch (error) {
+      // Only a failed fetch is the site's problem; anything else is ours (500 at the route).
+      if (!(error instanceof FetchError)) throw error;
       lastError = error;
       if (!worthHttpFallback(error)) break;
     }
@@ -176,5 +194,5 @@ export async function discoverFeeds(input: string, options: BlogrollOptions, sig
   let pageTitle: string | null = null;
   if (page.format === "html") ({ feeds, pageTitle } = await feedsOfHtmlPage(page, options, signal));
   if (feeds.length === 0) feeds = await guessFeeds(page.url, options, signal);
-  return { success: true, feeds: dedupe(feeds), pageTitle, siteUrl: page.url };
+  return { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url };
 }

@@ -200,6 +200,43 @@ describe("discoverFeeds against fixture sites on loopback", () => {
     assert.equal(unreachable.success, false);
   });
 
+  it("puts post feeds before comment feeds, otherwise keeping the page's order", async () => {
+    const s = await site({
+      "/": {
+        body: page(
+          `<title>WP</title>
+           <link rel="alternate" type="application/rss+xml" title="WP &raquo; Comments Feed" href="/comments/feed/">
+           <link rel="alternate" type="application/rss+xml" title="WP &raquo; Feed" href="/feed/">
+           <link rel="alternate" type="application/rss+xml" href="/post-comments.xml">
+           <link rel="alternate" type="application/atom+xml" title="Notes" href="/notes.atom">`,
+        ),
+      },
+    });
+    const result = await discoverFeeds(`${s.origin}/`, options);
+    assert.ok(result.success);
+    assert.deepEqual(result.feeds.map((feed) => feed.url.slice(s.origin.length)), ["/feed/", "/notes.atom", "/comments/feed/", "/post-comments.xml"]);
+  });
+
+  it("applies the size cap and the timeout of the sync engine", async () => {
+    const big = await site({ "/": { body: page("<title>Big</title>", "x".repeat(4096)) } });
+    assert.deepEqual(await discoverFeeds(`${big.origin}/`, resolveOptions({ allowPrivateNetworks: true, maxBodySize: 1024 })), {
+      success: false,
+      error: "The response is too large",
+      feeds: [],
+    });
+    const silent: Server = createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const started = Date.now();
+      const result = await discoverFeeds(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, resolveOptions({ allowPrivateNetworks: true, fetchTimeout: 300 }));
+      assert.deepEqual(result, { success: false, error: "The site took too long to answer", feeds: [] });
+      assert.ok(Date.now() - started < 5000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it("refuses a private address unless private networks are allowed", async () => {
     const s = await site({ "/": { body: page(`<link rel="alternate" type="application/rss+xml" href="/feed">`) } });
     const strict = resolveOptions({ allowPrivateNetworks: false });
@@ -241,6 +278,26 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
     const failed = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/missing`)}`, auth);
     assert.equal(failed.status, 200);
     assert.deepEqual(await failed.json(), { success: false, error: "Not found (HTTP 404)", feeds: [] });
+  });
+
+  it("answers 500 with the spec body only for a fault of its own, not for a site's failure", async () => {
+    const context = server.plugin.context as { options: object };
+    const original = context.options;
+    context.options = new Proxy(original, {
+      get(target, key, receiver) {
+        if (key === "fetchTimeout") throw new Error("internal fault");
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    try {
+      const response = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/`)}`, auth);
+      assert.equal(response.status, 500);
+      assert.deepEqual(await response.json(), { error: "Failed to discover feeds" });
+    } finally {
+      context.options = original;
+    }
+    assert.ok(server.logs.some((line) => line.startsWith("error:") && line.includes("/discover")));
+    assert.equal((await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/`)}`, auth)).status, 200);
   });
 
   it("is not open without authentication", async () => {
