@@ -53,7 +53,12 @@ export function renderForm(response: Response, view: string, locals: Record<stri
   response.render(view, { ...locals, errors: names.length > 0 ? errors : null, errorList, fieldErrors });
 }
 
-/** Responds 404 with the admin's not-found page. */
+/** Responds 404 with the admin's not-found page (its breadcrumb leads to the dashboard). */
 export function notFound(response: Response): void {
-  response.status(404).render("blogroll-not-found", { title: response.locals.__("blogroll.notFound.title") });
+  const __ = response.locals.__;
+  const mountPath: string | undefined = response.locals.blogroll?.mountPath;
+  response.status(404).render("blogroll-not-found", {
+    title: __("blogroll.notFound.title"),
+    ...(mountPath ? { parent: { text: __("blogroll.title"), href: mountPath } } : {}),
+  });
 }

@@ -85,6 +85,22 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
     }
   });
 
+  it("every page has its title (in <title> and the h1) and, below the dashboard, a breadcrumb to its parent", async () => {
+    const mount = server.plugin.mountPath;
+    for (const pathname of pages) {
+      const { html } = await admin.page(pathname);
+      const h1 = /<h1>([^<]+)<\/h1>/.exec(html)?.[1]?.trim() ?? "";
+      assert.ok(h1, `${pathname}: an h1`);
+      assert.ok((/<title>([^<]*)<\/title>/.exec(html)?.[1] ?? "").startsWith(`${h1} - `), `${pathname}: <title> starts with "${h1}"`);
+      const parent = /<nav class="breadcrumb"[^>]*><a href="([^"]+)">([^<]+)<\/a>/.exec(html);
+      if (pathname === mount) assert.equal(parent, null, "the dashboard is the top");
+      else {
+        assert.ok(parent, `${pathname}: a breadcrumb`);
+        assert.ok(parent[1] === mount || (pathname.startsWith(parent[1]) && parent[1].startsWith(mount)), `${pathname}: breadcrumb to ${parent[1]}`);
+      }
+    }
+  });
+
   it("pages re-rendered with errors pass too", async () => {
     const mount = server.plugin.mountPath;
     const invalid = [

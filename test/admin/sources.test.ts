@@ -95,6 +95,36 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     assert.equal(uploaded.status, "ok");
   });
 
+  it("previews an uploaded OPML file without writing anything, keeping its text for the save", async () => {
+    const before = { sources: await server.storage.sources.count(), blogs: await server.storage.blogs.count() };
+    const form = new FormData();
+    form.append("type", "opml_file");
+    form.append("name", "Preview upload");
+    form.append("action", "preview");
+    form.append("opmlFile", new Blob([site.text("blogroll.opml")], { type: "text/x-opml" }), "list.opml");
+    const response = await admin.post(sources, form);
+    assert.equal(response.status, 200);
+    assert.match(response.html, /Import preview/);
+    assert.match(response.html, /<textarea[^>]*name="xml"[^>]*>[^<]*&lt;opml/, "the uploaded list is kept in the form, so Save needs no second upload");
+    assert.deepEqual({ sources: await server.storage.sources.count(), blogs: await server.storage.blogs.count() }, before);
+  });
+
+  it("saves pasted OPML text", async () => {
+    const response = await admin.post(sources, { type: "opml_file", name: "Pasted list", xml: site.text("blogroll.opml"), enabled: "true", action: "save" });
+    assert.equal(response.status, 303);
+    const pasted = (await server.storage.sources.list()).find((source) => source.name === "Pasted list");
+    assert.equal(pasted?.status, "ok");
+  });
+
+  it("asks again for the type when a form is posted without a known one", async () => {
+    for (const type of [undefined, "manual", "bogus"]) {
+      const response = await admin.post(sources, type ? { type, name: "x" } : { name: "x" });
+      assert.equal(response.status, 422, String(type));
+      assert.deepEqual(summaryErrors(response.html), ["type"]);
+      assert.match(response.html, /name="type" type="radio" value="opml_url"/);
+    }
+  });
+
   it("refuses a multipart post without the CSRF token", async () => {
     const form = new FormData();
     form.append("type", "opml_file");
