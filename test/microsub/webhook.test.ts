@@ -96,6 +96,8 @@ describe("POST /api/microsub-webhook on the MongoDB adapter over the mingo stand
         status: 200,
         body: { ok: true, action: "skipped", reason: "already_exists" },
       });
+      assert.deepEqual(await server.storage.blogs.get(blog.id), blog, "the repeat changed nothing");
+      assert.equal(await server.storage.blogs.count(), 1);
     });
 
     it("subscribe without title or channel names the blog after the feed's host", async () => {
@@ -110,7 +112,9 @@ describe("POST /api/microsub-webhook on the MongoDB adapter over the mingo stand
       assert.deepEqual(await call({ action: "unfollow", url: "https://alice.example/feed.xml" }), { status: 200, body: { ok: true, action: "deleted" } });
       assert.equal((await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml"))?.status, "deleted");
       assert.equal((await publicBlogs()).some((entry) => entry.feedUrl === "https://alice.example/feed.xml"), false);
+      const deleted = await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml");
       assert.deepEqual((await call({ action: "unsubscribe", url: "https://alice.example/feed.xml" })).body, { ok: true, action: "skipped", reason: "already_deleted" });
+      assert.deepEqual(await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml"), deleted, "the repeat changed nothing");
       assert.deepEqual((await call({ action: "follow", url: "https://alice.example/feed.xml" })).body, { ok: true, action: "skipped", reason: "deleted" });
       assert.deepEqual((await call({ action: "unfollow", url: "https://nobody.example/feed" })).body, { ok: true, action: "skipped", reason: "not_found" });
     });
