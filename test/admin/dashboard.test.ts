@@ -61,6 +61,28 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     assert.doesNotMatch(html, /<script>|style="/, "no inline script or style (strict CSP)");
   });
 
+  it("shows the next sync, and a live progress line while a sync runs (none when idle)", async () => {
+    const idle = await admin.page(mount);
+    assert.match(idle.html, /<p class="blogroll-progress" id="blogroll-progress"[^>]*data-poll="false"[^>]* hidden><\/p>/, "hidden and not polling when idle");
+    const scheduler = server.plugin.context.scheduler;
+    const real = scheduler.getStatus;
+    const next = new Date("2030-01-02T03:04:00Z");
+    scheduler.getStatus = async () => ({ ...(await real.call(scheduler)), isRunning: true, progress: { done: 3, total: 12 }, nextSync: next.toISOString() }) as Awaited<ReturnType<typeof real>>;
+    try {
+      const { html } = await admin.page(mount);
+      const line = /<p class="blogroll-progress"[^>]*>[^<]*<\/p>/.exec(html)?.[0] ?? "";
+      assert.match(line, /role="status"/);
+      assert.match(line, /aria-live="polite"/);
+      assert.match(line, /data-poll="true"/, "polls while the run goes on");
+      assert.doesNotMatch(line, / hidden>/);
+      assert.match(line, />Syncing: 3 of 12 blogs fetched</);
+      assert.match(line, /data-progress-text="Syncing: \{done\} of \{total\} blogs fetched"/, "the script's template for later updates");
+      assert.equal(summaryValue(html, "Next sync"), new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" }).format(next));
+    } finally {
+      scheduler.getStatus = real;
+    }
+  });
+
   it("serves the progress script and stylesheet from the plugin's assets", async () => {
     const script = await server.get("/assets/indiekit-endpoint-blogroll/progress.js");
     assert.equal(script.status, 200);
