@@ -80,6 +80,11 @@ for (const backend of httpBackends()) {
         ids.hidden = (await addBlog(s, { title: "Hidden", category: "Secret", hidden: true })).id;
         ids.deleted = (await addBlog(s, { title: "Deleted", category: "Tech", deleted: true })).id;
         ids.none = (await addBlog(s, { title: "Gamma", category: null, source: null })).id;
+        // A blog its source no longer lists is inactive: out of the public API until it reappears.
+        const source = await s.sources.create({ type: "opml_file", name: "List", settings: { xml: "<opml/>" } });
+        ids.inactive = (await s.blogs.upsertFromSource({ feedUrl: "https://gone.example/feed", title: "Inactive", category: "Tech", source: "opml", sourceId: source.id })).blog.id;
+        await s.blogs.markMissingInactive(source.id, []);
+        await addItems(s, ids.inactive, [item("i1", daysAgo(0.1))]);
         await addItems(s, ids.beta, [item("b1", daysAgo(1))]);
         await addItems(s, ids.zeta, [item("z1", daysAgo(3))]);
         await addItems(s, ids.hidden, [item("h1", daysAgo(0.5))]);
@@ -143,13 +148,13 @@ for (const backend of httpBackends()) {
         assert.ok(!Number.isNaN(Date.parse(beta.lastItemAt)));
       });
 
-      it("GET /api/blogs/:id: 400 for a malformed id, 404 for unknown, hidden and deleted blogs", async () => {
+      it("GET /api/blogs/:id: 400 for a malformed id, 404 for unknown, hidden, deleted and inactive blogs", async () => {
         for (const bad of ["123", "zzzzzzzzzzzzzzzzzzzzzzzz", `${ids.alpha}0`, "%24ne"]) {
           const response = await server.get(`${server.api}/blogs/${bad}`);
           assert.equal(response.status, 400, bad);
           assert.deepEqual(await json(response), { error: "Invalid blog ID" });
         }
-        for (const missing of ["0123456789abcdef01234567", ids.hidden, ids.deleted]) {
+        for (const missing of ["0123456789abcdef01234567", ids.hidden, ids.deleted, ids.inactive]) {
           const response = await server.get(`${server.api}/blogs/${missing}`);
           assert.equal(response.status, 404);
           assert.deepEqual(await json(response), { error: "Blog not found" });
@@ -161,10 +166,16 @@ for (const backend of httpBackends()) {
         assert.deepEqual(body, { items: [{ name: "Life", count: 2 }, { name: "Tech", count: 2 }] });
       });
 
+      it("GET /api/items leaves out items of hidden and inactive blogs", async () => {
+        const body = await json(await server.get(`${server.api}/items`));
+        assert.deepEqual(body.items.map((entry: { title: string }) => entry.title), ["Post b1", "Post z1"]);
+        assert.deepEqual(await json(await server.get(`${server.api}/items?blog=${ids.inactive}`)), { items: [], hasMore: false });
+      });
+
       it("GET /api/status counts blogs and items", async () => {
         const status = await json(await server.get(`${server.api}/status`));
-        assert.equal(status.items.count, 3);
-        assert.equal(status.blogs.count, 6); // every blog but the deleted one
+        assert.equal(status.items.count, 4);
+        assert.equal(status.blogs.count, 7); // every blog but the deleted one (hidden and inactive included)
       });
     });
 
@@ -220,7 +231,7 @@ for (const backend of httpBackends()) {
         assert.equal(body.hasMore, false);
       });
 
-      it("GET /api/items defaults to 50, clamps limit at 200 and pages with hasMore", async () => {
+      it("GET /api/items pages with limit, offset and hasMore (defaults and the 200 clamp: limits.test.ts)", async () => {
         const page = await json(await server.get(`${server.api}/items`));
         assert.equal(page.items.length, 28);
         const small = await json(await server.get(`${server.api}/items?limit=10&offset=10`));
@@ -271,7 +282,7 @@ for (const backend of httpBackends()) {
         }
       }
 
-      it("clamps the blogs limit at 1000", async () => {
+      it("a limit above the maximum is accepted, not refused (the clamp itself: limits.test.ts)", async () => {
         const response = await server.get(`${server.api}/blogs?limit=999999`);
         assert.equal(response.status, 200);
       });
@@ -367,6 +378,7 @@ for (const backend of httpBackends()) {
           for (const [pathname, body] of cases) {
             const response = await server.get(`${server.api}${pathname}`);
             assert.equal(response.status, 500, pathname);
+            assert.match(response.headers.get("content-type") ?? "", /^application\/json/, pathname);
             const text = await response.text();
             assert.deepEqual(JSON.parse(text), body);
             assert.doesNotMatch(text, /disk on fire|at .*\.ts/);
