@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from "express";
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
 import type { Blog, BlogSort, Item } from "../storage/types.js";
@@ -222,6 +222,15 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
     "/api/opml/:category",
     guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(String(request.params.category))(request, response)),
   );
+
+  // A path parameter that is not valid percent-encoding (`/api/blogs/%ZZ`) fails
+  // before any handler runs: answer it like any other bad value of that parameter.
+  router.use("/api", (error: unknown, request: Request, response: Response, next: NextFunction) => {
+    if (!(error instanceof URIError) || response.headersSent) return next(error);
+    if (request.path.startsWith("/blogs/")) response.status(400).json({ error: "Invalid blog ID" });
+    else if (request.path.startsWith("/opml/")) response.status(400).json({ error: "Invalid category" });
+    else next(error);
+  });
 
   return router;
 }

@@ -287,6 +287,18 @@ for (const backend of httpBackends()) {
         assert.equal(response.status, 200);
       });
 
+      it("a path parameter that is not valid percent-encoding is that parameter's 400", async () => {
+        for (const bad of ["%ZZ", "%E2%82", "abc%"]) {
+          const blog = await server.get(`${server.api}/blogs/${bad}`);
+          assert.equal(blog.status, 400, bad);
+          assert.deepEqual(await json(blog), { error: "Invalid blog ID" });
+          assert.equal(blog.headers.get("access-control-allow-origin"), "*");
+          const opml = await server.get(`${server.api}/opml/${bad}`);
+          assert.equal(opml.status, 400, bad);
+          assert.deepEqual(await json(opml), { error: "Invalid category" });
+        }
+      });
+
       it("a repeated text parameter is 400; a bracketed one is only ever text", async () => {
         const repeated = await server.get(`${server.api}/blogs?category=a&category=b`);
         assert.equal(repeated.status, 400);
