@@ -394,6 +394,8 @@ for (const backend of httpBackends()) {
             const text = await response.text();
             assert.deepEqual(JSON.parse(text), body);
             assert.doesNotMatch(text, /disk on fire|at .*\.ts/);
+            // The cause goes to the operator's log instead.
+            assert.ok(server.logs.some((line) => line.startsWith("error:") && line.includes(pathname) && line.includes("disk on fire")), `logged: ${pathname}`);
           }
         } finally {
           for (const undo of restore) undo();
