@@ -1,5 +1,5 @@
 import type { FeedType, NewBlog, Source, Storage } from "../storage/types.js";
-import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import { feedUrlKey, hostTitle, parseHttpUrl } from "../url/normalise.js";
 import { SourceError, type ImportReport, type ListedFeed, type SkippedFeed } from "./types.js";
 
 /** What an OPML-like source (OPML URL, OPML file, FeedLand) gave: feeds plus the parser's rejects. */
@@ -29,10 +29,6 @@ function feedTypeOf(type: string | null): FeedType | null {
   return null;
 }
 
-/** A title for a feed the list gave none for: its host. */
-export function fallbackTitle(feedUrl: string): string {
-  return parseHttpUrl(feedUrl)?.hostname.replace(/^www\./, "") ?? feedUrl;
-}
 
 interface Plan {
   accepted: ListedFeed[];
@@ -64,10 +60,12 @@ function plan(list: FeedList): Plan {
 function toNewBlog(feed: ListedFeed, source: Source, category: string | null): NewBlog {
   return {
     feedUrl: feed.xmlUrl,
-    title: feed.title?.trim() || fallbackTitle(feed.xmlUrl),
-    description: feed.description?.trim() || null,
-    siteUrl: feed.htmlUrl ? parseHttpUrl(feed.htmlUrl)?.href ?? null : null,
-    feedType: feedTypeOf(feed.type),
+    // The host stands in for a missing title on a new blog; storage never lets it replace a known one.
+    title: feed.title?.trim() || hostTitle(feed.xmlUrl),
+    // What the list leaves out is left alone (undefined), never blanked: the feed may have told us.
+    description: feed.description?.trim() || undefined,
+    siteUrl: (feed.htmlUrl && parseHttpUrl(feed.htmlUrl)?.href) || undefined,
+    feedType: feedTypeOf(feed.type) ?? undefined,
     category,
     source: blogSourceValue(source.type),
     sourceId: source.id,
@@ -152,12 +150,12 @@ export async function previewImport(storage: Storage, feeds: ListedFeed[], parse
   const entries: PreviewEntry[] = [];
   for (const feed of accepted) {
     const existing = await storage.blogs.getByFeedUrl(feed.xmlUrl);
-    const row = { xmlUrl: feed.xmlUrl, title: feed.title?.trim() || fallbackTitle(feed.xmlUrl), category: feed.category?.trim() || null };
+    const row = { xmlUrl: feed.xmlUrl, title: feed.title?.trim() || hostTitle(feed.xmlUrl), category: feed.category?.trim() || null };
     if (!existing) entries.push({ ...row, outcome: "add" });
     else if (existing.status === "deleted") entries.push({ ...row, outcome: "skip", reason: "deleted by the owner" });
     else entries.push({ ...row, outcome: "update" });
   }
-  for (const skip of skipped) entries.push({ xmlUrl: skip.xmlUrl, title: fallbackTitle(skip.xmlUrl), category: null, outcome: "skip", reason: skip.reason });
+  for (const skip of skipped) entries.push({ xmlUrl: skip.xmlUrl, title: hostTitle(skip.xmlUrl), category: null, outcome: "skip", reason: skip.reason });
   const count = (outcome: PreviewEntry["outcome"]) => entries.filter((entry) => entry.outcome === outcome).length;
   return { added: count("add"), updated: count("update"), skipped: count("skip"), entries };
 }

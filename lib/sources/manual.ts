@@ -1,8 +1,8 @@
 import { discoverFeeds } from "../discovery/discover.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, Storage, UpsertOutcome } from "../storage/types.js";
-import { fallbackTitle } from "./import.js";
 import type { SourceKind } from "./types.js";
+import { hostTitle } from "../url/normalise.js";
 
 export interface ManualBlogInput {
   /** A feed address, or a site address whose feed discovery finds. Scheme optional. */
@@ -34,7 +34,7 @@ export async function addManualBlog(
   if (!feed) return { ok: false, error: "No feed found at this address" };
   const { outcome, blog } = await storage.blogs.upsertFromSource({
     feedUrl: feed.url,
-    title: input.title?.trim() || feed.title || found.pageTitle || fallbackTitle(feed.url),
+    title: input.title?.trim() || feed.title || found.pageTitle || hostTitle(feed.url),
     siteUrl: found.siteUrl,
     feedType: feed.type,
     category: input.category?.trim() || null,

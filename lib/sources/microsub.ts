@@ -1,7 +1,6 @@
 import type { MicrosubChannel, MicrosubStore } from "../microsub/types.js";
 import type { Blog, Source, Storage } from "../storage/types.js";
-import { parseHttpUrl } from "../url/normalise.js";
-import { fallbackTitle } from "./import.js";
+import { hostTitle, parseHttpUrl } from "../url/normalise.js";
 import { SourceError, type ImportReport, type SourceKind } from "./types.js";
 
 const PAGE = 500;
@@ -49,7 +48,7 @@ export const microsubSource: SourceKind = {
         }
         const { outcome, blog } = await storage.blogs.upsertFromSource({
           feedUrl: url.href,
-          title: feed.title?.trim() || fallbackTitle(url.href),
+          title: feed.title?.trim() || hostTitle(url.href),
           siteUrl: `${url.origin}/`,
           photo: feed.photo,
           category: `${prefix}${channel.name}`,

@@ -4,7 +4,7 @@ import type { HostLimiter } from "../http/host-limiter.js";
 import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
-import { feedUrlKey } from "../url/normalise.js";
+import { feedUrlKey, hostTitle } from "../url/normalise.js";
 import { nextAttemptAt } from "./backoff.js";
 import { describeFailure, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
 import { findSiteIcon } from "./site-icon.js";
@@ -151,7 +151,7 @@ export async function syncBlog(
       etag: response.etag,
       lastModified: response.lastModified,
       feedUrl: await movedFeedUrl(storage, blog, response),
-      metadata: feedMetadata(parsed),
+      metadata: feedMetadata(parsed, blog),
       iconUrl,
     });
     return { outcome: "updated", itemsAdded: added, itemsDeleted: trimmed };
@@ -194,15 +194,33 @@ async function movedFeedUrl(storage: Storage, blog: Blog, response: FetchResult)
   return holder && holder.id !== blog.id ? undefined : target;
 }
 
-/** What the feed says about itself; absent values never blank what is known (owner edits are kept by the adapter). */
-function feedMetadata({ feed }: ParsedFeed): FeedMetadata {
+/** Fields an OPML or FeedLand listing names, which the owner curates there. */
+const LISTING_FIELDS = ["title", "description", "siteUrl"] as const;
+
+/**
+ * What the feed says about itself; absent values never blank what is known
+ * (owner edits are kept by the adapter). For a blog a listing brought, the
+ * listing's title, description and site URL win: the feed only fills them
+ * in where the listing named none, so the two never overwrite each other in
+ * turn at every sync.
+ */
+function feedMetadata({ feed }: ParsedFeed, blog: Blog): FeedMetadata {
   const metadata: FeedMetadata = { feedType: feed.type };
   if (feed.title) metadata.title = feed.title;
   if (feed.description) metadata.description = feed.description;
   if (feed.siteUrl) metadata.siteUrl = feed.siteUrl;
   if (feed.photo) metadata.photo = feed.photo;
   if (feed.author) metadata.author = feed.author;
+  if (blog.source === "opml" || blog.source === "feedland") {
+    for (const field of LISTING_FIELDS) if (namedByListing(blog, field)) delete metadata[field];
+  }
   return metadata;
+}
+
+function namedByListing(blog: Blog, field: (typeof LISTING_FIELDS)[number]): boolean {
+  const value = blog[field];
+  if (!value) return false;
+  return field !== "title" || value !== hostTitle(blog.feedUrl);
 }
 
 /** Icon lookup happens once per blog: only with no photo anywhere and no earlier lookup. */

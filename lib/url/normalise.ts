@@ -26,3 +26,8 @@ export function parseHttpUrl(input: string, base?: string): URL | null {
     return null;
   }
 }
+
+/** The title a feed gets when its listing names none: its host, without "www.". */
+export function hostTitle(feedUrl: string): string {
+  return parseHttpUrl(feedUrl)?.hostname.replace(/^www\./, "") ?? feedUrl;
+}

@@ -126,6 +126,17 @@ describe("each source type through the scheduler (MongoDB adapter on the mingo s
     assert.deepEqual((await storage.sources.get(remote.id))?.lastImport, { added: 2, updated: 0, unchanged: 0, skipped: 0, missing: 0 });
     assert.equal((await blogsByFeed()).size, 6);
     assert.ok(!site.requests.includes("/feeds/ms1.xml"));
+
+    // Listings and feeds do not overwrite each other in turn: a listed blog keeps the list's title,
+    // so re-reading an unchanged list finds nothing to update; a manual blog takes the feed's title.
+    const titles = Object.fromEntries([...(await blogsByFeed())].map(([feed, blog]) => [feed, blog.title]));
+    assert.equal(titles["/feeds/file1.xml"], "file1");
+    assert.equal(titles["/feeds/fl1.xml"], "fl1");
+    assert.equal(titles["/feeds/remote1.xml"], "remote1");
+    assert.equal(titles["/feeds/manual1.xml"], "manual1 (from the feed)");
+    for (const reread of [file, feedland]) {
+      assert.deepEqual((await storage.sources.get(reread.id))?.lastImport, { added: 0, updated: 0, unchanged: 1, skipped: 0, missing: 0 }, reread.type);
+    }
   });
 
   it("a feed that moved with a permanent redirect is still the blog the list names under its old address", async () => {

@@ -199,11 +199,21 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(read.category, "B");
         assert.equal(read.description, "About");
         assert.equal(read.siteUrl, "https://u.example/");
-        assert.equal(read.feedType, "atom");
+        assert.equal(read.feedType, null, "a listing's type is a hint for new blogs only: the feed says what it is");
         assert.equal(read.photo, "https://u.example/me.png");
         assert.equal(read.author, "Ann");
         assert.equal(read.microsubChannelId, "c1");
         assert.ok(read.updatedAt.getTime() >= blog.updatedAt.getTime());
+      });
+
+      it("a listing that names no title (its host stands in) never replaces a known title", async () => {
+        const blog = await add({ feedUrl: "https://www.hostonly.example/feed", title: "Learned from the feed" });
+        const again = await s.blogs.upsertFromSource({ feedUrl: "https://www.hostonly.example/feed", title: "hostonly.example", source: "opml" });
+        assert.equal(again.outcome, "unchanged");
+        assert.equal(((await s.blogs.get(blog.id)) as Blog).title, "Learned from the feed");
+        const named = await s.blogs.upsertFromSource({ feedUrl: "https://www.hostonly.example/feed", title: "Named in the list", source: "opml" });
+        assert.equal(named.outcome, "updated");
+        assert.equal(((await s.blogs.get(blog.id)) as Blog).title, "Named in the list");
       });
 
       it("remembers every source id; a new source id alone is an update", async () => {

@@ -316,3 +316,22 @@ test("a blog without any photo gets its site icon once; none found is remembered
   await run(await reload(storage, bare));
   assert.equal(server.hits("/bare/"), 1);
 });
+
+test("a listed blog keeps the list's title and description; the feed fills in only what the list left out", async () => {
+  serveFeed("/listed.xml");
+  const listed = (
+    await storage.blogs.upsertFromSource({ feedUrl: `${origin}/listed.xml`, title: "Curated name", description: "Curated words", source: "opml" })
+  ).blog;
+  assert.equal((await run(listed)).outcome, "updated");
+  const afterListed = await reload(storage, listed);
+  assert.equal(afterListed.title, "Curated name");
+  assert.equal(afterListed.description, "Curated words");
+
+  serveFeed("/unnamed.xml");
+  const host = new URL(origin).hostname;
+  const unnamed = (await storage.blogs.upsertFromSource({ feedUrl: `${origin}/unnamed.xml`, title: host, source: "feedland" })).blog;
+  assert.equal((await run(unnamed)).outcome, "updated");
+  const afterUnnamed = await reload(storage, unnamed);
+  assert.equal(afterUnnamed.title, "The feed title", "the host stood in for a title: the feed's replaces it");
+  assert.equal(afterUnnamed.description, "A test feed");
+});

@@ -1,5 +1,5 @@
 import { ObjectId, type Document } from "mongodb";
-import { feedUrlKey } from "../../url/normalise.js";
+import { feedUrlKey, hostTitle } from "../../url/normalise.js";
 import { freshFetchState } from "../fresh.js";
 import { StorageError, type BlogEdit, type EditableBlogField, type FetchRecord, type NewBlog } from "../types.js";
 import { ownerEditedOf } from "./documents.js";
@@ -11,8 +11,12 @@ import { blogStatusValue, countValue, dateValue, optionalTextValue, refHex, refV
  * or a fetch. No database access here.
  */
 
-/** Fields a source may refresh on an existing blog, unless the owner edited them. */
-const SOURCE_TEXT_FIELDS = ["title", "description", "siteUrl", "category", "feedType", "photo", "author", "microsubChannelName"] as const;
+/**
+ * Fields a source may refresh on an existing blog, unless the owner edited
+ * them. Not feedType: a listing's type is a hint for a new blog, the feed
+ * itself says what it is.
+ */
+const SOURCE_TEXT_FIELDS = ["title", "description", "siteUrl", "category", "photo", "author", "microsubChannelName"] as const;
 /** Reference fields a source may refresh (stored as ObjectId when they are ids). */
 const SOURCE_REF_FIELDS = ["microsubFeedId", "microsubChannelId"] as const;
 /** Feed metadata a fetch may refresh, unless the owner edited it. */
@@ -65,6 +69,7 @@ export function sourceChanges(doc: Document, input: NewBlog): Document {
   for (const field of SOURCE_TEXT_FIELDS) {
     const value = input[field];
     if (value === undefined || edited.has(field)) continue;
+    if (field === "title" && value === hostTitle(input.feedUrl)) continue; // the listing named none
     const next = optionalTextValue(value, field);
     if ((doc[field] ?? null) !== next) set[field] = next;
   }

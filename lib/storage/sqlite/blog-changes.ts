@@ -1,3 +1,4 @@
+import { hostTitle } from "../../url/normalise.js";
 import { newId } from "../id.js";
 import { freshFetchState } from "../fresh.js";
 import type { Blog, BlogEdit, EditableBlogField, FeedMetadata, FetchRecord, NewBlog, UpsertOutcome } from "../types.js";
@@ -9,9 +10,13 @@ import type { StoredBlog } from "./rows.js";
  * and writes the row back inside one transaction.
  */
 
-/** Fields a source may refresh on an existing blog, unless the owner edited them. */
+/**
+ * Fields a source may refresh on an existing blog, unless the owner edited
+ * them. Not feedType: a listing's type is a hint for a new blog, the feed
+ * itself says what it is.
+ */
 const SOURCE_FIELDS = [
-  "title", "description", "siteUrl", "category", "feedType", "photo", "author",
+  "title", "description", "siteUrl", "category", "photo", "author",
   "microsubFeedId", "microsubChannelId", "microsubChannelName",
 ] as const satisfies readonly (keyof NewBlog & keyof Blog)[];
 
@@ -71,6 +76,7 @@ export function mergeFromSource(stored: StoredBlog, input: NewBlog, now: Date): 
   for (const field of SOURCE_FIELDS) {
     const value = input[field];
     if (value === undefined || isOwnerEdited(blog, field) || blog[field] === value) continue;
+    if (field === "title" && value === hostTitle(input.feedUrl)) continue; // the listing named none
     (blog as unknown as Record<string, unknown>)[field] = value;
     changed = true;
   }
