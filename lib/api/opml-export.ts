@@ -28,7 +28,9 @@ export async function exportOpml(storage: Storage, category?: string): Promise<s
         xmlUrl: blog.feedUrl,
         htmlUrl: blog.siteUrl,
         description: blog.description,
-        type: blog.feedType ?? "rss",
+        // OPML 2.0 subscription lists mark every feed outline type="rss", whatever the feed's format;
+        // some readers skip any other value. The format is learned again at the first fetch.
+        type: "rss",
       })),
     })),
   });

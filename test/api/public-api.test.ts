@@ -340,7 +340,7 @@ for (const backend of httpBackends()) {
           xmlUrl: "https://one.example/feed", title: "Tech One", htmlUrl: "https://one.example/", description: "About <code>", type: "rss", category: "Tech & Code",
         });
         assert.equal(byUrl.get("https://life.example/atom")?.category, "Life");
-        assert.equal(byUrl.get("https://life.example/atom")?.type, "atom");
+        assert.equal(byUrl.get("https://life.example/atom")?.type, "rss", "OPML 2.0 subscription lists say rss whatever the format");
         assert.equal(byUrl.get("https://loose.example/rss")?.category, null);
       });
 
