@@ -8,6 +8,11 @@ export function publicBlogFilter(): Filter<Document> {
   return { status: { $nin: ["deleted", "inactive"] }, hidden: { $ne: true } };
 }
 
+/** The complement of publicBlogFilter. */
+export function notPublicBlogFilter(): Filter<Document> {
+  return { $or: [{ status: { $in: ["deleted", "inactive"] } }, { hidden: true }] };
+}
+
 /** Blogs the admin sees: everything but soft-deleted ones. */
 export function adminBlogFilter(): Filter<Document> {
   return { status: { $ne: "deleted" } };

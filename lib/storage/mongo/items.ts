@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Document, Filter, ObjectId } from "mongodb";
 import { StorageError, type ItemListQuery, type ItemStore, type NewItem } from "../types.js";
-import { publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
+import { notPublicBlogFilter, publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
 import { hexId, toItem } from "./documents.js";
 import { guard } from "./errors.js";
@@ -43,8 +43,13 @@ export function createMongoItemStore(collections: MongoCollections): ItemStore {
       if (category !== undefined && !(await blogs.findOne({ _id: blogId, category }, { projection: { _id: 1 } }))) return null;
       return { blogId };
     }
-    const visible = category === undefined ? publicBlogFilter() : { $and: [publicBlogFilter(), { category }] };
-    const ids = (await blogs.find(visible).project({ _id: 1 }).toArray()).map((doc) => doc._id);
+    if (category === undefined) {
+      // Few blogs are not public (hidden, inactive, deleted): leaving those out keeps the query
+      // small however many blogs there are, and the newest-first index walk stops at the page.
+      const unseen = (await blogs.find(notPublicBlogFilter()).project({ _id: 1 }).toArray()).map((doc) => doc._id);
+      return unseen.length === 0 ? {} : { blogId: { $nin: unseen } };
+    }
+    const ids = (await blogs.find({ $and: [publicBlogFilter(), { category }] }).project({ _id: 1 }).toArray()).map((doc) => doc._id);
     return ids.length === 0 ? null : { blogId: { $in: ids } };
   }
 
