@@ -10,7 +10,8 @@ export interface WebhookResponse {
 const FOLLOW = new Set(["follow", "subscribe"]);
 const UNFOLLOW = new Set(["unfollow", "unsubscribe"]);
 
-const ok = (action: "added" | "reactivated" | "deleted" | "skipped", reason?: string): WebhookResponse => ({
+// The earlier plugin's result values, which existing callers know.
+const ok = (action: "added" | "deactivated" | "skipped", reason?: string): WebhookResponse => ({
   status: 200,
   body: reason === undefined ? { ok: true, action } : { ok: true, action, reason },
 });
@@ -52,8 +53,8 @@ async function follow(storage: Storage, microsub: MicrosubStore | null | undefin
     skipItemFetch: found !== null,
     photo: found?.feed.photo ?? null,
   });
-  if (outcome === "added") return ok("added");
-  if (outcome === "reactivated") return ok("reactivated");
+  // Back from inactive is, to the caller, added.
+  if (outcome === "added" || outcome === "reactivated") return ok("added");
   if (outcome === "skipped-deleted") return ok("skipped", "deleted");
   return ok("skipped", "already_exists");
 }
@@ -64,7 +65,7 @@ async function unfollow(storage: Storage, url: URL): Promise<WebhookResponse> {
   if (!blog.source?.startsWith("microsub")) return ok("skipped", "not_microsub");
   if (blog.status === "deleted") return ok("skipped", "already_deleted");
   await storage.blogs.softDelete(blog.id);
-  return ok("deleted");
+  return ok("deactivated");
 }
 
 /**

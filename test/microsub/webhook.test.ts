@@ -109,7 +109,7 @@ describe("POST /api/microsub-webhook on the MongoDB adapter over the mingo stand
     });
 
     it("unfollow soft-deletes the Microsub blog; repeats and later follows are skipped with reasons", async () => {
-      assert.deepEqual(await call({ action: "unfollow", url: "https://alice.example/feed.xml" }), { status: 200, body: { ok: true, action: "deleted" } });
+      assert.deepEqual(await call({ action: "unfollow", url: "https://alice.example/feed.xml" }), { status: 200, body: { ok: true, action: "deactivated" } });
       assert.equal((await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml"))?.status, "deleted");
       assert.equal((await publicBlogs()).some((entry) => entry.feedUrl === "https://alice.example/feed.xml"), false);
       const deleted = await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml");
@@ -130,7 +130,7 @@ describe("POST /api/microsub-webhook on the MongoDB adapter over the mingo stand
       await server.storage.blogs.upsertFromSource({ feedUrl: "https://dave.example/feed", title: "Dave", source: "opml", sourceId: source.id });
       await server.storage.blogs.markMissingInactive(source.id, []);
       assert.equal((await server.storage.blogs.getByFeedUrl("https://dave.example/feed"))?.status, "inactive");
-      assert.deepEqual((await call({ action: "follow", url: "https://dave.example/feed", channelName: "Friends" })).body, { ok: true, action: "reactivated" });
+      assert.deepEqual((await call({ action: "follow", url: "https://dave.example/feed", channelName: "Friends" })).body, { ok: true, action: "added" });
       assert.notEqual((await server.storage.blogs.getByFeedUrl("https://dave.example/feed"))?.status, "inactive");
     });
 
