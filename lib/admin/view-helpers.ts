@@ -53,6 +53,12 @@ export function dateFormatter(locale: string) {
   };
 }
 
+/** Counts with the reader's digit grouping (1,234 / 1.234 / 1 234). */
+export function numberFormatter(locale: string) {
+  const format = new Intl.NumberFormat(locale);
+  return (value: number): string => format.format(value);
+}
+
 /**
  * Plural-aware text: picks `<key>.<form>` by Intl.PluralRules (one, few,
  * many, other...) and falls back to `<key>.other`. Works with any host `__`
@@ -60,8 +66,9 @@ export function dateFormatter(locale: string) {
  */
 export function pluralizer(translate: Translate, locale: string) {
   const rules = new Intl.PluralRules(locale);
+  const formatNumber = numberFormatter(locale);
   return (key: string, count: number, vars: Record<string, unknown> = {}): string => {
-    const all = { ...vars, count: new Intl.NumberFormat(locale).format(count) };
+    const all = { ...vars, count: formatNumber(count) };
     const form = `${key}.${rules.select(count)}`;
     const text = translate(form, all);
     return text === form || text === "" ? translate(`${key}.other`, all) : text;
@@ -85,7 +92,7 @@ const SECTIONS = [
 
 /**
  * Locals every admin view uses: `blogroll` (mount path, assets, section
- * navigation), `formatDate`, `plural`, and the notice of a redirect shown
+ * navigation), `formatDate`, `formatNumber`, `plural`, and the notice of a redirect shown
  * as the host's `success`/`error` banner.
  */
 export function adminLocals(context: BlogrollContext) {
@@ -103,6 +110,7 @@ export function adminLocals(context: BlogrollContext) {
       })),
     };
     response.locals.formatDate = dateFormatter(locale);
+    response.locals.formatNumber = numberFormatter(locale);
     response.locals.plural = pluralizer(translate, locale);
     const notice = noticeFromQuery(request.query);
     if (notice) {

@@ -146,6 +146,20 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     assert.match(british, /5 Mar 2024/, "British date order");
   });
 
+  it("formats the dashboard counts in the request's language", async () => {
+    const blog = await addBlog(server.storage, { title: "Many items" });
+    await server.storage.items.upsertMany(
+      blog.id,
+      Array.from({ length: 1200 }, (_, n) => ({ uid: `n${n}`, url: `https://many.example/${n}`, title: `Post ${n}`, published: new Date(Date.now() - n * 60_000) })),
+      new Date(),
+    );
+    const total = await server.storage.items.count();
+    const german = await (await server.get(mount, { headers: { Cookie: admin.cookie, "Accept-Language": "de-DE" } })).text();
+    assert.ok(german.includes(new Intl.NumberFormat("de-DE").format(total)), `German count ${new Intl.NumberFormat("de-DE").format(total)}`);
+    const english = await (await server.get(mount, { headers: { Cookie: admin.cookie } })).text();
+    assert.ok(english.includes(new Intl.NumberFormat("en").format(total)));
+  });
+
   it("answers 404 with a page for unknown blogs", async () => {
     const response = await admin.page(`${mount}/blogs/ffffffffffffffffffffffff`);
     assert.equal(response.status, 404);

@@ -42,3 +42,10 @@ describe("admin locals (notices for the host's banner, section navigation)", () 
     assert.match((locals.formatDate as (value: unknown) => string)(new Date("2024-03-05T10:20:00Z")), /05\.03\.2024/);
   });
 });
+
+describe("numbers in the reader's locale", () => {
+  it("formatNumber groups digits as the request's language does", () => {
+    const format = localsFor({}).formatNumber as (value: number) => string;
+    assert.equal(format(1234567), "1.234.567", "German grouping (request.locale de)");
+  });
+});
