@@ -150,7 +150,7 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     const blog = await addBlog(server.storage, { title: "Many items" });
     await server.storage.items.upsertMany(
       blog.id,
-      Array.from({ length: 1200 }, (_, n) => ({ uid: `n${n}`, url: `https://many.example/${n}`, title: `Post ${n}`, published: new Date(Date.now() - n * 60_000) })),
+      Array.from({ length: 1200 }, (_, n) => ({ uid: `n${n}`, url: `https://many.example/${n}`, title: `Post ${n}`, summary: null, content: null, author: null, photo: null, categories: [], published: new Date(Date.now() - n * 60_000) })),
       new Date(),
     );
     const total = await server.storage.items.count();
