@@ -49,7 +49,8 @@ function autocannon(url: string): Promise<AutocannonSummary> {
 const fixture = await startFeedFixture({ feeds: FEEDS, hosts: 100, delayMs: 200 });
 const server = await startTestServer("sqlite", { mongodbUrl: null });
 await addBlogs(server.storage, Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index)));
-const options = resolveOptions({ concurrency: 32, perHostConcurrency: 2, allowPrivateNetworks: true, mongodbUrl: null });
+// The product's default pool (16 fetches, 2 per host).
+const options = resolveOptions({ allowPrivateNetworks: true, mongodbUrl: null });
 const dispatcher = loopbackDispatcher(2);
 const run = createSyncRunner({ options, dispatcher, parseInWorkers: true });
 

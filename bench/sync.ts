@@ -5,13 +5,13 @@
  * (one feed after another, parsed on the main thread, as the earlier plugin
  * did) on a deterministic subset, extrapolated.
  *
- *   node --import tsx bench/sync.ts [--feeds 1000] [--baseline 100] [--concurrency 32] [--per-host 2]
+ *   node --import tsx bench/sync.ts [--feeds 1000] [--baseline 100] [--concurrency 16] [--per-host 2]
  *     [--delay 200] [--main-thread-parse]
  */
 import { parseArgs } from "node:util";
 import { createSyncRunner } from "../lib/sync/run.js";
 import { closeParsePool } from "../lib/sync/parse-pool.js";
-import { resolveOptions } from "../lib/options.js";
+import { defaultOptions, resolveOptions } from "../lib/options.js";
 import type { Storage } from "../lib/storage/types.js";
 import { startTestServer } from "../test/support/server.js";
 import { loopbackDispatcher, startFeedFixture, type FeedFixture } from "./support/fixture-server.js";
@@ -23,8 +23,9 @@ const { values: args } = parseArgs({
   options: {
     feeds: { type: "string", default: "1000" },
     baseline: { type: "string", default: "100" },
-    concurrency: { type: "string", default: "32" },
-    "per-host": { type: "string", default: "2" },
+    // The product's defaults (lib/options.ts).
+    concurrency: { type: "string", default: String(defaultOptions.concurrency) },
+    "per-host": { type: "string", default: String(defaultOptions.perHostConcurrency) },
     delay: { type: "string", default: "200" },
     // For comparison: parse on the main thread instead of the worker pool.
     "main-thread-parse": { type: "boolean", default: false },
