@@ -11,7 +11,7 @@ import { guarded } from "./public-routes.js";
 export function createAdminApiRouter(context: BlogrollContext): Router {
   const router = express.Router();
 
-  router.get("/api/microsub-status", async (request, response) => {
+  router.get("/api/microsub-status", async (_request, response) => {
     try {
       if (!context.getMicrosub()) {
         response.json({ available: false, message: "Microsub plugin not installed or collections not available" });

@@ -129,7 +129,7 @@ export async function createStandaloneApp(
   app.use(auth.middleware(LOGIN_PATH));
   for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routes);
 
-  app.use((request: Request, response: Response) => {
+  app.use((_request: Request, response: Response) => {
     response.status(404).json({ error: "Not found" });
   });
   // Express's last resort: a body-parser error or a view that failed. Never a stack.
