@@ -1,4 +1,5 @@
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Router } from "express";
 import type { Collection, Db } from "mongodb";
 import { resolveOptions, type BlogrollOptions } from "./lib/options.js";
@@ -34,6 +35,13 @@ export type { BlogrollOptions } from "./lib/options.js";
 export default class BlogrollEndpoint {
   readonly id = "indiekit-endpoint-blogroll";
   readonly name = "Blogroll endpoint";
+  /**
+   * Indiekit finds a plugin's `views/`, `locales/` and `assets/` folders
+   * relative to `meta.url` (plugins set it to `import.meta`). Ours live at the
+   * package root, not beside the compiled `dist/index.js`, so the URL points
+   * at the root's package.json.
+   */
+  readonly meta = { url: pathToFileURL(path.join(packageRoot, "package.json")).href };
   readonly options: BlogrollOptions;
   readonly context: BlogrollContext;
   private host: IndiekitHost | null = null;

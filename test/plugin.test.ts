@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import BlogrollEndpoint from "../index.js";
 import { OptionsError } from "../lib/options.js";
@@ -67,6 +68,10 @@ describe("plugin class", () => {
     assert.equal(plugin.shortcutItems.url, "/blogrollapi");
     assert.ok(existsSync(path.join(plugin.localesDirectory, "en.json")));
     assert.ok(existsSync(path.join(plugin.viewsDirectory, "blogroll-dashboard.njk")));
+    // Indiekit resolves views/, locales/ and assets/ against meta.url.
+    assert.ok(existsSync(fileURLToPath(new URL("views/blogroll-dashboard.njk", plugin.meta.url))));
+    assert.ok(existsSync(fileURLToPath(new URL("locales/en.json", plugin.meta.url))));
+    assert.ok(existsSync(fileURLToPath(new URL("assets/styles.css", plugin.meta.url))));
     assert.equal(typeof plugin.routes, "function");
     assert.equal(typeof plugin.routesPublic, "function");
     assert.equal(plugin.routes, plugin.routes, "routers are built once");
