@@ -75,15 +75,6 @@ export function pluralizer(translate: Translate, locale: string) {
   };
 }
 
-/**
- * The `error` local of a failure notice. Indiekit's layout shows
- * `error.message` (it also passes Error objects there); a layout that prints
- * `error` itself gets the same text.
- */
-export function errorNotice(text: string): { message: string; toString(): string } {
-  return { message: text, toString: () => text };
-}
-
 const SECTIONS = [
   { path: "/", key: "blogroll.nav.dashboard", match: (p: string) => p === "/" || p === "" },
   { path: "/sources", key: "blogroll.nav.sources", match: (p: string) => p.startsWith("/sources") },
@@ -115,7 +106,9 @@ export function adminLocals(context: BlogrollContext) {
     const notice = noticeFromQuery(request.query);
     if (notice) {
       const text = translate(`blogroll.notice.${notice.key}`);
-      response.locals[notice.type] = notice.type === "error" ? errorNotice(text) : text;
+      // Plain text in both hosts: Indiekit's layout renders `error` through its
+      // notification banner (Markdown of a string; an Error's stack when it has one).
+      response.locals[notice.type] = text;
     }
     next();
   };
