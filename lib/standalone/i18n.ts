@@ -23,8 +23,8 @@ function lookup(catalog: Catalog | undefined, key: string): unknown {
 }
 
 /**
- * A translate function like the host's `__()`: dotted keys, `{{var}}`
- * interpolation, and plural forms (`{ one, other, ... }` objects chosen
+ * A translate function like the host's `__()`: dotted keys, `{{{var}}}`
+ * (and `{{var}}`) interpolation of the value as given, and plural forms (`{ one, other, ... }` objects chosen
  * with Intl.PluralRules on `count`), falling back to English, then the key.
  */
 export function createTranslator(catalogs: Map<string, Catalog>, locale: string) {
@@ -37,7 +37,7 @@ export function createTranslator(catalogs: Map<string, Catalog>, locale: string)
       value = forms[count === 0 && forms.zero ? "zero" : rules.select(count)] ?? forms.other;
     }
     if (typeof value !== "string") return key;
-    return value.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => (vars[name] === undefined ? "" : String(vars[name])));
+    return value.replace(/\{\{\{?\s*(\w+)\s*\}?\}\}/g, (_, name: string) => (vars[name] === undefined ? "" : String(vars[name])));
   };
 }
 

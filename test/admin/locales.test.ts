@@ -74,6 +74,11 @@ describe("locales", () => {
           // The host's macros output text options as given: a catalog must hold no markup.
           assert.doesNotMatch(value as string, /[<>]/, `${locale}: ${key} holds markup characters`);
         }
+        // Indiekit's __() (i18n-node, Mustache) HTML-escapes {{var}}; the views escape once
+        // themselves, so every placeholder is the unescaped {{{var}}}.
+        for (const text of typeof value === "string" ? [value] : Object.values(value as Record<string, string>)) {
+          assert.doesNotMatch(text.replaceAll(/\{\{\{\w+\}\}\}/g, ""), /\{\{/, `${locale}: ${key}: write placeholders as {{{var}}}`);
+        }
       }
     });
   }
