@@ -30,8 +30,8 @@ async function renderNewBlog(context: BlogrollContext, response: Response, value
       values,
       feedItems: feeds?.map((feed) => ({
         value: feed.url,
-        // Remote text: escaped, as the macros output item labels as given.
-        label: `${escapeHtml(feed.title || feed.url)} (${__(`blogroll.feedTypes.${feed.type}`)})`,
+        // Item labels are escaped by the macros (Indiekit's label component); hints are output as given.
+        label: `${feed.title || feed.url} (${__(`blogroll.feedTypes.${feed.type}`)})`,
         hint: escapeHtml(feed.url),
         checked: feed.url === chosen,
       })) ?? null,
