@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import type { Storage } from "../../lib/storage/types.js";
-import { Scheduler, type SyncRunner, type SyncStats } from "../../lib/sync/scheduler.js";
+import { Scheduler, type SyncRunner } from "../../lib/sync/scheduler.js";
 import { openTempStorage, type TempStorage } from "./harness.js";
+import { countingRun, gatedRun, syncStats, until } from "./scheduler-support.js";
 
 let temp: TempStorage;
 let second: Storage;
@@ -19,14 +20,6 @@ afterEach(async () => {
   await temp.cleanup();
 });
 
-const stats = (): SyncStats => ({
-  lastFullSync: new Date().toISOString(),
-  duration: 1,
-  sources: { total: 0, success: 0, failed: 0 },
-  blogs: { total: 0, success: 0, failed: 0 },
-  items: { added: 0, deleted: 0 },
-});
-
 test("two schedulers on one SQLite file never run at the same time", async () => {
   let running = 0;
   let peak = 0;
@@ -39,7 +32,7 @@ test("two schedulers on one SQLite file never run at the same time", async () =>
     peak = Math.max(peak, running);
     await gate;
     running--;
-    return stats();
+    return syncStats();
   };
   const make = (storage: Storage) =>
     new Scheduler({ getStorage: async () => storage, run, interval: 3_600_000, initialDelay: 3_600_000 });
@@ -63,35 +56,21 @@ test("two schedulers on one SQLite file never run at the same time", async () =>
   await Promise.all([a.stop(), b.stop()]);
 });
 
-const until = (check: () => boolean, ms: number) =>
-  new Promise<void>((resolve, reject) => {
-    const started = Date.now();
-    const tick = () => {
-      if (check()) resolve();
-      else if (Date.now() - started > ms) reject(new Error(`not within ${ms} ms`));
-      else setTimeout(tick, 20);
-    };
-    tick();
-  });
-
 test("after a crash, the timed sync waits for the dead run's lease to lapse instead of a whole interval", async () => {
   // The lease and status a process killed mid-run leaves behind.
   const ttl = 300;
   assert.equal(await second.meta.acquireLease("sync", "dead-process", ttl), true);
   await second.meta.set("syncStatus", { runningUntil: new Date(Date.now() + ttl).toISOString(), lastSync: null });
-  let runs = 0;
+  const counted = countingRun();
   const scheduler = new Scheduler({
     getStorage: async () => temp.storage,
-    run: async () => {
-      runs++;
-      return stats();
-    },
+    run: counted.run,
     interval: 3_600_000,
     initialDelay: 0,
     leaseTtl: ttl,
   });
   scheduler.start();
-  await until(() => runs === 1, 5000);
+  await until(() => counted.runs() === 1, 5000);
   const status = await scheduler.getStatus();
   assert.ok(status.lastSync, "the run completed and was recorded");
   assert.ok(new Date(status.nextSync!).getTime() > Date.now() + 3_500_000, "then back to the interval");
@@ -99,30 +78,21 @@ test("after a crash, the timed sync waits for the dead run's lease to lapse inst
 });
 
 test("a timed sync refused by another process's run stands down when that run completes", async () => {
-  let release: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let aRuns = 0;
-  let bRuns = 0;
+  const bGated = gatedRun();
+  const aCounted = countingRun();
   const ttl = 300;
   const b = new Scheduler({
     getStorage: async () => second,
-    run: async () => {
-      bRuns++;
-      await gate;
-      return stats();
-    },
+    run: bGated.run,
     interval: 3_600_000,
     initialDelay: 3_600_000,
     leaseTtl: ttl,
   });
   const bRun = b.syncNow();
-  await until(() => bRuns === 1, 2000);
+  await until(() => bGated.runs() === 1, 2000);
   const a = new Scheduler({
     getStorage: async () => temp.storage,
-    run: async () => {
-      aRuns++;
-      return stats();
-    },
+    run: aCounted.run,
     interval: 600_000,
     initialDelay: 0,
     leaseTtl: ttl,
@@ -130,12 +100,12 @@ test("a timed sync refused by another process's run stands down when that run co
   a.start();
   // a is refused at least once while b's run goes on (b renews its lease), then b finishes.
   await new Promise((resolve) => setTimeout(resolve, 700));
-  release();
+  bGated.release();
   assert.equal(await bRun, true);
   const finishedAt = Date.now();
   // a's retry comes within a lease time and a margin, sees b's completed sync and does not run again.
   await new Promise((resolve) => setTimeout(resolve, ttl + 1500));
-  assert.equal(aRuns, 0, "no second sync right after the other process's");
+  assert.equal(aCounted.runs(), 0, "no second sync right after the other process's");
   const next = new Date((await a.getStatus()).nextSync!).getTime();
   assert.ok(Math.abs(next - (finishedAt + 600_000)) < 5000, `next sync an interval after b's (off by ${next - finishedAt - 600_000} ms)`);
   await Promise.all([a.stop(), b.stop()]);
@@ -149,7 +119,7 @@ test("a run stopped by stop() is not logged as a failed sync", async () => {
     run: async (_storage, context) => {
       started = true;
       await new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason)));
-      return stats();
+      return syncStats();
     },
     interval: 3_600_000,
     initialDelay: 3_600_000,

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import type { Storage } from "../../lib/storage/types.js";
-import { Scheduler, STATUS_KEY, type StoredSyncStatus, type SyncRunner, type SyncStats } from "../../lib/sync/scheduler.js";
+import { Scheduler, STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/scheduler.js";
 import { openTempStorage, type TempStorage } from "./harness.js";
+import { countingRun, gatedRun, syncStats, until } from "./scheduler-support.js";
 
 let temp: TempStorage;
 
@@ -11,55 +12,11 @@ beforeEach(async () => {
 });
 afterEach(() => temp.cleanup());
 
-const stats = (): SyncStats => ({
-  lastFullSync: new Date().toISOString(),
-  duration: 1,
-  sources: { total: 0, success: 0, failed: 0 },
-  blogs: { total: 3, success: 3, failed: 0 },
-  items: { added: 0, deleted: 0 },
-});
-
-const until = (check: () => boolean | Promise<boolean>, ms: number) =>
-  new Promise<void>((resolve, reject) => {
-    const started = Date.now();
-    const tick = async () => {
-      if (await check()) resolve();
-      else if (Date.now() - started > ms) reject(new Error(`not within ${ms} ms`));
-      else setTimeout(tick, 10);
-    };
-    void tick();
-  });
-
-/** A run that waits for `release()` before finishing. */
-function gatedRun(): { run: SyncRunner; runs: () => number; release(): void; contexts: Parameters<SyncRunner>[1][] } {
-  let release: () => void = () => undefined;
-  let gate = new Promise<void>((resolve) => (release = resolve));
-  let runs = 0;
-  const contexts: Parameters<SyncRunner>[1][] = [];
-  return {
-    runs: () => runs,
-    contexts,
-    release: () => {
-      release();
-      gate = new Promise<void>((resolve) => (release = resolve));
-    },
-    run: async (_storage, context) => {
-      runs++;
-      contexts.push(context);
-      await gate;
-      return stats();
-    },
-  };
-}
-
 test("the first sync comes after initialDelay, then one every interval", async () => {
-  let runs = 0;
+  const counted = countingRun();
   const scheduler = new Scheduler({
     getStorage: async () => temp.storage,
-    run: async () => {
-      runs++;
-      return stats();
-    },
+    run: counted.run,
     interval: 60,
     initialDelay: 30,
   });
@@ -67,28 +24,25 @@ test("the first sync comes after initialDelay, then one every interval", async (
   scheduler.start();
   const planned = new Date((await scheduler.getStatus()).nextSync!).getTime();
   assert.ok(planned <= Date.now() + 30, "the first sync is planned initialDelay after start");
-  assert.equal(runs, 0, "not at once");
-  await until(() => runs >= 3, 5000);
+  assert.equal(counted.runs(), 0, "not at once");
+  await until(() => counted.runs() >= 3, 5000);
   await scheduler.stop();
-  const stopped = runs;
+  const stopped = counted.runs();
   await new Promise((resolve) => setTimeout(resolve, 150));
-  assert.equal(runs, stopped, "no run after stop()");
+  assert.equal(counted.runs(), stopped, "no run after stop()");
 });
 
 test("a long initialDelay holds the first sync back", async () => {
-  let runs = 0;
+  const counted = countingRun();
   const scheduler = new Scheduler({
     getStorage: async () => temp.storage,
-    run: async () => {
-      runs++;
-      return stats();
-    },
+    run: counted.run,
     interval: 10,
     initialDelay: 3_600_000,
   });
   scheduler.start();
   await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.equal(runs, 0);
+  assert.equal(counted.runs(), 0);
   await scheduler.stop();
 });
 
@@ -152,7 +106,7 @@ test("a progress write still in flight when the run ends cannot bring back the r
     getStorage: async () => storage,
     run: async (_storage, context) => {
       context.progress(3, 3);
-      return stats();
+      return syncStats();
     },
     interval: 3_600_000,
     initialDelay: 3_600_000,
