@@ -1,4 +1,6 @@
-import { ADMIN_TOKEN, type TestServer } from "../support/server.js";
+import { after, before } from "node:test";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
 
 /** A logged-in browser stand-in: keeps the session cookie and sends the page's CSRF token with forms. */
 export interface AdminSession {
@@ -39,4 +41,34 @@ export async function logIn(server: TestServer): Promise<AdminSession> {
       return read(await server.get(pathname, { method: "POST", body, headers: { Cookie: cookie, Accept: options.accept ?? "text/html" }, redirect: "manual" }));
     },
   };
+}
+
+/** The ids of the fields the error summary links to, in order. */
+export function summaryErrors(html: string): string[] {
+  const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
+  return [...summary.matchAll(/<a href="#([\w-]+)">/g)].map((match) => match[1]);
+}
+
+export interface AdminFixture {
+  server: TestServer;
+  site: FixtureSite;
+  admin: AdminSession;
+}
+
+/**
+ * For a describe block: before its tests, a SQLite test server, the fixture
+ * site and a logged-in session, handed to `take`; all closed after them.
+ */
+export function useAdminFixture(take: (fixture: AdminFixture) => void): void {
+  let fixture: AdminFixture | null = null;
+  before(async () => {
+    const server = await startTestServer("sqlite");
+    const site = await startFixtureSite();
+    fixture = { server, site, admin: await logIn(server) };
+    take(fixture);
+  });
+  after(async () => {
+    await fixture?.server.close();
+    await fixture?.site.close();
+  });
 }

@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { ADMIN_TOKEN, type TestServer } from "../support/server.js";
 import { addBlog, addItems, item } from "../support/seed.js";
-import { logIn, type AdminSession } from "./admin-session.js";
-import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
+import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-session.js";
+import type { FixtureSite } from "./fixture-site.js";
 
 after(() => closeParsePool());
-
-function summaryErrors(html: string): string[] {
-  const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
-  return [...summary.matchAll(/<a href="#([\w-]+)">/g)].map((match) => match[1]);
-}
 
 /** Titles of the blogs the list page shows, in order. */
 function listedTitles(html: string): string[] {
@@ -24,15 +19,9 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
   let admin: AdminSession;
   let blogs: string;
 
-  before(async () => {
-    server = await startTestServer("sqlite");
-    site = await startFixtureSite();
-    admin = await logIn(server);
+  useAdminFixture((fixture) => {
+    ({ server, site, admin } = fixture);
     blogs = `${server.plugin.mountPath}/blogs`;
-  });
-  after(async () => {
-    await server.close();
-    await site.close();
   });
 
   it("lists blogs with search and filters by category, source and status, paged", async () => {

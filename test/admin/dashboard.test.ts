@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { ADMIN_TOKEN, type TestServer } from "../support/server.js";
 import { addBlog, addItems, item } from "../support/seed.js";
-import { logIn, type AdminSession } from "./admin-session.js";
-import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
+import { useAdminFixture, type AdminSession } from "./admin-session.js";
+import type { FixtureSite } from "./fixture-site.js";
 
 after(() => closeParsePool());
 
@@ -19,15 +19,9 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
   let admin: AdminSession;
   let mount: string;
 
-  before(async () => {
-    server = await startTestServer("sqlite");
-    site = await startFixtureSite();
-    admin = await logIn(server);
+  useAdminFixture((fixture) => {
+    ({ server, site, admin } = fixture);
     mount = server.plugin.mountPath;
-  });
-  after(async () => {
-    await server.close();
-    await site.close();
   });
 
   it("sends people without a session to the login page, scripts get 401", async () => {

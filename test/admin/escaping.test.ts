@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { describe, it } from "node:test";
+import type { TestServer } from "../support/server.js";
 import { addItems, item } from "../support/seed.js";
-import { logIn, type AdminSession } from "./admin-session.js";
-import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
+import { useAdminFixture, type AdminSession } from "./admin-session.js";
+import type { FixtureSite } from "./fixture-site.js";
 
 const SCRIPT = "<script>alert(1)</script>";
 const IMG = '"><img src=x onerror=alert(1)>';
@@ -20,15 +20,9 @@ describe("admin pages escape what owners and remote sites wrote (the macros outp
   let admin: AdminSession;
   let mount: string;
 
-  before(async () => {
-    server = await startTestServer("sqlite");
-    site = await startFixtureSite();
-    admin = await logIn(server);
+  useAdminFixture((fixture) => {
+    ({ server, site, admin } = fixture);
     mount = server.plugin.mountPath;
-  });
-  after(async () => {
-    await server.close();
-    await site.close();
   });
 
   it("blog, source and item fields", async () => {

@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { describe, it } from "node:test";
+import type { TestServer } from "../support/server.js";
 import { addBlog } from "../support/seed.js";
-import { logIn, type AdminSession } from "./admin-session.js";
-import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
-
-/** The error summary's messages, in order. */
-function summaryErrors(html: string): string[] {
-  const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
-  return [...summary.matchAll(/<a href="#([\w-]+)">/g)].map((match) => match[1]);
-}
+import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-session.js";
+import type { FixtureSite } from "./fixture-site.js";
 
 describe("admin: sources pages and forms (standalone host, SQLite)", () => {
   let server: TestServer;
@@ -17,15 +11,9 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
   let admin: AdminSession;
   let sources: string;
 
-  before(async () => {
-    server = await startTestServer("sqlite");
-    site = await startFixtureSite();
-    admin = await logIn(server);
+  useAdminFixture((fixture) => {
+    ({ server, site, admin } = fixture);
     sources = `${server.plugin.mountPath}/sources`;
-  });
-  after(async () => {
-    await server.close();
-    await site.close();
   });
 
   it("offers the source types, Microsub only when its plugin is there", async () => {
