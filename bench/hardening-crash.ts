@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { createSqliteStorage } from "../lib/storage/sqlite/index.js";
-import { checkDatabase, killHard, startFeedFarm, startStandalone, waitFor } from "../test/hardening/standalone-process.js";
+import { checkDatabase, farmConfig, killHard, startFeedFarm, startStandalone, waitFor } from "../test/hardening/standalone-process.js";
 
 const FEEDS = 300;
 
@@ -24,16 +24,8 @@ test("SIGKILL at three points, restarts, and a final sync that completes", { tim
   const farm = await startFeedFarm(FEEDS, 30);
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-crash-long-"));
   const file = path.join(folder, "blogroll.db");
-  const config = {
-    allowPrivateNetworks: true,
-    initialSyncDelay: 0,
-    // Short, so a restarted server retries soon after the dead run's lease lapses.
-    syncInterval: 5000,
-    concurrency: 8,
-    perHostConcurrency: 8,
-    fetchTimeout: 5000,
-    sources: [{ type: "opml_url", name: "Farm", url: farm.opmlUrl }],
-  };
+  // A short interval, so a restarted server retries soon after the dead run's lease lapses.
+  const config = farmConfig(farm, { syncInterval: 5000 });
   const checks: string[] = [];
   const outputs: string[] = [];
   try {

@@ -7,15 +7,13 @@
  * completes, is bench/hardening-crash.ts: it takes minutes.)
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import { STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/scheduler.js";
 import { createSyncRunner } from "../../lib/sync/run.js";
 import { testOptions } from "../sync/harness.js";
-import { checkDatabase, killHard, startFeedFarm, startStandalone, waitFor, type FeedFarm } from "./standalone-process.js";
+import { checkDatabase, farmConfig, killHard, startStandalone, useFarmAndFolder, waitFor, type FeedFarm } from "./standalone-process.js";
 
 const FEEDS = 300;
 /** The scheduler's lease lifetime: a dead run's "running" lapses within it. */
@@ -23,28 +21,14 @@ const LEASE_TTL = 60_000;
 
 let farm: FeedFarm;
 let folder: string;
-before(async () => {
-  farm = await startFeedFarm(FEEDS, 30);
-  folder = mkdtempSync(path.join(tmpdir(), "blogroll-crash-"));
-});
-after(async () => {
-  await farm.server.close();
-  rmSync(folder, { recursive: true, force: true });
-});
-
-const config = () => ({
-  allowPrivateNetworks: true,
-  initialSyncDelay: 0,
-  syncInterval: 3_600_000,
-  concurrency: 8,
-  perHostConcurrency: 8,
-  fetchTimeout: 5000,
-  sources: [{ type: "opml_url", name: "Farm", url: farm.opmlUrl }],
+useFarmAndFolder(FEEDS, "blogroll-crash-", (started, created) => {
+  farm = started;
+  folder = created;
 });
 
 test("SIGKILL mid-sync, restart: intact database, no duplicates, blogs and settings kept, status not stuck", { timeout: 60_000 }, async () => {
   const file = path.join(folder, "blogroll.db");
-  const first = await startStandalone(folder, config());
+  const first = await startStandalone(folder, farmConfig(farm));
   await waitFor("a third of the feeds fetched", () => farm.feedHits() >= FEEDS / 3);
   const killedAt = Date.now();
   await killHard(first);
@@ -67,7 +51,7 @@ test("SIGKILL mid-sync, restart: intact database, no duplicates, blogs and setti
   const sourcesBefore = await storage.sources.count();
   await storage.close();
 
-  const second = await startStandalone(folder, config());
+  const second = await startStandalone(folder, farmConfig(farm));
   try {
     const blogs = await (await fetch(`${second.base}/blogrollapi/api/blogs?limit=1000`)).json();
     assert.equal(blogs.total, FEEDS);

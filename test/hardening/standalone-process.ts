@@ -4,8 +4,10 @@
  * a SQLite file and a BLOGROLL_CONFIG, killable with any signal.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import Database from "better-sqlite3";
 import { rss, startFeedServer, type FeedServer } from "../sync/feed-server.js";
 
@@ -89,6 +91,35 @@ export async function startFeedFarm(count: number, delayMs: number): Promise<Fee
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>Farm</title></head><body>${outlines.join("")}</body></opml>`;
   server.route("/list.opml", (_request, response) => void response.writeHead(200, { "content-type": "text/x-opml" }).end(opml));
   return { server, opmlUrl: `${origin}/list.opml`, count, feedHits: () => hits };
+}
+
+/** The BLOGROLL_CONFIG of a server that syncs the farm's OPML at once, 8 feeds at a time. */
+export function farmConfig(farm: FeedFarm, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    allowPrivateNetworks: true,
+    initialSyncDelay: 0,
+    syncInterval: 3_600_000,
+    concurrency: 8,
+    perHostConcurrency: 8,
+    fetchTimeout: 5000,
+    sources: [{ type: "opml_url", name: "Farm", url: farm.opmlUrl }],
+    ...overrides,
+  };
+}
+
+/** For a test file: a feed farm and a temporary folder, handed to `take` before its tests and removed after. */
+export function useFarmAndFolder(count: number, prefix: string, take: (farm: FeedFarm, folder: string) => void): void {
+  let farm: FeedFarm | null = null;
+  let folder: string | null = null;
+  before(async () => {
+    farm = await startFeedFarm(count, 30);
+    folder = mkdtempSync(path.join(tmpdir(), prefix));
+    take(farm, folder);
+  });
+  after(async () => {
+    await farm?.server.close();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
 }
 
 /** Waits until `condition` holds, polling; fails after `limitMs` with `what`. */

@@ -5,35 +5,21 @@
  * released (the next start syncs at once) and nothing is left "running".
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import { STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/scheduler.js";
-import { checkDatabase, startFeedFarm, startStandalone, waitFor, type FeedFarm } from "../hardening/standalone-process.js";
+import { checkDatabase, farmConfig, startStandalone, useFarmAndFolder, waitFor, type FeedFarm } from "../hardening/standalone-process.js";
 
 const FEEDS = 200;
 let farm: FeedFarm;
 let folder: string;
-before(async () => {
-  farm = await startFeedFarm(FEEDS, 30);
-  folder = mkdtempSync(path.join(tmpdir(), "blogroll-shutdown-"));
+useFarmAndFolder(FEEDS, "blogroll-shutdown-", (started, created) => {
+  farm = started;
+  folder = created;
 });
-after(async () => {
-  await farm.server.close();
-  rmSync(folder, { recursive: true, force: true });
-});
-
-const config = () => ({
-  allowPrivateNetworks: true,
-  initialSyncDelay: 0,
-  syncInterval: 3_600_000,
-  concurrency: 4,
-  perHostConcurrency: 4,
-  fetchTimeout: 5000,
-  sources: [{ type: "opml_url", name: "Farm", url: farm.opmlUrl }],
-});
+const config = () => farmConfig(farm, { concurrency: 4, perHostConcurrency: 4 });
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   test(`${signal} mid-sync: exit 0, database closed intact, nothing left running, the next start syncs at once`, { timeout: 60_000 }, async () => {
