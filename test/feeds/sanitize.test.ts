@@ -1,35 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { DomUtils, parseDocument } from "htmlparser2";
 import { sanitizeHtml } from "../../lib/parser.js";
-import { CORPORA } from "./corpus.js";
+import { sanitizerPayloads, scriptVectors } from "../hardening/hostile-inputs.js";
 
-interface Payload {
-  title?: string;
-  payload: string;
-}
-
-const payloads = JSON.parse(readFileSync(`${CORPORA}/dompurify/payloads.json`, "utf8")) as Payload[];
-const FORBIDDEN_ELEMENTS = new Set(["script", "style", "iframe", "object", "embed", "form", "input", "svg", "math", "base", "meta", "link"]);
-const URL_SCHEME = /^([a-z][a-z0-9+.-]*):/i;
-
-/** Every way the output could still run script or restyle the host page; [] when safe. */
-function scriptVectors(html: string): string[] {
-  const problems: string[] = [];
-  if (/<script/i.test(html)) problems.push("<script");
-  for (const element of DomUtils.findAll(() => true, parseDocument(html).children)) {
-    if (FORBIDDEN_ELEMENTS.has(element.name)) problems.push(`<${element.name}>`);
-    for (const [name, value] of Object.entries(element.attribs)) {
-      if (/^on/i.test(name)) problems.push(`${name}=`);
-      if (name === "style") problems.push("style=");
-      // What a browser would see as the scheme: control characters and whitespace are ignored.
-      const scheme = URL_SCHEME.exec(value.replace(/[\u0000-\u0020]/g, ""))?.[1]?.toLowerCase();
-      if (scheme === "javascript" || scheme === "vbscript" || scheme === "data") problems.push(`${name}=${scheme}:`);
-    }
-  }
-  return problems;
-}
+const payloads = sanitizerPayloads();
 
 describe("sanitizeHtml against the DOMPurify payloads", () => {
   it("has the payload corpus", () => {
