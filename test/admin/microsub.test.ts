@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { logIn, type AdminSession } from "./admin-session.js";
 
 /** The Microsub plugin's collections with two channels and a feed, on the stand-in database. */
 async function installMicrosub(server: TestServer) {
-  const db = server.fakeDb;
-  assert.ok(db, "needs the mongo stand-in");
-  const channels = db.collection("microsub_channels");
-  const feeds = db.collection("microsub_feeds");
-  server.collections.set("microsub_channels", channels);
-  server.collections.set("microsub_feeds", feeds);
-  server.collections.set("microsub_items", db.collection("microsub_items"));
+  const { channels, feeds } = installMicrosubCollections(server);
   const friends = new ObjectId();
   await channels.insertMany([
     { _id: friends, uid: "friends", name: "Friends", order: 0 },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 
 const ITEM_FIELDS = ["id", "url", "title", "summary", "published", "isFuture", "author", "photo", "categories", "blog"].sort();
@@ -26,13 +26,7 @@ describe("GET /api/items merges Microsub items (MongoDB adapter on the mingo sta
 
   before(async () => {
     server = await startTestServer("mongo-standin");
-    const db = server.fakeDb!;
-    const channels = db.collection("microsub_channels");
-    const feeds = db.collection("microsub_feeds");
-    const items = db.collection("microsub_items");
-    server.collections.set("microsub_channels", channels);
-    server.collections.set("microsub_feeds", feeds);
-    server.collections.set("microsub_items", items);
+    const { channels, feeds, items } = installMicrosubCollections(server);
     const channelId = new ObjectId();
     await channels.insertOne({ _id: channelId, uid: "friends", name: "Friends", order: 0 });
     const feed = async (url: string) => {

@@ -1,21 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { ADMIN_TOKEN, installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog } from "../support/seed.js";
 
 const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** The microsub_* collections as the Microsub plugin shapes them (host-contract.md), on the stand-in. */
 async function installMicrosub(server: TestServer) {
-  const db = server.fakeDb;
-  assert.ok(db, "the Microsub tests need the mongo stand-in");
-  const channels = db.collection("microsub_channels");
-  const feeds = db.collection("microsub_feeds");
-  const items = db.collection("microsub_items");
-  server.collections.set("microsub_channels", channels);
-  server.collections.set("microsub_feeds", feeds);
-  server.collections.set("microsub_items", items);
+  const { channels, feeds, items } = installMicrosubCollections(server);
   const channelId = new ObjectId();
   await channels.insertOne({ _id: channelId, uid: "friends", name: "Friends", order: 0 });
   const feedId = new ObjectId();

@@ -106,3 +106,14 @@ export async function startTestServer(backend: Backend, pluginOptions: Record<st
     },
   };
 }
+
+/** The Microsub plugin's collections, empty, made visible to the plugin (mongo-standin only). */
+export function installMicrosubCollections(server: TestServer) {
+  const db = server.fakeDb;
+  if (!db) throw new Error("the Microsub collections need the mongo stand-in");
+  const collections = { channels: db.collection("microsub_channels"), feeds: db.collection("microsub_feeds"), items: db.collection("microsub_items") };
+  server.collections.set("microsub_channels", collections.channels);
+  server.collections.set("microsub_feeds", collections.feeds);
+  server.collections.set("microsub_items", collections.items);
+  return collections;
+}
