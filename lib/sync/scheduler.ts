@@ -68,9 +68,12 @@ export class Scheduler {
   private abort: AbortController | null = null;
   private stopped = true;
   private nextAt: Date | null = null;
-  /** Set when a run was refused the lease: ms until that lease lapses. */
+  /**
+   * When set, the next attempt comes this soon (ms) rather than an interval
+   * later: a held lease lapses, or another process's sync makes one due.
+   */
   private retryIn: number | null = null;
-  /** When the first of a series of refused timed attempts happened. */
+  /** When the first of a series of refused attempts happened; null once an attempt gets the lease. */
   private refusedAt: number | null = null;
   private readonly leaseTtl: number;
 
@@ -85,6 +88,7 @@ export class Scheduler {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.refusedAt = null;
     this.schedule(this.options.initialDelay);
   }
 
@@ -115,7 +119,7 @@ export class Scheduler {
     this.retryIn = null;
     this.current = this.runOnce(refusedAt).finally(() => {
       this.current = null;
-      if (!this.stopped) this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity), this.retryIn !== null && this.refusedAt !== null);
+      if (!this.stopped) this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity));
     });
     return this.current;
   }
@@ -133,10 +137,10 @@ export class Scheduler {
     };
   }
 
-  private schedule(delay: number, afterRefusal = false): void {
+  private schedule(delay: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.nextAt = new Date(Date.now() + delay);
-    const refusedAt = afterRefusal ? this.refusedAt : null;
+    const refusedAt = this.refusedAt;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.begin(refusedAt);
