@@ -1,8 +1,6 @@
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Router } from "express";
 import type { Collection, Db } from "mongodb";
-import { resolveOptions, type BlogrollOptions } from "./lib/options.js";
+import { displayedOptions, resolveOptions, type BlogrollOptions } from "./lib/options.js";
 import { packageRoot } from "./lib/package-root.js";
 import { COLLECTION_NAMES, describeStorageChoice, openStorage, type StorageChoice } from "./lib/storage/open.js";
 import type { Storage } from "./lib/storage/types.js";
@@ -33,16 +31,17 @@ export type { BlogrollOptions } from "./lib/options.js";
  * from admin pages inside the host.
  */
 export default class BlogrollEndpoint {
-  readonly id = "indiekit-endpoint-blogroll";
-  readonly name = "Blogroll endpoint";
+  /** Indiekit sets both again when it loads the plugin (the id from the package name). */
+  id = "indiekit-endpoint-blogroll";
   /**
-   * Indiekit finds a plugin's `views/`, `locales/` and `assets/` folders
-   * relative to `meta.url` (plugins set it to `import.meta`). Ours live at the
-   * package root, not beside the compiled `dist/index.js`, so the URL points
-   * at the root's package.json.
+   * Where Indiekit reads `views/`, `locales/`, `assets/` and `package.json`:
+   * the folder of the package's main module (`dist/` once built, where the
+   * build copies them; the project root when run from source).
    */
-  readonly meta = { url: pathToFileURL(path.join(packageRoot, "package.json")).href };
-  readonly options: BlogrollOptions;
+  filePath = packageRoot;
+  readonly name = "Blogroll endpoint";
+  /** The resolved options; `options` is what the host's plugin page may show. */
+  readonly settings: BlogrollOptions;
   readonly context: BlogrollContext;
   private host: IndiekitHost | null = null;
   private storagePromise: Promise<Storage> | null = null;
@@ -50,45 +49,46 @@ export default class BlogrollEndpoint {
   private adminRouter: Router | null = null;
 
   constructor(options: Partial<BlogrollOptions> & Record<string, unknown> = {}, log: Logger = consoleLogger) {
-    this.options = resolveOptions({ mongodbUrl: process.env.MONGODB_URL || null, ...options });
+    this.settings = resolveOptions({ mongodbUrl: process.env.MONGODB_URL || null, ...options });
     const getStorage = () => this.getStorage();
     this.context = {
-      options: this.options,
+      options: this.settings,
       getStorage,
       getMicrosub: () => detectMicrosub(this.hostCollections()),
       scheduler: new Scheduler({
         getStorage,
         run: createSyncRunner({
-          options: this.options,
-          refreshSources: (storage, signal) => refreshSources(storage, this.options, this.context.getMicrosub(), signal),
+          options: this.settings,
+          refreshSources: (storage, signal) => refreshSources(storage, this.settings, this.context.getMicrosub(), signal),
           log: (message) => log.warn(message),
         }),
-        interval: this.options.syncInterval,
-        initialDelay: this.options.initialSyncDelay,
+        interval: this.settings.syncInterval,
+        initialDelay: this.settings.initialSyncDelay,
         log: (message) => log.warn(message),
       }),
       log,
     };
   }
 
+  /**
+   * Indiekit's plugin page lists `plugin.options` for anyone signed in to the
+   * admin: unset options are left out (its summary fails on null) and a
+   * MongoDB URL shows without its credentials.
+   */
+  get options(): Partial<BlogrollOptions> {
+    return displayedOptions(this.settings);
+  }
+
   get mountPath(): string {
-    return this.options.mountPath;
+    return this.settings.mountPath;
   }
 
   get navigationItems() {
-    return { href: this.options.mountPath, text: "blogroll.title", iconName: "bookmark", requiresDatabase: false };
+    return { href: this.settings.mountPath, text: "blogroll.title", iconName: "bookmark", requiresDatabase: false };
   }
 
   get shortcutItems() {
-    return { url: this.options.mountPath, name: "blogroll.title", iconName: "bookmark", requiresDatabase: false };
-  }
-
-  get localesDirectory(): string {
-    return path.join(packageRoot, "locales");
-  }
-
-  get viewsDirectory(): string {
-    return path.join(packageRoot, "views");
+    return { url: this.settings.mountPath, name: "blogroll.title", iconName: "bookmark", requiresDatabase: false };
   }
 
   /** Admin routes: the host mounts them behind its authentication. */
@@ -115,7 +115,7 @@ export default class BlogrollEndpoint {
       // The Microsub plugin writes follows/unfollows straight into blogrollBlogs through this.
       application.getBlogrollDb = () => (this.hostCollections()?.get(COLLECTION_NAMES.blogs) ? Indiekit.database ?? null : null);
     }
-    if (this.options.scheduler) this.context.scheduler.start();
+    if (this.settings.scheduler) this.context.scheduler.start();
   }
 
   /** Stops the scheduler (aborting a run), the feed parse workers and storage this plugin opened. */
@@ -146,8 +146,8 @@ export default class BlogrollEndpoint {
   private storageChoice(): StorageChoice {
     return {
       hostCollections: this.hostCollections(),
-      mongodbUrl: this.options.mongodbUrl,
-      databasePath: this.options.databasePath,
+      mongodbUrl: this.settings.mongodbUrl,
+      databasePath: this.settings.databasePath,
     };
   }
 

@@ -112,3 +112,17 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
   }
   return options;
 }
+
+/** The options as the host may show them: unset ones left out, a MongoDB URL without its credentials. */
+export function displayedOptions(options: BlogrollOptions): Partial<BlogrollOptions> {
+  const shown: Partial<BlogrollOptions> = {};
+  for (const [key, value] of Object.entries(options) as Array<[keyof BlogrollOptions, unknown]>) {
+    if (value === null || value === undefined) continue;
+    (shown as Record<string, unknown>)[key] = key === "mongodbUrl" ? withoutCredentials(String(value)) : value;
+  }
+  return shown;
+}
+
+function withoutCredentials(url: string): string {
+  return url.replace(/^(mongodb(?:\+srv)?:\/\/)[^@/]*@/, "$1");
+}

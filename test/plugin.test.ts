@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import BlogrollEndpoint from "../index.js";
 import { OptionsError } from "../lib/options.js";
@@ -66,15 +65,22 @@ describe("plugin class", () => {
     assert.equal(plugin.name, "Blogroll endpoint");
     assert.deepEqual(plugin.navigationItems, { href: "/blogrollapi", text: "blogroll.title", iconName: "bookmark", requiresDatabase: false });
     assert.equal(plugin.shortcutItems.url, "/blogrollapi");
-    assert.ok(existsSync(path.join(plugin.localesDirectory, "en.json")));
-    assert.ok(existsSync(path.join(plugin.viewsDirectory, "blogroll-dashboard.njk")));
-    // Indiekit resolves views/, locales/ and assets/ against meta.url.
-    assert.ok(existsSync(fileURLToPath(new URL("views/blogroll-dashboard.njk", plugin.meta.url))));
-    assert.ok(existsSync(fileURLToPath(new URL("locales/en.json", plugin.meta.url))));
-    assert.ok(existsSync(fileURLToPath(new URL("assets/styles.css", plugin.meta.url))));
+    // Indiekit reads views/, locales/, assets/ and package.json from the folder of the main module.
+    for (const file of ["views/blogroll-dashboard.njk", "locales/en.json", "assets/styles.css", "package.json"]) {
+      assert.ok(existsSync(path.join(plugin.filePath, file)), file);
+    }
     assert.equal(typeof plugin.routes, "function");
     assert.equal(typeof plugin.routesPublic, "function");
     assert.equal(plugin.routes, plugin.routes, "routers are built once");
+  });
+
+  it("shows the host's plugin page its options without nulls or credentials", () => {
+    const plugin = new BlogrollEndpoint({ mongodbUrl: "mongodb://ada:hunter2@db.example:27017/blog" });
+    assert.equal(plugin.options.mongodbUrl, "mongodb://db.example:27017/blog");
+    assert.equal(plugin.settings.mongodbUrl, "mongodb://ada:hunter2@db.example:27017/blog");
+    const unset = new BlogrollEndpoint({ mongodbUrl: null });
+    assert.ok(!("mongodbUrl" in unset.options));
+    assert.ok(Object.values(unset.options).every((value) => value !== null && value !== undefined));
   });
 
   it("init without a host database: registers, asks for collections, falls back to SQLite", async () => {

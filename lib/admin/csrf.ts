@@ -1,31 +1,31 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 
-type SessionLike = { blogrollCsrf?: string; access_token?: unknown; token?: unknown };
+type SessionLike = { blogrollCsrf?: string; access_token?: unknown };
 
-/**
- * True when a Bearer token, not a session, authenticated the request: it
- * carries no ambient credential, so there is no CSRF risk. A request that a
- * session authenticates is checked whatever Authorization header comes with
- * it: the standalone host says which one it used (`locals.authMethod`);
- * Indiekit lets a logged-in session (`access_token`) through before it looks
- * at a Bearer token, so a session that is logged in counts as the credential.
- */
-export function isBearerRequest(request: Request, response: Response): boolean {
-  if (!/^Bearer\s+\S/i.test(request.get("Authorization") ?? "")) return false;
-  const method = response.locals.authMethod;
-  if (method === "bearer" || method === "session") return method === "bearer";
-  const session = (request as Request & { session?: SessionLike }).session;
-  return !(session?.access_token || session?.token);
+function sessionOf(request: Request): SessionLike | undefined {
+  return (request as Request & { session?: SessionLike }).session;
 }
 
 /**
- * The CSRF token of the current session: the standalone host provides one
- * per login; inside Indiekit it is kept in the host's express-session.
+ * True when a Bearer token, not a session cookie, authenticated the request:
+ * it carries no ambient credential, so there is no CSRF risk. Indiekit (and
+ * the standalone host, which follows it) copies the Bearer token it accepted
+ * into `session.access_token`; a logged-in session holds a different value
+ * there, whatever Authorization header comes with it. In Indiekit's dev mode
+ * every request is signed in as "development": a Bearer header (which no
+ * cross-site form can send) is then taken as the credential.
  */
+export function isBearerRequest(request: Request): boolean {
+  const token = /^Bearer\s+(\S+)/i.exec(request.get("Authorization") ?? "")?.[1];
+  if (!token) return false;
+  const held = sessionOf(request)?.access_token;
+  return held === token || (held === "development" && process.env.NODE_ENV === "development");
+}
+
+/** The CSRF token of the current session, kept in the host's session (Indiekit's cookie session, or the standalone host's). */
 export function csrfTokenFor(request: Request, response: Response): string | null {
-  if (typeof response.locals.csrfToken === "string") return response.locals.csrfToken;
-  const session = (request as Request & { session?: SessionLike }).session;
+  const session = sessionOf(request);
   if (!session) return null;
   session.blogrollCsrf ??= randomBytes(24).toString("base64url");
   response.locals.csrfToken = session.blogrollCsrf;
@@ -46,7 +46,7 @@ function same(a: string, b: string): boolean {
 
 /** Rejects state-changing requests made with a session cookie unless they carry the session's token. */
 export function requireCsrf(request: Request, response: Response, next: NextFunction): void {
-  if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || isBearerRequest(request, response)) return next();
+  if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || isBearerRequest(request)) return next();
   const expected = csrfTokenFor(request, response);
   const given = (typeof request.body?._csrf === "string" ? request.body._csrf : null) ?? request.get("X-CSRF-Token") ?? "";
   if (!expected || !given || !same(given, expected)) {

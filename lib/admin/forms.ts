@@ -41,16 +41,16 @@ export function escapeHtml(text: string): string {
 
 /**
  * Renders a form page. With errors: status 422, the host's error summary
- * list (`errorList`, links to each field) and per-field `fieldErrors`
+ * list (`errorSummaryList`, links to each field; not `errorList`, a global function of the host frontend) and per-field `fieldErrors`
  * shaped for the component macros' `errorMessage` option. Messages are
  * escaped here: they may quote what a remote server or the owner sent.
  */
 export function renderForm(response: Response, view: string, locals: Record<string, unknown>, errors: FormErrors = {}): void {
   const names = Object.keys(errors);
   const fieldErrors = Object.fromEntries(names.map((name) => [name, { text: escapeHtml(errors[name]) }]));
-  const errorList = names.map((name) => ({ text: escapeHtml(errors[name]), href: `#${name}` }));
+  const errorSummaryList = names.map((name) => ({ text: escapeHtml(errors[name]), href: `#${name}` }));
   if (names.length > 0) response.status(422);
-  response.render(view, { ...locals, errors: names.length > 0 ? errors : null, errorList, fieldErrors });
+  response.render(view, { ...locals, errors: names.length > 0 ? errors : null, errorSummaryList, fieldErrors });
 }
 
 /** Responds 404 with the admin's not-found page (its breadcrumb leads to the dashboard). */

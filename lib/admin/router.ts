@@ -10,7 +10,6 @@ import { dashboardController } from "./dashboard.js";
 import { createSourceController, editSourceController, newSourceController, updateSourceController } from "./source-form.js";
 import { deleteSourceConfirmController, deleteSourceController, sourcesListController, syncSourceController, toggleSourceController } from "./sources.js";
 import { clearResync, clearResyncConfirm, syncNow } from "./triggers.js";
-import { parseUpload } from "./upload.js";
 import { adminLocals } from "./view-helpers.js";
 
 /**
@@ -27,7 +26,6 @@ export function createAdminRouter(context: BlogrollContext): Router {
     next();
   });
   router.use(exposeCsrfToken);
-  router.use(parseUpload(context.options.maxBodySize));
   router.use(requireCsrf);
   router.use(createAdminApiRouter(context));
   router.use(adminLocals(context));

@@ -3,6 +3,7 @@ import { parseOpml } from "../opml/parse.js";
 import type { Source, SourceType } from "../storage/types.js";
 import { DEFAULT_FEEDLAND_INSTANCE } from "../sources/feedland.js";
 import { checkboxField, httpUrl, textField, type FormErrors } from "./forms.js";
+import type { UploadedFile } from "./upload.js";
 
 /** Source types the owner can create from the admin (manual blogs are added one by one on the blogs page). */
 export const FORM_TYPES = ["opml_url", "opml_file", "feedland", "microsub"] as const satisfies readonly SourceType[];
@@ -24,12 +25,6 @@ export interface SourceFormValues {
   categoryPrefix: string;
 }
 
-/** An uploaded file as multer gives it (memory storage). */
-export interface UploadedFile {
-  buffer: Buffer;
-  mimetype?: string;
-}
-
 export function isFormType(value: unknown): value is FormSourceType {
   return typeof value === "string" && (FORM_TYPES as readonly string[]).includes(value);
 }
@@ -37,7 +32,7 @@ export function isFormType(value: unknown): value is FormSourceType {
 /** Reads the submitted form; an uploaded OPML file takes the place of pasted text. */
 export function readSourceForm(type: FormSourceType, body: Record<string, unknown> | undefined, file?: UploadedFile | null): SourceFormValues {
   const pasted = typeof body?.xml === "string" ? body.xml : "";
-  const uploaded = file && file.buffer.length > 0 ? decodeText(file.buffer, file.mimetype ?? null) : "";
+  const uploaded = file && file.data.length > 0 ? decodeText(file.data, file.mimetype ?? null) : "";
   return {
     type,
     name: textField(body, "name"),

@@ -46,7 +46,7 @@ export function clearResyncConfirm(context: BlogrollContext) {
  */
 export function clearResync(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
-    const confirmed = wantsJson(request) || isBearerRequest(request, response) || request.body?.confirm === "yes";
+    const confirmed = wantsJson(request) || isBearerRequest(request) || request.body?.confirm === "yes";
     if (!confirmed) {
       renderClearConfirm(response, context, { confirm: response.locals.__("blogroll.clear.confirmRequired") });
       return;

@@ -1,26 +1,23 @@
-import type { NextFunction, Request, Response } from "express";
-import multer from "multer";
+import type { Request } from "express";
 
 /**
- * Parses multipart form posts (the OPML file upload) in memory, at most one
- * file of `maxBytes`. Runs before the CSRF check, which needs the body; the
- * form puts `_csrf` before the file so it is read even when the file is
- * refused. A refused upload is left in `response.locals.uploadError` for the
- * form to report instead of failing the request.
+ * A file from a multipart form, in the shape of express-fileupload, which
+ * Indiekit runs before any plugin route (the standalone host fills the same
+ * shape with multer): the body is already parsed when the plugin sees it.
  */
-export function parseUpload(maxBytes: number) {
-  const upload = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: maxBytes, files: 1, fields: 40, fieldSize: maxBytes },
-  }).single("opmlFile");
-  return (request: Request, response: Response, next: NextFunction) => {
-    if (request.method !== "POST" || !request.is("multipart/form-data")) return next();
-    upload(request, response, (error: unknown) => {
-      if (error) {
-        response.locals.uploadError = error instanceof multer.MulterError ? error.code : "UPLOAD_FAILED";
-        request.body ??= {};
-      }
-      next();
-    });
-  };
+export interface UploadedFile {
+  name?: string;
+  data: Buffer;
+  size?: number;
+  mimetype?: string;
+  /** Set by the parser when the file went over its size limit. */
+  truncated?: boolean;
+}
+
+/** The file posted in `field`, or null; the first one if several came with that name. */
+export function uploadedFile(request: Request, field: string): UploadedFile | null {
+  const files = (request as Request & { files?: Record<string, unknown> | null }).files;
+  const entry = files?.[field];
+  const file = Array.isArray(entry) ? entry[0] : entry;
+  return file && typeof file === "object" && Buffer.isBuffer((file as UploadedFile).data) ? (file as UploadedFile) : null;
 }

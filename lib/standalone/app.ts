@@ -3,8 +3,9 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import nunjucks from "nunjucks";
 import type BlogrollEndpoint from "../../index.js";
 import type { IndiekitHost } from "../../index.js";
-import { packageJson, packageRoot } from "../package-root.js";
+import { packageJson } from "../package-root.js";
 import { Authenticator, SESSION_COOKIE } from "./auth.js";
+import { parseMultipart } from "./multipart.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
 
 export interface StandaloneHost {
@@ -65,14 +66,15 @@ export async function createStandaloneApp(
   app.disable("x-powered-by");
   app.set("trust proxy", false);
 
-  nunjucks.configure([plugin.viewsDirectory, path.join(packageRoot, "views", "standalone")], {
+  // Like Indiekit: the plugin's files are found in the folder of its main module.
+  nunjucks.configure([path.join(plugin.filePath, "views"), path.join(plugin.filePath, "views", "standalone")], {
     autoescape: true,
     express: app,
     noCache: process.env.NODE_ENV === "development",
   });
   app.set("view engine", "njk");
 
-  const catalogs = loadCatalogs(plugin.localesDirectory);
+  const catalogs = loadCatalogs(path.join(plugin.filePath, "locales"));
   const locales = [...catalogs.keys()];
   const auth = new Authenticator(options.adminToken);
 
@@ -92,9 +94,10 @@ export async function createStandaloneApp(
     next();
   });
 
-  app.use(`/assets/${plugin.id}`, express.static(path.join(packageRoot, "assets"), { maxAge: "1h" }));
+  app.use(`/assets/${plugin.id}`, express.static(path.join(plugin.filePath, "assets"), { maxAge: "1h" }));
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(parseMultipart());
   // A body that is not valid JSON reaches the routes as no body at all, so
   // each route answers with its own (spec) error rather than a parser's.
   app.use((error: Error & { type?: string }, request: Request, _response: Response, next: NextFunction) => {
@@ -119,7 +122,7 @@ export async function createStandaloneApp(
   });
   app.post("/session/logout", (request, response) => {
     const session = auth.sessionOf(request);
-    if (session && request.body?._csrf === session.csrfToken) auth.endSession(session.id);
+    if (session && request.body?._csrf === session.blogrollCsrf) auth.endSession(session.id);
     response.clearCookie(SESSION_COOKIE, { path: "/" });
     response.redirect(303, LOGIN_PATH);
   });

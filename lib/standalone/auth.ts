@@ -19,9 +19,12 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** A login, shaped like Indiekit's `request.session`: the plugin keeps its CSRF token in it. */
 export interface Session {
   id: string;
-  csrfToken: string;
+  /** Truthy for a logged-in session, as in Indiekit; never the admin token. */
+  access_token: string;
+  blogrollCsrf: string;
   expiresAt: number;
 }
 
@@ -39,7 +42,8 @@ export class Authenticator {
   }
 
   createSession(): Session {
-    const session = { id: randomBytes(24).toString("base64url"), csrfToken: randomBytes(24).toString("base64url"), expiresAt: Date.now() + SESSION_TTL };
+    const id = randomBytes(24).toString("base64url");
+    const session = { id, access_token: `session-${id}`, blogrollCsrf: randomBytes(24).toString("base64url"), expiresAt: Date.now() + SESSION_TTL };
     this.sessions.set(session.id, session);
     return session;
   }
@@ -60,23 +64,22 @@ export class Authenticator {
   }
 
   /**
-   * Lets a request through with a valid Bearer token or session. Marks how it
-   * was authenticated (`response.locals.authMethod`) so CSRF checks apply only
-   * to cookie sessions, which carry an ambient credential.
+   * Lets a request through with a valid Bearer token or session, and sets
+   * `request.session` as Indiekit does: the login's session, or for a Bearer
+   * request one holding that token as `access_token`, so the plugin's CSRF
+   * check treats both hosts alike.
    */
   middleware(loginPath: string) {
     return (request: Request, response: Response, next: NextFunction) => {
       const header = request.get("Authorization") ?? "";
       const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
       if (bearer && this.checkToken(bearer)) {
-        response.locals.authMethod = "bearer";
+        (request as Request & { session?: unknown }).session = { access_token: bearer };
         return next();
       }
       const session = this.sessionOf(request);
       if (session) {
-        response.locals.authMethod = "session";
-        response.locals.session = session;
-        response.locals.csrfToken = session.csrfToken;
+        (request as Request & { session?: unknown }).session = session;
         return next();
       }
       if (request.method === "GET" && request.accepts(["html", "json"]) === "html") {
