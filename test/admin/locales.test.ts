@@ -8,7 +8,8 @@ import { packageRoot } from "../../lib/package-root.js";
 import { createTranslator, loadCatalogs } from "../../lib/standalone/i18n.js";
 import { pluralizer } from "../../lib/admin/view-helpers.js";
 
-const REQUIRED = ["en", "de", "fr", "es", "nl", "it", "pt", "pl"];
+// Every locale Indiekit offers: it has no fallback, so a missing catalog shows raw keys.
+const REQUIRED = ["de", "en", "es", "es-419", "fr", "hi", "id", "it", "nl", "pl", "pt", "pt-BR", "sr", "sv", "zh-Hans-CN"];
 const catalogs = loadCatalogs(path.join(packageRoot, "locales"));
 type Node = string | { [key: string]: Node };
 const PLURAL_FORMS = new Set(["zero", "one", "two", "few", "many", "other"]);
