@@ -126,7 +126,8 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
   const env: NodeJS.ProcessEnv = { ...process.env, SECRET: options.secret, NODE_ENV: options.devMode ? "development" : "production" };
   // A bcrypt hash of some password: without one Indiekit sends every admin request to /auth/new-password.
   env.PASSWORD_SECRET = "$2b$10$CwTycUXWue0Thq9StjUM0uJ8.qPp1Yl6Jp6Iv1W1l2t0e4Ti1Q3bW";
-  delete env.MONGODB_URL;
+  // Not the test runner's child-process markers: Node 24 would treat Indiekit as a test file.
+  for (const name of ["MONGODB_URL", "NODE_TEST_CONTEXT", "NODE_OPTIONS"]) delete env[name];
   const child: ChildProcess = spawn(kit.node, [path.join(kit.root, "packages", "indiekit", "bin", "cli.js"), "serve", "--port", String(port)], {
     cwd: configDir,
     env,

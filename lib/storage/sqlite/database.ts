@@ -18,6 +18,24 @@ export interface SqliteContext {
 const BUSY_TIMEOUT_MS = 5000;
 
 /**
+ * better-sqlite3 12 on Node 24 aborts the process when the garbage collector
+ * destroys one of its objects (a Database or Statement): Node 24's ObjectWrap
+ * destructor asks for the current environment, which a GC pass outside any
+ * context does not have ("Assertion failed: (env) != nullptr"). So no
+ * statement is ever left for the collector: every one is prepared once and
+ * kept, `pragma()` (which prepares and drops one) is not used, and a closed
+ * database stays referenced with its statements. Version 13 needs Node 22.
+ */
+const keptForever: unknown[] = [];
+
+/** A prepared statement kept for the life of the process (see keptForever). */
+export function keptStatement(db: Database.Database, sql: string): Database.Statement {
+  const statement = db.prepare(sql);
+  keptForever.push(statement);
+  return statement;
+}
+
+/**
  * Opens (creating if needed) the database file and its parent folder, and
  * sets the connection pragmas. Tables come later, from the migrations.
  */
@@ -27,14 +45,12 @@ export function openSqlite(file: string): SqliteContext {
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     db = new Database(file);
     // WAL lets readers (the API) run while a sync writes; NORMAL sync is safe with WAL.
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.pragma("foreign_keys = ON");
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`);
   } catch (error) {
     throw toStorageError("open", error);
   }
   const statements = new Map<string, Database.Statement>();
+  keptForever.push(db, statements);
   const transaction = db.transaction((work: () => unknown) => work());
   return {
     db,

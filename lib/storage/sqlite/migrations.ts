@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { StorageError } from "../types.js";
+import { keptStatement } from "./database.js";
 
 /** One schema step; its position in MIGRATIONS (1-based) is the `user_version` it leads to. */
 export interface Migration {
@@ -134,8 +135,12 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+const versionReaders = new WeakMap<Database.Database, Database.Statement>();
+
 function userVersion(db: Database.Database): number {
-  return db.pragma("user_version", { simple: true }) as number;
+  let reader = versionReaders.get(db);
+  if (!reader) versionReaders.set(db, (reader = keptStatement(db, "PRAGMA user_version").pluck()));
+  return reader.get() as number;
 }
 
 /**
@@ -148,7 +153,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     const current = userVersion(db);
     if (current >= target) return;
     migrations[current].up(db);
-    db.pragma(`user_version = ${current + 1}`);
+    db.exec(`PRAGMA user_version = ${current + 1}`);
   });
   let current = userVersion(db);
   if (current > migrations.length) {

@@ -1,0 +1,299 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { packageRoot } from "../../lib/package-root.js";
+import { openStorage } from "../../lib/storage/open.js";
+import type { Storage } from "../../lib/storage/types.js";
+import { startFixtureSite, type FixtureSite } from "../admin/fixture-site.js";
+import { Browser, catalogKeys, pageProblems } from "./http-client.js";
+import { installPackedPlugin, linkIntoKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
+
+/**
+ * The plugin inside the real Indiekit (the kit in ../shared/indiekit-host,
+ * Node 24), installed from `npm pack` as npm would install it, driven over
+ * HTTP the way a site owner's browser drives it. CI has the kit and must run
+ * this; elsewhere it says why it skipped.
+ */
+const missing = realHostMissing();
+if (missing && process.env.CI) throw new Error(missing);
+if (missing) console.log(`# ${missing}`);
+
+const MOUNT = "/blogrollapi";
+const SECRET = "a-long-secret-for-signing-sessions-and-tokens";
+const keys = catalogKeys(JSON.parse(readFileSync(path.join(packageRoot, "locales", "en.json"), "utf8")));
+
+describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed from npm pack)", { skip: missing ?? false, timeout: 15 * 60_000 }, () => {
+  let kit: Kit;
+  let work: string;
+  let site: FixtureSite;
+  let host: RunningHost;
+  let owner: Browser;
+  let storage: Storage;
+  let installed: string;
+  const databasePath = () => path.join(work, "blogroll.db");
+  const pluginOptions = () => ({ databasePath: databasePath(), allowPrivateNetworks: true, initialSyncDelay: 3_600_000, syncInterval: 3_600_000 });
+
+  const boot = async (options: { devMode: boolean; locale?: string }) =>
+    startIndiekit(kit, path.join(work, "site"), { devMode: options.devMode, locale: options.locale, secret: SECRET, pluginOptions: pluginOptions() });
+
+  /** A page that must render for the owner, with no sign of a broken template or catalog. */
+  const renders = async (pathname: string, options: { errorsExpected?: boolean } = {}) => {
+    const page = await owner.page(pathname).catch((error: Error) => {
+      throw new Error(`${pathname}: ${error.message}; Indiekit said:\n${host.output().slice(-4000)}`);
+    });
+    assert.equal(page.status, 200, `${pathname} answered ${page.status}: ${page.html.slice(0, 300)}`);
+    assert.deepEqual(pageProblems(page.html, keys, options), [], pathname);
+    return page;
+  };
+
+  before(async () => {
+    kit = await setUpKit();
+    work = workFolder();
+    installed = await installPackedPlugin(kit, work);
+    linkIntoKit(kit, installed);
+    site = await startFixtureSite();
+    host = await boot({ devMode: true });
+    owner = new Browser(host.url);
+    storage = await openStorage({ hostCollections: null, mongodbUrl: null, databasePath: databasePath() });
+  });
+
+  after(async () => {
+    if (process.env.E2E_DEBUG) console.log(host?.output());
+    await storage?.close();
+    await host?.stop();
+    await site?.close();
+  });
+
+  it("SQLite storage survives the garbage collector on Node 24 (better-sqlite3 objects are never collected)", async () => {
+    const script = `
+      const { openStorage } = await import(${JSON.stringify(path.join(installed, "dist", "lib", "storage", "open.js"))});
+      for (let round = 0; round < 3; round++) {
+        const storage = await openStorage({ hostCollections: null, mongodbUrl: null, databasePath: ${JSON.stringify(path.join(work, "gc.db"))} });
+        await storage.sources.create({ type: "manual", name: "n" + round });
+        await storage.blogs.count();
+        await storage.close();
+        for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 10)); }
+      }
+      console.log("survived");`;
+    const { execFile } = await import("node:child_process");
+    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = execFile(kit.node, ["--expose-gc", "--input-type=module", "-e", script], (error, stdout, stderr) => resolve({ code: child.exitCode, output: stdout + stderr }));
+    });
+    assert.equal(result.code, 0, result.output);
+    assert.match(result.output, /survived/);
+  });
+
+  it("loads: the navigation is translated and the plugin's assets are served", async () => {
+    const home = await renders("/");
+    assert.match(home.html, new RegExp(`href="${MOUNT}"[^>]*>[\\s\\S]*?Blogroll`), "navigation item, translated");
+    const dashboard = await renders(MOUNT);
+    const assets = [...new Set([...dashboard.html.matchAll(/"(\/assets\/indiekit-endpoint-blogroll\/[^"]+)"/g)].map((match) => match[1]))];
+    assert.ok(assets.some((asset) => asset.endsWith(".css")), `the dashboard links its stylesheet: ${assets}`);
+    for (const asset of assets) assert.equal((await fetch(host.url + asset)).status, 200, asset);
+  });
+
+  it("the host's plugin pages render it, options shown without nulls", async () => {
+    const list = await renders("/plugins");
+    assert.match(list.html, /Blogroll endpoint/);
+    const page = await renders("/plugins/indiekit-endpoint-blogroll");
+    assert.match(page.html, /Blogroll aggregator for IndieWeb sites/, "description from the package.json beside the main module");
+    assert.match(page.html, /syncInterval/);
+    assert.doesNotMatch(page.html, /mongodbUrl/, "an unset option is left out");
+  });
+
+  it("every source type is created through the forms: OPML URL, upload, paste, FeedLand, manual", async () => {
+    await renders(`${MOUNT}/sources`);
+    const chooser = await renders(`${MOUNT}/sources/new`);
+    for (const type of ["opml_url", "opml_file", "feedland"]) assert.match(chooser.html, new RegExp(`value="${type}"`));
+    for (const type of ["opml_url", "opml_file", "feedland"]) await renders(`${MOUNT}/sources/new?type=${type}`);
+
+    const preview = await owner.post(`${MOUNT}/sources`, { type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml`, action: "preview" });
+    assert.equal(preview.status, 200);
+    assert.match(preview.html, /Import preview/);
+    assert.deepEqual(pageProblems(preview.html, keys), []);
+
+    const byUrl = await owner.post(`${MOUNT}/sources`, { type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    assert.equal(byUrl.status, 303, byUrl.html.slice(0, 300));
+    assert.match((await renders(byUrl.location!)).html, /Source added and imported/);
+
+    const upload = new FormData();
+    for (const [name, value] of Object.entries({ type: "opml_file", name: "Uploaded", enabled: "true", action: "save" })) upload.append(name, value);
+    upload.append("opmlFile", new Blob([site.text("blogroll.opml").replace("Alpha Notes", "Alpha (file)")], { type: "text/x-opml" }), "list.opml");
+    const uploaded = await owner.post(`${MOUNT}/sources`, upload);
+    assert.equal(uploaded.status, 303, `upload through Indiekit's parsed multipart body: ${uploaded.status} ${uploaded.html.slice(0, 200)}`);
+
+    const uploadPreview = new FormData();
+    for (const [name, value] of Object.entries({ type: "opml_file", name: "Preview", action: "preview" })) uploadPreview.append(name, value);
+    uploadPreview.append("opmlFile", new Blob([site.text("blogroll.opml")], { type: "text/x-opml" }), "list.opml");
+    const previewed = await owner.post(`${MOUNT}/sources`, uploadPreview);
+    assert.equal(previewed.status, 200);
+    assert.match(previewed.html, /<textarea[^>]*name="xml"[^>]*>[^<]*&lt;opml/, "the uploaded list is kept in the form");
+
+    const pasted = await owner.post(`${MOUNT}/sources`, { type: "opml_file", name: "Pasted", xml: site.text("blogroll.opml"), enabled: "true", action: "save" });
+    assert.equal(pasted.status, 303);
+    const invalid = await owner.post(`${MOUNT}/sources`, { type: "opml_file", name: "Pasted", xml: "<html>no</html>", action: "save" });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(pageProblems(invalid.html, keys, { errorsExpected: true }), []);
+    assert.match(invalid.html, /class="error-summary/);
+
+    const categories = await owner.post(`${MOUNT}/sources`, { type: "feedland", name: "FL", instance: site.base, screenName: "dave", action: "categories" });
+    assert.equal(categories.status, 200);
+    assert.match(categories.html, /<option value="Work">/);
+    const feedland = await owner.post(`${MOUNT}/sources`, { type: "feedland", name: "FL", instance: site.base, screenName: "dave", category: "Work", enabled: "true", action: "save" });
+    assert.equal(feedland.status, 303);
+
+    const sources = await storage.sources.list();
+    assert.deepEqual(sources.map((source) => `${source.type}:${source.name}:${source.status}`).sort(), ["feedland:FL:ok", "opml_file:Pasted:ok", "opml_file:Uploaded:ok", "opml_url:Fixture:ok"]);
+    assert.match(sources.find((source) => source.name === "Uploaded")!.settings.xml ?? "", /Alpha \(file\)/);
+  });
+
+  it("source pages: edit, toggle, sync, delete", async () => {
+    const source = (await storage.sources.list()).find((entry) => entry.name === "Fixture")!;
+    await renders(`${MOUNT}/sources/${source.id}/edit`);
+    const saved = await owner.post(`${MOUNT}/sources/${source.id}`, { name: "Fixture list", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    assert.equal(saved.status, 303);
+    assert.equal((await owner.post(`${MOUNT}/sources/${source.id}/toggle`, { enabled: "false" })).status, 303);
+    assert.equal((await storage.sources.get(source.id))?.enabled, false);
+    await owner.post(`${MOUNT}/sources/${source.id}/toggle`, { enabled: "true" });
+    assert.equal((await storage.sources.get(source.id))?.enabled, true);
+    assert.equal((await owner.post(`${MOUNT}/sources/${source.id}/sync`, {})).location, `${MOUNT}/sources?notice=sourceSynced`);
+
+    const pasted = (await storage.sources.list()).find((entry) => entry.name === "Pasted")!;
+    await renders(`${MOUNT}/sources/${pasted.id}/delete`);
+    assert.equal((await owner.post(`${MOUNT}/sources/${pasted.id}/delete`, { blogs: "keep" })).status, 303);
+    assert.equal(await storage.sources.get(pasted.id), null);
+  });
+
+  it("manual blogs: discover, add, edit, refresh, delete", async () => {
+    await renders(`${MOUNT}/blogs/new`);
+    const found = await owner.post(`${MOUNT}/blogs`, { url: `${site.base}/delta/`, title: "", category: "", action: "discover" });
+    assert.equal(found.status, 200);
+    assert.match(found.html, /Delta comments/);
+    const added = await owner.post(`${MOUNT}/blogs`, { url: `${site.base}/delta/`, feedUrl: `${site.base}/delta.xml`, title: "Delta", category: "Friends", action: "add" });
+    assert.equal(added.status, 303, added.html.slice(0, 300));
+    const blog = await storage.blogs.getByFeedUrl(`${site.base}/delta.xml`);
+    assert.ok(blog);
+
+    await renders(`${MOUNT}/blogs/${blog.id}`);
+    const edited = await owner.post(`${MOUNT}/blogs/${blog.id}`, { title: "Delta (edited)", category: "Friends", tags: "indie", pinned: "true", notes: "" });
+    assert.equal(edited.status, 303);
+    assert.equal((await storage.blogs.get(blog.id))?.title, "Delta (edited)");
+    const refreshed = await owner.post(`${MOUNT}/blogs/${blog.id}/refresh`, {});
+    assert.equal(refreshed.status, 303);
+    assert.ok(((await storage.blogs.get(blog.id))?.itemCount ?? 0) > 0, "refresh fetched its posts");
+    await renders(refreshed.location!);
+
+    const hidden = await owner.post(`${MOUNT}/blogs/${blog.id}`, { title: "Delta (edited)", hidden: "true" });
+    assert.equal(hidden.status, 303);
+    assert.equal((await fetch(`${host.url}${MOUNT}/api/blogs/${blog.id}`)).status, 404, "a hidden blog leaves the public API");
+
+    await renders(`${MOUNT}/blogs/${blog.id}/delete`);
+    assert.equal((await owner.post(`${MOUNT}/blogs/${blog.id}/delete`, {})).status, 303);
+    assert.equal((await owner.page(`${MOUNT}/blogs/${blog.id}`)).status, 404);
+  });
+
+  it("sync now, then clear and re-sync; the dashboard and blog list show the result", async () => {
+    const sync = await owner.post(`${MOUNT}/sync`, {});
+    assert.equal(sync.status, 303);
+    await waitForIdle(host.url);
+    const status = (await (await fetch(`${host.url}${MOUNT}/api/status`)).json()) as { items: { count: number }; blogs: { count: number } };
+    assert.ok(status.items.count > 0, `items after a sync: ${JSON.stringify(status)}`);
+
+    await renders(MOUNT);
+    await renders(`${MOUNT}/blogs`);
+    await renders(`${MOUNT}/blogs?status=error`);
+    await renders(`${MOUNT}/clear-resync`);
+    const refused = await owner.post(`${MOUNT}/clear-resync`, {});
+    assert.equal(refused.status, 422, "without the ticked box the page asks again");
+    assert.deepEqual(pageProblems(refused.html, keys, { errorsExpected: true }), []);
+    const cleared = await owner.post(`${MOUNT}/clear-resync`, { confirm: "yes" });
+    assert.equal(cleared.status, 303);
+    await waitForIdle(host.url);
+    assert.ok((await storage.items.count()) > 0, "re-synced");
+  });
+
+  it("refuses a form post without the CSRF token", async () => {
+    assert.equal((await owner.post(`${MOUNT}/sync`, {}, { csrf: null })).status, 403);
+    assert.equal((await owner.post(`${MOUNT}/sync`, {}, { csrf: "forged" })).status, 403);
+  });
+
+  it("answers the public API and OPML through the host: CORS, ETag, 304, the spec's errors", async () => {
+    const blogs = await fetch(`${host.url}${MOUNT}/api/blogs`, { headers: { Origin: "https://elsewhere.example" } });
+    assert.equal(blogs.status, 200);
+    assert.equal(blogs.headers.get("access-control-allow-origin"), "*");
+    const etag = blogs.headers.get("etag");
+    assert.ok(etag);
+    const body = (await blogs.json()) as { items: unknown[]; total: number; hasMore: boolean };
+    assert.ok(body.total >= 3, `blogs listed: ${JSON.stringify(body).slice(0, 300)}`);
+    assert.equal((await fetch(`${host.url}${MOUNT}/api/blogs`, { headers: { "If-None-Match": etag } })).status, 304);
+    const items = await fetch(`${host.url}${MOUNT}/api/items?limit=2`);
+    assert.equal(((await items.json()) as { items: unknown[] }).items.length, 2, "items");
+    assert.deepEqual(await (await fetch(`${host.url}${MOUNT}/api/blogs/nope`)).json(), { error: "Invalid blog ID" });
+    assert.deepEqual(await (await fetch(`${host.url}${MOUNT}/api/items?limit=x`)).json(), { error: "Invalid limit" });
+    const opml = await fetch(`${host.url}${MOUNT}/api/opml`);
+    assert.equal(opml.headers.get("content-type"), "text/x-opml");
+    assert.match(await opml.text(), /<opml version="2.0">/);
+    const categories = (await (await fetch(`${host.url}${MOUNT}/api/categories`)).json()) as { items: Array<{ name: string; count: number }> };
+    assert.ok(categories.items.length > 0 && categories.items.every((category) => category.name && category.count > 0), JSON.stringify(categories));
+  });
+
+  it("keeps its data across a restart of the host", async () => {
+    const before = ((await (await fetch(`${host.url}${MOUNT}/api/blogs`)).json()) as { total: number }).total;
+    await host.stop();
+    host = await boot({ devMode: true });
+    owner = new Browser(host.url);
+    const after = ((await (await fetch(`${host.url}${MOUNT}/api/blogs`)).json()) as { total: number }).total;
+    assert.equal(after, before);
+    await renders(`${MOUNT}/sources`);
+  });
+
+  it("renders translated in another of the host's locales (Swedish, then German)", async () => {
+    for (const [locale, word] of [["sv", "Källor"], ["de", "Quellen"]] as const) {
+      await host.stop();
+      host = await boot({ devMode: true, locale });
+      owner = new Browser(host.url);
+      const page = await renders(`${MOUNT}/sources`);
+      assert.match(page.html, new RegExp(word), `${locale}: translated`);
+      await renders(MOUNT);
+      await renders(`${MOUNT}/blogs`);
+    }
+  });
+
+  it("without dev mode: the admin wants a login; a token of the host's own endpoint runs the JSON admin actions", async () => {
+    await host.stop();
+    host = await boot({ devMode: false });
+    const stranger = new Browser(host.url);
+    const page = await stranger.page(MOUNT);
+    assert.equal(page.status, 302);
+    assert.match(page.location ?? "", /^\/session\/login/);
+    const anonymous = await fetch(`${host.url}${MOUNT}/sync`, { method: "POST", headers: { Accept: "application/json" } });
+    assert.notEqual(anonymous.status, 202);
+
+    const token = signHostToken(kit, SECRET, { me: "https://example.com", scope: "create update delete media" });
+    const bearer = { Authorization: `Bearer ${token}`, Accept: "application/json" };
+    const sync = await fetch(`${host.url}${MOUNT}/sync`, { method: "POST", headers: bearer });
+    assert.equal(sync.status, 202, await sync.clone().text());
+    assert.equal(((await sync.json()) as { status: string }).status, "ok");
+    await waitForIdle(host.url);
+    const webhook = await fetch(`${host.url}${MOUNT}/api/microsub-webhook`, { method: "POST", headers: { ...bearer, "Content-Type": "application/json" }, body: JSON.stringify({ action: "follow", url: "https://x.example/feed" }) });
+    assert.equal(webhook.status, 503, "past authentication and CSRF: the integration is absent without MongoDB");
+    assert.deepEqual(await webhook.json(), { ok: false, error: "Microsub integration not available" });
+    const microsubStatus = await fetch(`${host.url}${MOUNT}/api/microsub-status`, { headers: bearer });
+    assert.equal(microsubStatus.status, 200);
+    const wrong = signHostToken(kit, "not-the-secret", { me: "https://example.com", scope: "create" });
+    const refused = await fetch(`${host.url}${MOUNT}/sync`, { method: "POST", headers: { ...bearer, Authorization: `Bearer ${wrong}` } });
+    assert.notEqual(refused.status, 202);
+  });
+});
+
+/** Waits until /api/status says no sync is running. */
+async function waitForIdle(base: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = (await (await fetch(`${base}${MOUNT}/api/status`, { headers: { "Cache-Control": "no-cache" } })).json()) as { isRunning: boolean };
+    if (!status.isRunning) return;
+    if (Date.now() > deadline) throw new Error("sync still running after 60 s");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
