@@ -1,3 +1,4 @@
+import { blogOriginLabel } from "./view-helpers.js";
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import type { Blog, BlogEdit, Item } from "../storage/types.js";
@@ -83,7 +84,8 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
   const __ = response.locals.__;
   const storage = await context.getStorage();
   const [items, categories, sources] = await Promise.all([recentItems(context, blog), storage.blogs.categories(), storage.sources.list()]);
-  const sourceNames = sources.filter((source) => blog.sourceIds.includes(source.id)).map((source) => source.name);
+  const named = sources.filter((source) => blog.sourceIds.includes(source.id)).map((source) => source.name);
+  const sourceNames = named.length > 0 ? named : [blogOriginLabel(blog, __)];
   renderForm(
     response,
     "blogroll-blog",

@@ -1,3 +1,4 @@
+import { blogOriginLabel } from "./view-helpers.js";
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import type { BlogListQuery, BlogStatus, Source } from "../storage/types.js";
@@ -87,9 +88,9 @@ export function blogsListController(context: BlogrollContext) {
     response.render("blogroll-blogs", {
       title: __("blogroll.blogs.title"),
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
-      actions: [{ href: `${base}/new`, text: __("blogroll.blogs.add"), icon: "plus" }],
+      actions: [{ href: `${base}/new`, text: __("blogroll.blogs.add"), icon: "createPost" }],
       filters,
-      blogs: page.items.map((blog) => ({ blog, sourceName: blog.sourceId ? sourceNames.get(blog.sourceId) ?? null : null })),
+      blogs: page.items.map((blog) => ({ blog, sourceName: (blog.sourceId ? sourceNames.get(blog.sourceId) : null) ?? blogOriginLabel(blog, __) })),
       total: page.total,
       from: page.total === 0 ? 0 : (filters.page - 1) * PAGE_SIZE + 1,
       to: (filters.page - 1) * PAGE_SIZE + page.items.length,

@@ -25,7 +25,7 @@ export function sourcesListController(context: BlogrollContext) {
     response.render("blogroll-sources", {
       title: __("blogroll.sources.title"),
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
-      actions: [{ href: `${context.options.mountPath}/sources/new`, text: __("blogroll.sources.add"), icon: "plus" }],
+      actions: [{ href: `${context.options.mountPath}/sources/new`, text: __("blogroll.sources.add"), icon: "createPost" }],
       rows,
       microsubAvailable: context.getMicrosub() !== null,
     });

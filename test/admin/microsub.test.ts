@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
 import { installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { logIn, type AdminSession } from "./admin-session.js";
+import { addBlog } from "../support/seed.js";
 
 /** The Microsub plugin's collections with two channels and a feed, on the stand-in database. */
 async function installMicrosub(server: TestServer) {
@@ -53,5 +54,14 @@ describe("admin: Microsub sources (MongoDB adapter on the mingo stand-in, not a 
     assert.equal(blog?.source, "microsub");
     const list = await admin.page(sources);
     assert.match(list.html, /Microsub/);
+  });
+
+  it("names Microsub as the source of a blog followed there (the Microsub plugin writes it with no source record)", async () => {
+    const followed = await addBlog(server.storage, { title: "Followed in Microsub", source: "microsub", microsubChannelName: "Friends", feedUrl: "https://followed.example/feed" });
+    const row = /<tr[^>]*>(?:(?!<\/tr>)[\s\S])*Followed in Microsub[\s\S]*?<\/tr>/.exec((await admin.page(`${server.plugin.mountPath}/blogs`)).html)?.[0] ?? "";
+    assert.match(row, /<td>Microsub \(Friends\)<\/td>/);
+    assert.doesNotMatch(row, /Manual/);
+    const detail = await admin.page(`${server.plugin.mountPath}/blogs/${followed.id}`);
+    assert.match(detail.html, /Microsub \(Friends\)/);
   });
 });

@@ -65,6 +65,8 @@ describe("GET /api/items merges Microsub items (MongoDB adapter on the mingo sta
       // A hidden blog's item and an item of a feed with no blog never appear.
       doc(carol, "carol", daysAgo(0.01, now)),
       doc(orphan, "orphan", daysAgo(0.02, now)),
+      // Stripped by the Microsub plugin's retention: only ids and dates are left; never listed.
+      { _id: new ObjectId(), feedId: alice, channelId, uid: "https://x.example/stripped", published: daysAgo(0.03, now), _stripped: true },
     ]);
   });
   after(() => server.close());

@@ -82,7 +82,8 @@ export function createMongoMicrosubStore(collections: {
       wrap(async () => {
         if (!collections.items || feedIds.length === 0 || limit <= 0) return [];
         const docs = await collections.items
-          .find({ feedId: { $in: asObjectIds(feedIds) } })
+          // Items the Microsub plugin has stripped (past its retention: no title or content left) are out, as in its own timelines.
+          .find({ feedId: { $in: asObjectIds(feedIds) }, _stripped: { $ne: true } })
           .sort({ published: -1, _id: -1 })
           .skip(offset)
           .limit(limit)
