@@ -25,6 +25,8 @@ export interface IndiekitHost {
 
 export type { BlogrollOptions } from "./lib/options.js";
 
+const EXIT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
 /**
  * Indiekit endpoint plugin: a blogroll aggregated from OPML, FeedLand,
  * Microsub and manual entries, served as a public JSON API and managed
@@ -116,10 +118,27 @@ export default class BlogrollEndpoint {
       application.getBlogrollDb = () => (this.hostCollections()?.get(COLLECTION_NAMES.blogs) ? Indiekit.database ?? null : null);
     }
     if (this.settings.scheduler) this.context.scheduler.start();
+    for (const signal of EXIT_SIGNALS) process.prependListener(signal, this.onExitSignal);
   }
+
+  /**
+   * Indiekit exits on SIGINT/SIGTERM without calling its plugins: stop here
+   * first, so a running sync hands back its lease. When nothing else listens
+   * for the signal (ours was the only handler), it is raised again to exit.
+   */
+  private readonly onExitSignal = (signal: NodeJS.Signals) => {
+    void this.context.scheduler
+      .stopNow()
+      .then(() => this.destroy())
+      .catch(() => undefined)
+      .finally(() => {
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+  };
 
   /** Stops the scheduler (aborting a run), the feed parse workers and storage this plugin opened. */
   async destroy(): Promise<void> {
+    for (const signal of EXIT_SIGNALS) process.off(signal, this.onExitSignal);
     await this.context.scheduler.stop();
     await closeParsePool();
     const storage = this.storagePromise;

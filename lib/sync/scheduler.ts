@@ -102,6 +102,28 @@ export class Scheduler {
   }
 
   /**
+   * stop() for a process about to exit (Indiekit exits on SIGINT/SIGTERM
+   * without calling its plugins): a run in progress first hands back its
+   * lease and is marked ended, before anything waits, so a restart syncs at
+   * once instead of waiting for the lease to lapse.
+   */
+  async stopNow(): Promise<void> {
+    const running = this.current !== null;
+    const stopping = this.stop();
+    if (running) {
+      try {
+        const storage = await this.options.getStorage();
+        await storage.meta.releaseLease(LEASE_NAME, this.holder);
+        const stored = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? emptyStatus;
+        await storage.meta.set(STATUS_KEY, { ...emptyStatus, ...stored, runningUntil: null, progress: null });
+      } catch {
+        // The lease lapses on its own.
+      }
+    }
+    await stopping;
+  }
+
+  /**
    * Starts a run now unless one is going on. Resolves when the run ends:
    * true if this process ran it, false if another run (here or elsewhere) held it.
    */

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { packageRoot } from "../../lib/package-root.js";
@@ -39,8 +41,8 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
 
   /** A page that must render for the owner, with no sign of a broken template or catalog. */
   const renders = async (pathname: string, options: { errorsExpected?: boolean } = {}) => {
-    const page = await owner.page(pathname).catch((error: Error) => {
-      throw new Error(`${pathname}: ${error.message}; Indiekit said:\n${host.output().slice(-4000)}`);
+    const page = await owner.page(pathname).catch((failure: Error) => {
+      throw new Error(`${pathname}: ${failure.message}; Indiekit said:\n${host.output().slice(-4000)}`);
     });
     assert.equal(page.status, 200, `${pathname} answered ${page.status}: ${page.html.slice(0, 300)}`);
     assert.deepEqual(pageProblems(page.html, keys, options), [], pathname);
@@ -78,7 +80,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
       console.log("survived");`;
     const { execFile } = await import("node:child_process");
     const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = execFile(kit.node, ["--expose-gc", "--input-type=module", "-e", script], (error, stdout, stderr) => resolve({ code: child.exitCode, output: stdout + stderr }));
+      const child = execFile(kit.node, ["--expose-gc", "--input-type=module", "-e", script], (_error, stdout, stderr) => resolve({ code: child.exitCode, output: stdout + stderr }));
     });
     assert.equal(result.code, 0, result.output);
     assert.match(result.output, /survived/);
@@ -248,8 +250,8 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     await renders(`${MOUNT}/sources`);
   });
 
-  it("renders translated in another of the host's locales (Swedish, then German)", async () => {
-    for (const [locale, word] of [["sv", "Källor"], ["de", "Quellen"]] as const) {
+  it("renders translated in another of the host's locales (Swedish)", async () => {
+    for (const [locale, word] of [["sv", "Källor"]] as const) {
       await host.stop();
       host = await boot({ devMode: true, locale });
       owner = new Browser(host.url);
@@ -285,15 +287,39 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     const refused = await fetch(`${host.url}${MOUNT}/sync`, { method: "POST", headers: { ...bearer, Authorization: `Bearer ${wrong}` } });
     assert.notEqual(refused.status, 202);
   });
+
+  it("on SIGTERM mid-sync (Indiekit exits without calling plugins) the sync's lease is handed back", async () => {
+    // Feeds that never answer keep the run going until the host is stopped.
+    const hanging = createServer(() => undefined);
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    const slow = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    try {
+      const outlines = Array.from({ length: 4 }, (_, n) => `<outline type="rss" text="Slow ${n}" xmlUrl="${slow}/feed-${n}.xml"/>`).join("");
+      await storage.sources.create({ type: "opml_file", name: "Slow", settings: { xml: `<opml version="2.0"><head/><body>${outlines}</body></opml>` } });
+      const token = signHostToken(kit, SECRET, { me: "https://example.com", scope: "create update delete media" });
+      const started = await fetch(`${host.url}${MOUNT}/sync`, { method: "POST", headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
+      assert.equal(started.status, 202);
+      await waitFor(host.url, (status) => status.isRunning);
+      assert.equal(await storage.meta.acquireLease("sync", "e2e-test", 60_000), false, "the host's run holds the lease");
+      await host.stop();
+      assert.equal(await storage.meta.acquireLease("sync", "e2e-test", 60_000), true, "the lease was handed back before the host exited");
+      await storage.meta.releaseLease("sync", "e2e-test");
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
+    }
+  });
 });
 
-/** Waits until /api/status says no sync is running. */
-async function waitForIdle(base: string): Promise<void> {
+/** Waits until /api/status says what `done` wants. */
+async function waitFor(base: string, done: (status: { isRunning: boolean }) => boolean): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const status = (await (await fetch(`${base}${MOUNT}/api/status`, { headers: { "Cache-Control": "no-cache" } })).json()) as { isRunning: boolean };
-    if (!status.isRunning) return;
-    if (Date.now() > deadline) throw new Error("sync still running after 60 s");
+    const status = (await (await fetch(`${base}${MOUNT}/api/status`)).json()) as { isRunning: boolean };
+    if (done(status)) return;
+    if (Date.now() > deadline) throw new Error(`status still ${JSON.stringify(status)} after 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
+
+const waitForIdle = (base: string) => waitFor(base, (status) => !status.isRunning);

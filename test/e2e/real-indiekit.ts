@@ -138,7 +138,8 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
   child.stderr!.on("data", (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // Indiekit builds its frontend's scripts and styles at start: tens of seconds on a busy machine.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Indiekit exited with ${child.exitCode}:\n${output}`);
     try {
@@ -149,7 +150,7 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
     }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`Indiekit did not answer within 60 s:\n${output}`);
+      throw new Error(`Indiekit did not answer within 180 s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
