@@ -1,0 +1,42 @@
+// Screenshots of the admin inside the real Indiekit, for the README:
+//   node --import tsx scripts/indiekit-screenshots.ts
+// Boots the kit in ../shared/indiekit-host with the packed plugin (as test/e2e does), imports the
+// test fixture blogroll through the source form, syncs, and saves docs/indiekit-*.png with
+// Debian's Chromium.
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { packageRoot } from "../lib/package-root.js";
+import { startFixtureSite } from "../test/admin/fixture-site.js";
+import { Browser } from "../test/e2e/http-client.js";
+import { installPackedPlugin, linkIntoKit, setUpKit, startIndiekit, workFolder } from "../test/e2e/real-indiekit.js";
+
+const kit = await setUpKit();
+const work = workFolder();
+linkIntoKit(kit, await installPackedPlugin(kit, work));
+const site = await startFixtureSite();
+const host = await startIndiekit(kit, path.join(work, "site"), {
+  devMode: true,
+  secret: "screenshots-only-secret",
+  pluginOptions: { databasePath: path.join(work, "blogroll.db"), allowPrivateNetworks: true, initialSyncDelay: 3_600_000 },
+});
+try {
+  const owner = new Browser(host.url);
+  await owner.page("/blogrollapi/sources/new");
+  await owner.post("/blogrollapi/sources", { type: "opml_url", name: "Friends' blogroll", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+  await owner.post("/blogrollapi/sync", {});
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  for (const [name, pathname] of [["dashboard", "/blogrollapi"], ["blogs", "/blogrollapi/blogs"]]) {
+    await page.goto(host.url + pathname);
+    await page.screenshot({ path: path.join(packageRoot, "docs", `indiekit-${name}.png`), fullPage: true });
+  }
+  await browser.close();
+} finally {
+  await host.stop();
+  await site.close();
+}
