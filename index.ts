@@ -26,6 +26,8 @@ export interface IndiekitHost {
 export type { BlogrollOptions } from "./lib/options.js";
 
 const EXIT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+/** Longest the plugin holds back the host's exit on a signal while it stops. */
+const EXIT_GRACE_MS = 5000;
 
 /**
  * Indiekit endpoint plugin: a blogroll aggregated from OPML, FeedLand,
@@ -122,18 +124,29 @@ export default class BlogrollEndpoint {
   }
 
   /**
-   * Indiekit exits on SIGINT/SIGTERM without calling its plugins: stop here
-   * first, so a running sync hands back its lease. When nothing else listens
-   * for the signal (ours was the only handler), it is raised again to exit.
+   * Indiekit exits on SIGINT/SIGTERM without calling its plugins, and calls
+   * `process.exit` as soon as its server has closed (a tick later, before any
+   * promise of ours settles). So the plugin stops the scheduler here, first
+   * handing back a running sync's lease, and holds back an exit asked for
+   * meanwhile until that is done (at most EXIT_GRACE_MS). When nothing else
+   * listens for the signal (ours was the only handler), it exits itself.
    */
   private readonly onExitSignal = (signal: NodeJS.Signals) => {
-    void this.context.scheduler
+    const exit = process.exit;
+    let exitCode: Parameters<typeof process.exit>[0] | null = null;
+    process.exit = ((code?: Parameters<typeof process.exit>[0]) => {
+      exitCode = code ?? process.exitCode ?? 0;
+    }) as typeof process.exit;
+    const stopped = this.context.scheduler
       .stopNow()
       .then(() => this.destroy())
-      .catch(() => undefined)
-      .finally(() => {
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
+      .catch(() => undefined);
+    const grace = new Promise((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref());
+    void Promise.race([stopped, grace]).then(() => {
+      process.exit = exit;
+      if (exitCode !== null) process.exit(exitCode);
+      else if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
   };
 
   /** Stops the scheduler (aborting a run), the feed parse workers and storage this plugin opened. */

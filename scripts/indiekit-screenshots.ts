@@ -8,11 +8,13 @@ import { chromium } from "playwright-core";
 import { packageRoot } from "../lib/package-root.js";
 import { startFixtureSite } from "../test/admin/fixture-site.js";
 import { Browser } from "../test/e2e/http-client.js";
-import { installPackedPlugin, linkIntoKit, setUpKit, startIndiekit, workFolder } from "../test/e2e/real-indiekit.js";
+import { installPackedPlugin, linkIntoKit, lockKit, setUpKit, startIndiekit, workFolder } from "../test/e2e/real-indiekit.js";
 
 const kit = await setUpKit();
 const work = workFolder();
-linkIntoKit(kit, await installPackedPlugin(kit, work));
+const installed = await installPackedPlugin(kit, work);
+const unlock = await lockKit(kit);
+linkIntoKit(kit, installed);
 const site = await startFixtureSite();
 const host = await startIndiekit(kit, path.join(work, "site"), {
   devMode: true,
@@ -38,5 +40,6 @@ try {
   await browser.close();
 } finally {
   await host.stop();
+  unlock();
   await site.close();
 }

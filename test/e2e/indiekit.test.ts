@@ -9,7 +9,7 @@ import { openStorage } from "../../lib/storage/open.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { startFixtureSite, type FixtureSite } from "../admin/fixture-site.js";
 import { Browser, catalogKeys, pageProblems } from "./http-client.js";
-import { installPackedPlugin, linkIntoKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
+import { installPackedPlugin, linkIntoKit, lockKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
 
 /**
  * The plugin inside the real Indiekit (the kit in ../shared/indiekit-host,
@@ -33,6 +33,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
   let owner: Browser;
   let storage: Storage;
   let installed: string;
+  let unlock: (() => void) | undefined;
   const databasePath = () => path.join(work, "blogroll.db");
   const pluginOptions = () => ({ databasePath: databasePath(), allowPrivateNetworks: true, initialSyncDelay: 3_600_000, syncInterval: 3_600_000 });
 
@@ -53,6 +54,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     kit = await setUpKit();
     work = workFolder();
     installed = await installPackedPlugin(kit, work);
+    unlock = await lockKit(kit);
     linkIntoKit(kit, installed);
     site = await startFixtureSite();
     host = await boot({ devMode: true });
@@ -64,6 +66,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     if (process.env.E2E_DEBUG) console.log(host?.output());
     await storage?.close();
     await host?.stop();
+    unlock?.();
     await site?.close();
   });
 

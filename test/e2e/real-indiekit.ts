@@ -81,7 +81,47 @@ export async function installPackedPlugin(kit: Kit, workDir: string): Promise<st
   return installed;
 }
 
-/** Makes `import "indiekit-endpoint-blogroll"` inside the kit find this installed copy. */
+/**
+ * The kit has one node_modules for every run on this machine: a run holds
+ * this lock from linking its copy until its host stops, so two checkouts
+ * testing at once never boot each other's plugin. A lock whose holder has
+ * died is taken over.
+ */
+export async function lockKit(kit: Kit): Promise<() => void> {
+  const lock = path.join(kit.root, ".blogroll-e2e.lock");
+  const deadline = Date.now() + 20 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(path.join(lock, "pid"), String(process.pid));
+      return () => rmSync(lock, { recursive: true, force: true });
+    } catch {
+      const holder = Number(readFileSyncSafe(path.join(lock, "pid")));
+      if (holder && !alive(holder)) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`the kit stayed locked by process ${holder} for 20 minutes`);
+      else await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+function readFileSyncSafe(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Makes `import "indiekit-endpoint-blogroll"` inside the kit find this installed copy (hold lockKit first). */
 export function linkIntoKit(kit: Kit, installed: string): void {
   const link = path.join(kit.root, "node_modules", PLUGIN_NAME);
   rmSync(link, { recursive: true, force: true });
