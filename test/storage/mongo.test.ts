@@ -1,19 +1,24 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
-import { MongoClient, ObjectId, type Collection, type Document } from "mongodb";
+import * as bson7 from "bson7";
+import { BSON, MongoClient, ObjectId, type Collection, type Document } from "mongodb";
 import { connectMongoStorage, createMongoStorage, databaseNameFromUrl, MONGO_COLLECTION_NAMES, type MongoCollections } from "../../lib/storage/mongo/index.js";
 import { StorageError, type Storage } from "../../lib/storage/types.js";
-import { createFakeDb } from "../support/fake-mongo.js";
+import { createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
 import { runStorageContract } from "./contract.js";
 
 const FAKE = "mongodb adapter on mingo in-memory stand-in (not a real MongoDB server)";
 const REAL = "mongodb adapter on a real MongoDB server (MONGODB_URL)";
 const mongodbUrl = process.env.MONGODB_URL;
 
-/** One set of collections plus a way to throw them away. */
+/** An ObjectId class of one BSON library (the plugin's bson 6, or bson 7 as in Indiekit's driver). */
+type ObjectIdClass = new (hex?: string) => ObjectId;
+
+/** One set of collections, the ObjectId class of the driver that owns them, and a way to throw them away. */
 interface Backend {
   collections: MongoCollections;
+  ObjectId: ObjectIdClass;
   dispose(): Promise<void>;
 }
 
@@ -26,8 +31,9 @@ function collectionsOf(db: { collection(name: string): Collection }): MongoColle
   };
 }
 
-async function fakeBackend(): Promise<Backend> {
-  return { collections: collectionsOf(createFakeDb()), dispose: async () => undefined };
+/** The stand-in playing a driver built on `bson`: documents and filters go through its serializer. */
+function fakeBackend(bson: BsonLibrary & { ObjectId: ObjectIdClass }): () => Promise<Backend> {
+  return async () => ({ collections: collectionsOf(createFakeDb({ bson })), ObjectId: bson.ObjectId, dispose: async () => undefined });
 }
 
 /** A fresh database on the real server, dropped by `dispose`. */
@@ -37,6 +43,7 @@ async function realBackend(): Promise<Backend> {
   const db = client.db(`blogroll_test_${randomBytes(6).toString("hex")}`);
   return {
     collections: collectionsOf(db),
+    ObjectId,
     dispose: async () => {
       await db.dropDatabase();
       await client.close();
@@ -48,7 +55,12 @@ function storageOn(backend: Backend): Storage {
   return createMongoStorage(backend.collections, { close: () => backend.dispose() });
 }
 
-const backends: Array<[string, () => Promise<Backend>]> = [[FAKE, fakeBackend]];
+// bson 6 is the plugin's own driver (its own MongoClient); bson 7 is Indiekit's
+// driver, which hands the plugin its collections.
+const backends: Array<[string, () => Promise<Backend>]> = [
+  [`${FAKE}, BSON 6 serializer (the plugin's own mongodb 6 driver)`, fakeBackend(BSON)],
+  [`${FAKE}, BSON 7 serializer (Indiekit's mongodb 7 driver)`, fakeBackend(bson7)],
+];
 if (mongodbUrl) backends.push([REAL, realBackend]);
 console.log(`storage backends run: ${backends.map(([name]) => name).join("; ")}`);
 if (!mongodbUrl) console.log(`skipped: ${REAL} — MONGODB_URL is not set`);
@@ -59,13 +71,13 @@ for (const [name, makeBackend] of backends) {
 }
 
 /** Runs a test body on a fresh, initialised storage and its raw collections. */
-function withStorage(makeBackend: () => Promise<Backend>, body: (storage: Storage, raw: MongoCollections) => Promise<void>) {
+function withStorage(makeBackend: () => Promise<Backend>, body: (storage: Storage, raw: MongoCollections, backend: Backend) => Promise<void>) {
   return async () => {
     const backend = await makeBackend();
     const storage = storageOn(backend);
     try {
       await storage.init();
-      await body(storage, backend.collections);
+      await body(storage, backend.collections, backend);
     } finally {
       await storage.close();
     }
@@ -73,7 +85,7 @@ function withStorage(makeBackend: () => Promise<Backend>, body: (storage: Storag
 }
 
 /** Writes a blog exactly as the Microsub plugin does on "follow" (host-contract.md). */
-async function microsubFollow(blogs: Collection, feedUrl: string, feedId: ObjectId, channelId: ObjectId): Promise<void> {
+async function microsubFollow(blogs: Collection, feedUrl: string, feedId: unknown, channelId: unknown): Promise<void> {
   const now = new Date();
   await blogs.updateOne(
     { feedUrl },
@@ -112,9 +124,9 @@ async function microsubFollow(blogs: Collection, feedUrl: string, feedId: Object
 function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   it(
     "reads and updates a blog the Microsub plugin wrote directly, in its shape",
-    withStorage(makeBackend, async (storage, raw) => {
-      const feedId = new ObjectId();
-      const channelId = new ObjectId();
+    withStorage(makeBackend, async (storage, raw, backend) => {
+      const feedId = new backend.ObjectId();
+      const channelId = new backend.ObjectId();
       await microsubFollow(raw.blogs, "https://followed.example/feed.xml", feedId, channelId);
 
       const blog = await storage.blogs.getByFeedUrl("http://FOLLOWED.example/feed.xml/");
@@ -155,24 +167,25 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   );
 
   it(
-    "stores dates as BSON Date values in every collection",
-    withStorage(makeBackend, async (storage, raw) => {
+    "stores dates as BSON Date values and ids as the driver's own ObjectIds in every collection",
+    withStorage(makeBackend, async (storage, raw, backend) => {
       const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://dates.example/feed", title: "D", source: "manual" });
       await storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: new Date(Date.now() + 60_000), failureCount: 0 });
       await storage.items.upsertMany(blog.id, [{ uid: "a", url: null, title: "A", summary: null, content: null, published: new Date("2024-01-02T03:04:05.678Z"), author: null, photo: null, categories: [] }], new Date());
       await storage.blogs.refreshItemStats(blog.id);
       await storage.sources.update((await storage.sources.create({ type: "manual", name: "m" })).id, { lastSyncAt: new Date() });
 
-      const blogDoc = (await raw.blogs.findOne({ _id: new ObjectId(blog.id) })) as Document;
-      assert.ok(blogDoc._id instanceof ObjectId);
+      const blogDoc = (await raw.blogs.findOne({ _id: new backend.ObjectId(blog.id) })) as Document;
+      assert.ok(blogDoc._id instanceof backend.ObjectId);
       for (const field of ["createdAt", "updatedAt", "lastFetchAt", "nextFetchAt", "lastItemAt"]) {
         assert.ok(blogDoc[field] instanceof Date, `blog ${field}`);
       }
       const itemDoc = (await raw.items.findOne({})) as Document;
-      assert.ok(itemDoc.blogId instanceof ObjectId);
+      assert.ok(itemDoc.blogId instanceof backend.ObjectId);
       assert.ok(itemDoc.published instanceof Date && itemDoc.fetchedAt instanceof Date);
       assert.equal(itemDoc.published.toISOString(), "2024-01-02T03:04:05.678Z");
       const sourceDoc = (await raw.sources.findOne({})) as Document;
+      assert.ok(sourceDoc._id instanceof backend.ObjectId);
       assert.ok(sourceDoc.createdAt instanceof Date && sourceDoc.lastSyncAt instanceof Date);
     }),
   );
@@ -181,7 +194,7 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
     const backend = await makeBackend();
     const storage = storageOn(backend);
     try {
-      const blogId = new ObjectId();
+      const blogId = new backend.ObjectId();
       await backend.collections.blogs.insertOne({ _id: blogId, feedUrl: "https://legacy.example/feed", title: "Legacy", status: "active", createdAt: "2023-01-01T00:00:00.000Z", lastFetchAt: "not a date" });
       await backend.collections.items.insertMany([
         { blogId, uid: "old", title: "Old", published: "2023-01-05T00:00:00.000Z", fetchedAt: "2023-01-06T00:00:00.000Z" },
@@ -352,6 +365,22 @@ describe("fake-mongo: the mingo stand-in itself (test double, not MongoDB)", () 
       (error: unknown) => (error as { code?: number }).code === 11000,
     );
     assert.equal(await items.countDocuments({ uid: "c" }), 1, "unordered: later operations still ran");
+  });
+
+  it("plays a driver on bson 7: refuses bson 6 ObjectIds in documents and filters, and hands out bson 7 ones", async () => {
+    const col = createFakeDb({ bson: bson7 }).collection("c");
+    const refused = /Unsupported BSON version, bson types must be from bson 7/;
+    await assert.rejects(col.insertOne({ _id: new ObjectId() }), refused);
+    await assert.rejects(col.insertOne({ ref: new ObjectId() }), refused);
+    const doc: Document = { title: "t" };
+    await col.insertOne(doc);
+    assert.ok(doc._id instanceof bson7.ObjectId, "a new _id comes from the driver's own factory");
+    await assert.rejects(col.findOne({ _id: new ObjectId(doc._id.toHexString()) }), refused);
+    await assert.rejects(col.updateMany({}, { $set: { ref: new ObjectId() } }), refused);
+    await assert.rejects(col.aggregate([{ $match: { _id: { $in: [new ObjectId()] } } }]).toArray(), refused);
+    const read = (await col.findOne({ _id: new bson7.ObjectId(doc._id.toHexString()) })) as Document;
+    assert.ok(read._id instanceof bson7.ObjectId && !(read._id instanceof ObjectId));
+    assert.equal(read._id.toHexString(), doc._id.toHexString());
   });
 
   it("hands out copies, so callers cannot change stored documents by mutation", async () => {

@@ -11,7 +11,15 @@
  * findOne, insertOne, insertMany, updateOne/updateMany (update operators,
  * $setOnInsert, pipeline updates, upsert), findOneAndUpdate, deleteOne,
  * deleteMany, countDocuments, aggregate, bulkWrite (ordered or not),
- * createIndex (unique, partialFilterExpression) and indexes().
+ * createIndex (unique, partialFilterExpression) and indexes(), and the
+ * public `collection.db.options.pkFactory` the driver makes new ids with.
+ *
+ * Given a BSON library (`createFakeDb({ bson })`), it plays a driver built on
+ * that library, as Indiekit's own driver is for this plugin: every filter,
+ * document, update and pipeline it is handed goes through that library's
+ * serializer and back (so an ObjectId of another BSON major version throws
+ * "Unsupported BSON version", as the real driver does), and the ObjectIds it
+ * stores and returns are that library's.
  */
 import { Aggregator, Query, updateOne as applyUpdate } from "mingo";
 import { ObjectId, type Collection, type Db, type Document } from "mongodb";
@@ -27,10 +35,22 @@ interface IndexInfo {
   partialFilterExpression?: Document;
 }
 
-/** Deep copy keeping Date and ObjectId values, as a round trip through BSON would. */
+/** The part of a BSON library (bson 6, bson 7) the stand-in uses to play a driver built on it. */
+export interface BsonLibrary {
+  ObjectId: new () => unknown;
+  serialize(document: Document): Uint8Array;
+  deserialize(bytes: Uint8Array): Document;
+}
+
+/** Any BSON library's value type (ObjectId, Decimal128...): known by its tag, whichever library made it. */
+function isBsonValue(value: unknown): value is { _bsontype: string; toHexString?: () => string } {
+  return typeof value === "object" && value !== null && typeof (value as { _bsontype?: unknown })._bsontype === "string";
+}
+
+/** Deep copy keeping Date and BSON values, as a round trip through BSON would. */
 function clone<T>(value: T): T {
   if (value instanceof Date) return new Date(value.getTime()) as T;
-  if (value instanceof ObjectId || value === null || typeof value !== "object") return value;
+  if (isBsonValue(value) || value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map(clone) as T;
   const copy: Document = {};
   for (const [key, entry] of Object.entries(value as Document)) if (entry !== undefined) copy[key] = clone(entry);
@@ -63,12 +83,14 @@ function keyText(doc: Document, index: IndexInfo): string {
   return JSON.stringify(
     Object.keys(index.key).map((path) => {
       const value = valueAt(doc, path);
-      if (value instanceof ObjectId) return { oid: value.toHexString() };
+      if (isBsonValue(value) && value.toHexString) return { oid: value.toHexString() };
       if (value instanceof Date) return { date: value.getTime() };
       return value ?? null;
     }),
   );
 }
+
+const ID_INDEX: IndexInfo = { name: "_id_", key: { _id: 1 }, unique: true };
 
 /** Equality fields of a filter: what an upsert copies into the new document. */
 function seedFromFilter(filter: Filter): Document {
@@ -76,7 +98,7 @@ function seedFromFilter(filter: Filter): Document {
   for (const [key, value] of Object.entries(filter)) {
     if (key === "$and" && Array.isArray(value)) Object.assign(seed, ...value.map(seedFromFilter));
     if (key.startsWith("$")) continue;
-    const isOperator = value && typeof value === "object" && !(value instanceof ObjectId) && !(value instanceof Date) && !Array.isArray(value) && Object.keys(value).some((k) => k.startsWith("$"));
+    const isOperator = value && typeof value === "object" && !isBsonValue(value) && !(value instanceof Date) && !Array.isArray(value) && Object.keys(value).some((k) => k.startsWith("$"));
     if (!isOperator) seed[key] = clone(value);
   }
   return seed;
@@ -86,7 +108,7 @@ interface UpdateOutcome {
   matchedCount: number;
   modifiedCount: number;
   upsertedCount: number;
-  upsertedId: ObjectId | null;
+  upsertedId: unknown;
 }
 
 class FakeCursor {
@@ -95,7 +117,8 @@ class FakeCursor {
   private limitCount = 0;
   private projection?: Document;
 
-  constructor(private readonly source: () => Document[], private readonly filter: Filter) {}
+  /** The filter is read when the cursor runs, as the driver sends it only then. */
+  constructor(private readonly source: () => Document[], private readonly filter: () => Filter) {}
 
   sort(spec: SortSpec): this {
     this.sortSpec = spec;
@@ -114,7 +137,7 @@ class FakeCursor {
     return this;
   }
   async toArray(): Promise<Document[]> {
-    const pipeline: Document[] = [{ $match: this.filter }];
+    const pipeline: Document[] = [{ $match: this.filter() }];
     if (this.sortSpec) pipeline.push({ $sort: this.sortSpec });
     if (this.skipCount > 0) pipeline.push({ $skip: this.skipCount });
     if (this.limitCount > 0) pipeline.push({ $limit: this.limitCount });
@@ -126,15 +149,30 @@ class FakeCursor {
   }
 }
 
+/** What the driver's `Db` offers that the stand-in reproduces: the primary-key factory in its options. */
+interface FakeDbShape {
+  options: { pkFactory: { createPk(): unknown } };
+}
+
 class FakeCollection {
   private docs: Document[] = [];
-  private readonly indexList: IndexInfo[] = [{ name: "_id_", key: { _id: 1 }, unique: true }];
+  private readonly indexList: IndexInfo[] = [{ ...ID_INDEX }];
 
-  constructor(readonly collectionName: string) {}
+  constructor(
+    readonly collectionName: string,
+    readonly db: FakeDbShape,
+    private readonly bson: BsonLibrary | null,
+  ) {}
+
+  /** A value as the server receives it: through the driver's BSON serializer and back. */
+  private wire<T>(value: T): T {
+    if (!this.bson || value === undefined) return value;
+    return this.bson.deserialize(this.bson.serialize({ value })).value as T;
+  }
 
   // ---- reading -----------------------------------------------------------
   find(filter: Filter = {}, options: { sort?: SortSpec; skip?: number; limit?: number; projection?: Document } = {}): FakeCursor {
-    const cursor = new FakeCursor(() => this.docs, clone(filter));
+    const cursor = new FakeCursor(() => this.docs, () => clone(this.wire(filter)));
     if (options.sort) cursor.sort(options.sort);
     if (options.skip) cursor.skip(options.skip);
     if (options.limit) cursor.limit(options.limit);
@@ -148,12 +186,12 @@ class FakeCollection {
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {
-    return this.docs.filter((doc) => matches(filter, doc)).length;
+    const query = this.wire(filter);
+    return this.docs.filter((doc) => matches(query, doc)).length;
   }
 
   aggregate(pipeline: Document[]): { toArray(): Promise<Document[]> } {
-    const stages = clone(pipeline);
-    return { toArray: async () => new Aggregator(stages, {}).run(this.docs.map(clone)) as Document[] };
+    return { toArray: async () => new Aggregator(clone(this.wire(pipeline)), {}).run(this.docs.map(clone)) as Document[] };
   }
 
   async indexes(): Promise<IndexInfo[]> {
@@ -172,41 +210,46 @@ class FakeCollection {
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
-    return { acknowledged: true, ...this.update(filter, update, options.upsert === true, false) };
+    return { acknowledged: true, ...this.update(this.wire(filter), this.wire(update), options.upsert === true, false) };
   }
 
   async updateMany(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
-    return { acknowledged: true, ...this.update(filter, update, options.upsert === true, true) };
+    return { acknowledged: true, ...this.update(this.wire(filter), this.wire(update), options.upsert === true, true) };
   }
 
   async findOneAndUpdate(
-    filter: Filter,
-    update: Update,
+    sentFilter: Filter,
+    sentUpdate: Update,
     options: { upsert?: boolean; returnDocument?: "before" | "after"; sort?: SortSpec; projection?: Document } = {},
   ): Promise<Document | null> {
+    const filter = this.wire(sentFilter);
+    const update = this.wire(sentUpdate);
     const target = options.sort ? await this.findOne(filter, { sort: options.sort, projection: { _id: 1 } }) : null;
     const scope = target ? { _id: target._id } : filter;
     const before = this.docs.find((doc) => matches(scope, doc));
     const outcome = this.update(scope, update, options.upsert === true, false, filter);
     if (options.returnDocument !== "after") return before ? this.project(before, options.projection) : null;
     const id = outcome.upsertedId ?? before?._id;
-    const after = this.docs.find((doc) => doc._id === id || (id instanceof ObjectId && doc._id instanceof ObjectId && id.equals(doc._id)));
+    const after = this.docs.find((doc) => keyText(doc, ID_INDEX) === keyText({ _id: id }, ID_INDEX));
     return after ? this.project(after, options.projection) : null;
   }
 
-  async deleteOne(filter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
+  async deleteOne(sentFilter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
+    const filter = this.wire(sentFilter);
     const index = this.docs.findIndex((doc) => matches(filter, doc));
     if (index !== -1) this.docs.splice(index, 1);
     return { acknowledged: true, deletedCount: index === -1 ? 0 : 1 };
   }
 
-  async deleteMany(filter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
+  async deleteMany(sentFilter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
+    const filter = this.wire(sentFilter);
     const before = this.docs.length;
     this.docs = this.docs.filter((doc) => !matches(filter, doc));
     return { acknowledged: true, deletedCount: before - this.docs.length };
   }
 
-  async bulkWrite(operations: Document[], options: { ordered?: boolean } = {}) {
+  async bulkWrite(sentOperations: Document[], options: { ordered?: boolean } = {}) {
+    const operations = this.wire(sentOperations);
     const result = { insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {} as Record<number, unknown> };
     const writeErrors: Array<{ index: number; code: unknown; errmsg: string }> = [];
     for (const [index, operation] of operations.entries()) {
@@ -231,7 +274,7 @@ class FakeCollection {
       if (!same) throw Object.assign(new Error(`Index ${name} exists with different options`), { name: "MongoServerError", code: 86 });
       return name;
     }
-    const index: IndexInfo = { name, key: { ...key }, unique: options.unique === true, partialFilterExpression: clone(options.partialFilterExpression) };
+    const index: IndexInfo = { name, key: { ...key }, unique: options.unique === true, partialFilterExpression: clone(this.wire(options.partialFilterExpression)) };
     if (index.unique) {
       const seen = new Set<string>();
       for (const doc of this.docs.filter((d) => this.covers(index, d))) {
@@ -265,11 +308,11 @@ class FakeCollection {
   }
 
   private insert(input: Document): unknown {
-    const doc = clone(input);
-    if (doc._id === undefined) doc._id = new ObjectId();
+    // The driver gives the caller's object its new _id before sending it.
+    input._id ??= this.db.options.pkFactory.createPk();
+    const doc = clone(this.wire(input));
     this.checkUnique(doc);
     this.docs.push(doc);
-    input._id ??= doc._id; // the driver sets _id on the caller's object too
     return doc._id;
   }
 
@@ -301,7 +344,7 @@ class FakeCollection {
     if (targets.length === 0 && upsert) {
       if (Array.isArray(update)) throw new Error("fake-mongo: upsert with a pipeline update is not supported");
       const { next } = this.applied(seedFromFilter(seedFilter), update, true);
-      outcome.upsertedId = this.insert(next) as ObjectId;
+      outcome.upsertedId = this.insert(next);
       outcome.upsertedCount = 1;
     }
     return outcome;
@@ -339,13 +382,16 @@ class FakeCollection {
  * (collections are created on first use), and each collection has only the
  * methods listed at the top of this file.
  */
-export function createFakeDb(): Db {
+export function createFakeDb(options: { bson?: BsonLibrary } = {}): Db {
   const collections = new Map<string, FakeCollection>();
+  const bson = options.bson ?? null;
+  const ObjectIdClass = bson?.ObjectId ?? ObjectId;
   const db = {
+    options: { pkFactory: { createPk: () => new ObjectIdClass() } },
     collection(name: string): Collection {
       let collection = collections.get(name);
       if (!collection) {
-        collection = new FakeCollection(name);
+        collection = new FakeCollection(name, db, bson);
         collections.set(name, collection);
       }
       return collection as unknown as Collection;

@@ -1,20 +1,18 @@
-import { ObjectId, type Collection, type Document } from "mongodb";
+import type { Collection, Document } from "mongodb";
+import { objectIdsFor, refHex } from "../mongo/object-ids.js";
 import type { Item } from "../types.js";
 import { StorageError } from "../types.js";
 import type { MicrosubChannel, MicrosubFeed, MicrosubStore } from "../../microsub/types.js";
 
 const SUMMARY_LENGTH = 300;
 
+/** An id (ObjectId of the host's driver, or text) as text. */
 function hex(value: unknown): string {
-  return value instanceof ObjectId ? value.toHexString() : String(value ?? "");
+  return refHex(value) ?? String(value ?? "");
 }
 
 function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
-}
-
-function asObjectIds(ids: string[]): ObjectId[] {
-  return ids.filter((id) => ObjectId.isValid(id) && /^[0-9a-f]{24}$/i.test(id)).map((id) => new ObjectId(id));
 }
 
 /** Plain-text summary from a Microsub item, cut at a word like our own summaries. */
@@ -47,12 +45,16 @@ function toItem(doc: Document): Item {
   };
 }
 
-/** MicrosubStore on the Microsub plugin's MongoDB collections. */
+/**
+ * MicrosubStore on the Microsub plugin's MongoDB collections. The host hands
+ * them over, so ids in filters are made with the class of its driver.
+ */
 export function createMongoMicrosubStore(collections: {
   channels: Collection;
   feeds: Collection;
   items?: Collection | null;
 }): MicrosubStore {
+  const ids = objectIdsFor(collections.channels);
   const wrap = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -70,7 +72,7 @@ export function createMongoMicrosubStore(collections: {
       }),
     listFeeds: (channelId) =>
       wrap(async () => {
-        const filter = channelId ? { channelId: { $in: [...asObjectIds([channelId]), channelId] } } : {};
+        const filter = channelId ? { channelId: { $in: ids.refCandidates(channelId) } } : {};
         const docs = await collections.feeds.find(filter).sort({ _id: 1 }).toArray();
         return docs
           .filter((doc) => typeof doc.url === "string")
@@ -83,7 +85,7 @@ export function createMongoMicrosubStore(collections: {
         if (!collections.items || feedIds.length === 0 || limit <= 0) return [];
         const docs = await collections.items
           // Items the Microsub plugin has stripped (past its retention: no title or content left) are out, as in its own timelines.
-          .find({ feedId: { $in: asObjectIds(feedIds) }, _stripped: { $ne: true } })
+          .find({ feedId: { $in: ids.ofList(feedIds) }, _stripped: { $ne: true } })
           .sort({ published: -1, _id: -1 })
           .skip(offset)
           .limit(limit)

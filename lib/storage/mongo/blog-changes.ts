@@ -1,9 +1,10 @@
-import { ObjectId, type Document } from "mongodb";
+import type { Document } from "mongodb";
 import { feedUrlKey, hostTitle } from "../../url/normalise.js";
 import { freshFetchState } from "../fresh.js";
 import { StorageError, type BlogEdit, type EditableBlogField, type FetchRecord, type NewBlog } from "../types.js";
 import { ownerEditedOf } from "./documents.js";
-import { blogStatusValue, countValue, dateValue, optionalTextValue, refHex, refValue, textValue } from "./values.js";
+import { refHex, type ObjectIds } from "./object-ids.js";
+import { blogStatusValue, countValue, dateValue, optionalTextValue, textValue } from "./values.js";
 
 /*
  * What each blog write changes, as plain documents built from validated
@@ -29,10 +30,10 @@ function stringArray(value: unknown, what: string): string[] {
 }
 
 /** A complete new blog document, every field present, dates as BSON Date. */
-export function newBlogDoc(input: NewBlog, feedUrl: string, now: Date): Document {
-  const sourceId = refValue(input.sourceId);
+export function newBlogDoc(ids: ObjectIds, input: NewBlog, feedUrl: string, now: Date): Document {
+  const sourceId = ids.ref(input.sourceId);
   return {
-    _id: new ObjectId(),
+    _id: ids.create(),
     feedKey: feedUrlKey(feedUrl),
     feedUrl,
     title: textValue(input.title ?? "", "title"),
@@ -51,8 +52,8 @@ export function newBlogDoc(input: NewBlog, feedUrl: string, now: Date): Document
     source: optionalTextValue(input.source, "source"),
     sourceId,
     sourceIds: sourceId === null ? [] : [sourceId],
-    microsubFeedId: refValue(input.microsubFeedId),
-    microsubChannelId: refValue(input.microsubChannelId),
+    microsubFeedId: ids.ref(input.microsubFeedId),
+    microsubChannelId: ids.ref(input.microsubChannelId),
     microsubChannelName: optionalTextValue(input.microsubChannelName, "microsubChannelName"),
     skipItemFetch: input.skipItemFetch === true,
     ...freshFetchState(),
@@ -63,7 +64,7 @@ export function newBlogDoc(input: NewBlog, feedUrl: string, now: Date): Document
 }
 
 /** The `$set` a source listing implies for an existing blog (empty when nothing differs). */
-export function sourceChanges(doc: Document, input: NewBlog): Document {
+export function sourceChanges(ids: ObjectIds, doc: Document, input: NewBlog): Document {
   const edited = new Set<string>(ownerEditedOf(doc));
   const set: Document = {};
   for (const field of SOURCE_TEXT_FIELDS) {
@@ -76,10 +77,10 @@ export function sourceChanges(doc: Document, input: NewBlog): Document {
   for (const field of SOURCE_REF_FIELDS) {
     const value = input[field];
     if (value === undefined) continue;
-    if (refHex(doc[field]) !== (value || null)) set[field] = refValue(value);
+    if (refHex(doc[field]) !== (value || null)) set[field] = ids.ref(value);
   }
   if ((doc.source ?? null) === null && input.source) set.source = textValue(input.source, "source");
-  if (input.sourceId && refHex(doc.sourceId) === null) set.sourceId = refValue(input.sourceId);
+  if (input.sourceId && refHex(doc.sourceId) === null) set.sourceId = ids.ref(input.sourceId);
   if (doc.status === "inactive") set.status = input.status === undefined ? (doc.lastFetchAt ? "active" : "pending") : blogStatusValue(input.status);
   return set;
 }

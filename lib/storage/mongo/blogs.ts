@@ -6,13 +6,14 @@ import { adminBlogFilter, findBlogDocByFeedUrl, publicBlogFilter, refreshBlogIte
 import type { MongoCollections } from "./collections.js";
 import { sourceIdsOf, toBlog } from "./documents.js";
 import { guard, isDuplicateKey } from "./errors.js";
-import { blogStatusValue, countValue, dateValue, escapeRegex, objectIdOf, objectIdsOf, refCandidates, refHex, refValue, textValue } from "./values.js";
+import { refHex, type ObjectIds } from "./object-ids.js";
+import { blogStatusValue, countValue, dateValue, escapeRegex, textValue } from "./values.js";
 
-function listFilter(query: BlogListQuery): Filter<Document> {
+function listFilter(query: BlogListQuery, ids: ObjectIds): Filter<Document> {
   const and: Filter<Document>[] = [query.visibility === "admin" ? adminBlogFilter() : publicBlogFilter()];
   if (query.category !== undefined) and.push({ category: textValue(query.category, "category") });
   if (query.source !== undefined) and.push({ source: textValue(query.source, "source") });
-  if (query.sourceId !== undefined) and.push({ sourceIds: { $in: refCandidates(textValue(query.sourceId, "sourceId")) } });
+  if (query.sourceId !== undefined) and.push({ sourceIds: { $in: ids.refCandidates(textValue(query.sourceId, "sourceId")) } });
   if (query.search !== undefined && textValue(query.search, "search") !== "") {
     const pattern = escapeRegex(query.search);
     and.push({ $or: ["title", "feedUrl", "siteUrl"].map((field) => ({ [field]: { $regex: pattern, $options: "i" } })) });
@@ -39,16 +40,16 @@ function listSortStages(sort: BlogListQuery["sort"]): Document[] {
 }
 
 /** BlogStore on the `blogrollBlogs` collection. */
-export function createMongoBlogStore(collections: MongoCollections): BlogStore {
+export function createMongoBlogStore(collections: MongoCollections, ids: ObjectIds): BlogStore {
   const { blogs } = collections;
 
   async function docById(id: string): Promise<Document | null> {
-    const _id = objectIdOf(id);
+    const _id = ids.of(id);
     return _id ? blogs.findOne({ _id }) : null;
   }
 
   async function addFromSource(input: NewBlog, feedUrl: string, now: Date): Promise<Blog | null> {
-    const doc = newBlogDoc(input, feedUrl, now);
+    const doc = newBlogDoc(ids, input, feedUrl, now);
     try {
       await blogs.insertOne(doc);
       return toBlog(doc);
@@ -60,8 +61,8 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
 
   async function updateFromSource(doc: Document, input: NewBlog, feedUrl: string, now: Date): Promise<UpsertResult> {
     if (doc.status === "deleted") return { outcome: "skipped-deleted", blog: toBlog(doc) };
-    const set = sourceChanges(doc, input);
-    const sourceId = refValue(input.sourceId);
+    const set = sourceChanges(ids, doc, input);
+    const sourceId = ids.ref(input.sourceId);
     const listed = sourceIdsOf(doc);
     const newSource = sourceId !== null && !listed.includes(refHex(sourceId) as string);
     const changed = Object.keys(set).length > 0 || newSource;
@@ -83,7 +84,7 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
   return {
     list: (query) =>
       guard("list blogs", async () => {
-        const filter = listFilter(query);
+        const filter = listFilter(query, ids);
         const limit = countValue(query.limit);
         const offset = countValue(query.offset);
         const total = await blogs.countDocuments(filter);
@@ -107,9 +108,9 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
         return doc ? toBlog(doc) : null;
       }),
 
-    getMany: (ids) =>
+    getMany: (blogIds) =>
       guard("read blogs", async () => {
-        const objectIds = objectIdsOf(ids);
+        const objectIds = ids.ofList(blogIds);
         if (objectIds.length === 0) return [];
         const docs = await blogs.find({ _id: { $in: objectIds } }).toArray();
         return docs.map(toBlog);
@@ -131,7 +132,7 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
 
     edit: (id, edit) =>
       guard("edit a blog", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         if (!_id) return null;
         const { set, fields } = editChanges(edit);
         const filter = { _id, status: { $ne: "deleted" } };
@@ -147,7 +148,7 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
 
     softDelete: (id, at = new Date()) =>
       guard("delete a blog", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         if (!_id) return false;
         const deletedAt = dateValue(at, "deletion date");
         const result = await blogs.updateOne(
@@ -159,8 +160,8 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
 
     markMissingInactive: (sourceId, keepIds) =>
       guard("mark missing blogs inactive", async () => {
-        const candidates = refCandidates(textValue(sourceId, "sourceId"));
-        const missing = { status: { $ne: "deleted" }, _id: { $nin: objectIdsOf(keepIds) } };
+        const candidates = ids.refCandidates(textValue(sourceId, "sourceId"));
+        const missing = { status: { $ne: "deleted" }, _id: { $nin: ids.ofList(keepIds) } };
         // Blogs this source alone listed go inactive (they keep the source, to come back).
         const result = await blogs.updateMany(
           {
@@ -180,10 +181,10 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
 
     detachSource: (sourceId) =>
       guard("detach a source", async () => {
-        const candidates = refCandidates(textValue(sourceId, "sourceId"));
-        const ids = await dropSource(blogs, { $or: [{ sourceIds: { $in: candidates } }, { sourceId: { $in: candidates } }] }, candidates);
-        if (ids.length === 0) return [];
-        const sourceless = { _id: { $in: ids }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null };
+        const candidates = ids.refCandidates(textValue(sourceId, "sourceId"));
+        const touched = await dropSource(blogs, { $or: [{ sourceIds: { $in: candidates } }, { sourceId: { $in: candidates } }] }, candidates);
+        if (touched.length === 0) return [];
+        const sourceless = { _id: { $in: touched }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null };
         // A blog no source lists any more is the owner's own: a manual blog.
         await blogs.updateMany(sourceless, { $set: { source: "manual" } });
         const orphans = await blogs
@@ -191,12 +192,12 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
           .find({ ...sourceless, status: { $ne: "deleted" } })
           .project({ _id: 1 })
           .toArray();
-        return orphans.map((doc) => (doc._id as ObjectId).toHexString());
+        return orphans.map((doc) => refHex(doc._id) as string);
       }),
 
     purge: (id) =>
       guard("remove a blog", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         if (!_id) return;
         await collections.items.deleteMany({ blogId: _id });
         await blogs.deleteOne({ _id });
@@ -231,11 +232,11 @@ export function createMongoBlogStore(collections: MongoCollections): BlogStore {
         return docs.map(toBlog);
       }),
 
-    recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, id, record)),
+    recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, ids, id, record)),
 
     refreshItemStats: (id) =>
       guard("refresh blog statistics", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         if (_id) await refreshBlogItemStats(collections, _id);
       }),
 
@@ -265,9 +266,9 @@ async function dropSource(blogs: MongoCollections["blogs"], filter: Filter<Docum
   return ids;
 }
 
-async function recordFetch(collections: MongoCollections, id: string, record: FetchRecord): Promise<Blog | null> {
+async function recordFetch(collections: MongoCollections, ids: ObjectIds, id: string, record: FetchRecord): Promise<Blog | null> {
   const { blogs } = collections;
-  const _id = objectIdOf(id);
+  const _id = ids.of(id);
   if (!_id) return null;
   const doc = await blogs.findOne({ _id });
   if (!doc || doc.status === "deleted") return null;
@@ -277,7 +278,7 @@ async function recordFetch(collections: MongoCollections, id: string, record: Fe
     // A permanent redirect moves the blog, unless another blog already has that feed.
     const feedUrl = textValue(record.feedUrl, "feed URL");
     const owner = await findBlogDocByFeedUrl(blogs, feedUrl);
-    if (!owner || owner._id.equals(_id)) {
+    if (!owner || refHex(owner._id) === refHex(_id)) {
       try {
         const oldKey = typeof doc.feedKey === "string" ? doc.feedKey : feedUrlKey(String(doc.feedUrl ?? ""));
         const moved = await blogs.findOneAndUpdate(

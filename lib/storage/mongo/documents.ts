@@ -1,6 +1,7 @@
-import { ObjectId, type Document } from "mongodb";
+import type { Document } from "mongodb";
 import type { Blog, BlogStatus, EditableBlogField, FeedType, ImportCounts, Item, Source, SourceType } from "../types.js";
-import { BLOG_STATUSES, refHex } from "./values.js";
+import { isObjectId, refHex } from "./object-ids.js";
+import { BLOG_STATUSES } from "./values.js";
 
 /*
  * Documents -> port records. Reading is tolerant on purpose: the Microsub
@@ -64,7 +65,7 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | nul
 }
 
 function createdAtOf(doc: Document): Date {
-  return dateOrNull(doc.createdAt) ?? (doc._id instanceof ObjectId ? doc._id.getTimestamp() : new Date(0));
+  return dateOrNull(doc.createdAt) ?? (isObjectId(doc._id) ? doc._id.getTimestamp() : new Date(0));
 }
 
 /** Every source id a blog document lists (legacy documents only have `sourceId`). */

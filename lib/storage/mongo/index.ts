@@ -5,6 +5,7 @@ import type { MongoCollections } from "./collections.js";
 import { guard } from "./errors.js";
 import { createMongoItemStore } from "./items.js";
 import { createMongoMetaStore } from "./meta.js";
+import { objectIdsFor } from "./object-ids.js";
 import { setUpCollections } from "./setup.js";
 import { createMongoSourceStore } from "./sources.js";
 
@@ -22,14 +23,16 @@ const DEFAULT_DATABASE = "blogroll";
 
 /**
  * The Storage port on MongoDB collections (the host's, or our own client's).
+ * Ids are made with the ObjectId class of the driver that owns them.
  * `close` is called by `storage.close()`; host collections need none.
  */
 export function createMongoStorage(collections: MongoCollections, options: { close?: () => Promise<void> } = {}): Storage {
+  const ids = objectIdsFor(collections.blogs);
   return {
     kind: "mongodb",
-    blogs: createMongoBlogStore(collections),
-    items: createMongoItemStore(collections),
-    sources: createMongoSourceStore(collections),
+    blogs: createMongoBlogStore(collections, ids),
+    items: createMongoItemStore(collections, ids),
+    sources: createMongoSourceStore(collections, ids),
     meta: createMongoMetaStore(collections),
     init: () => guard("prepare its collections", () => setUpCollections(collections)),
     close: async () => {

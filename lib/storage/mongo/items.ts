@@ -4,7 +4,8 @@ import { notPublicBlogFilter, publicBlogFilter, refreshBlogItemStats } from "./b
 import type { MongoCollections } from "./collections.js";
 import { hexId, toItem } from "./documents.js";
 import { guard } from "./errors.js";
-import { countValue, dateValue, objectIdOf, optionalTextValue, textValue } from "./values.js";
+import type { ObjectIds } from "./object-ids.js";
+import { countValue, dateValue, optionalTextValue, textValue } from "./values.js";
 
 /** Newest first; undated items (null/missing) sort after dated ones in a descending sort. */
 const NEWEST_FIRST = { published: -1, _id: -1 } as const;
@@ -24,21 +25,21 @@ function itemFields(item: NewItem): Document {
   };
 }
 
-function blogObjectId(blogId: unknown): ObjectId {
-  const _id = objectIdOf(blogId);
-  if (!_id) throw new StorageError("Invalid blog id");
-  return _id;
-}
-
 /** ItemStore on the `blogrollItems` collection. */
-export function createMongoItemStore(collections: MongoCollections): ItemStore {
+export function createMongoItemStore(collections: MongoCollections, ids: ObjectIds): ItemStore {
   const { items, blogs } = collections;
+
+  function blogObjectId(blogId: unknown): ObjectId {
+    const _id = ids.of(blogId);
+    if (!_id) throw new StorageError("Invalid blog id");
+    return _id;
+  }
 
   /** Which blogs' items a list may show: one blog, or the publicly visible ones (of a category). */
   async function listScope(query: ItemListQuery): Promise<Filter<Document> | null> {
     const category = query.category === undefined ? undefined : textValue(query.category, "category");
     if (query.blogId !== undefined) {
-      const blogId = objectIdOf(query.blogId);
+      const blogId = ids.of(query.blogId);
       if (!blogId) return null;
       if (category !== undefined && !(await blogs.findOne({ _id: blogId, category }, { projection: { _id: 1 } }))) return null;
       return { blogId };
@@ -49,8 +50,8 @@ export function createMongoItemStore(collections: MongoCollections): ItemStore {
       const unseen = (await blogs.find(notPublicBlogFilter()).project({ _id: 1 }).toArray()).map((doc) => doc._id);
       return unseen.length === 0 ? {} : { blogId: { $nin: unseen } };
     }
-    const ids = (await blogs.find({ $and: [publicBlogFilter(), { category }] }).project({ _id: 1 }).toArray()).map((doc) => doc._id);
-    return ids.length === 0 ? null : { blogId: { $in: ids } };
+    const shown = (await blogs.find({ $and: [publicBlogFilter(), { category }] }).project({ _id: 1 }).toArray()).map((doc) => doc._id);
+    return shown.length === 0 ? null : { blogId: { $in: shown } };
   }
 
   async function refreshStats(blogIds: Iterable<ObjectId>): Promise<void> {

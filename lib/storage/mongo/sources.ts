@@ -1,10 +1,11 @@
-import { ObjectId, type Document } from "mongodb";
+import type { Document } from "mongodb";
 import { StorageError, type SourcePatch, type SourceStore } from "../types.js";
 import { freshSourceState } from "../fresh.js";
 import type { MongoCollections } from "./collections.js";
 import { settingsOf, toSource } from "./documents.js";
 import { guard } from "./errors.js";
-import { countValue, dateValue, objectIdOf, optionalTextValue, textValue } from "./values.js";
+import type { ObjectIds } from "./object-ids.js";
+import { countValue, dateValue, optionalTextValue, textValue } from "./values.js";
 
 const SOURCE_STATUSES = ["pending", "ok", "error"];
 
@@ -39,7 +40,7 @@ function patchChanges(patch: SourcePatch): Document {
 }
 
 /** SourceStore on the `blogrollSources` collection. */
-export function createMongoSourceStore({ sources }: MongoCollections): SourceStore {
+export function createMongoSourceStore({ sources }: MongoCollections, ids: ObjectIds): SourceStore {
   return {
     list: () =>
       guard("list sources", async () => {
@@ -49,7 +50,7 @@ export function createMongoSourceStore({ sources }: MongoCollections): SourceSto
 
     get: (id) =>
       guard("read a source", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         const doc = _id ? await sources.findOne({ _id }) : null;
         return doc ? toSource(doc) : null;
       }),
@@ -58,7 +59,7 @@ export function createMongoSourceStore({ sources }: MongoCollections): SourceSto
       guard("create a source", async () => {
         const now = new Date();
         const doc: Document = {
-          _id: new ObjectId(),
+          _id: ids.create(),
           type: textValue(input.type, "source type"),
           name: textValue(input.name, "source name"),
           enabled: input.enabled !== false,
@@ -73,7 +74,7 @@ export function createMongoSourceStore({ sources }: MongoCollections): SourceSto
 
     update: (id, patch) =>
       guard("update a source", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         if (!_id) return null;
         const set = patchChanges(patch);
         const doc = await sources.findOneAndUpdate({ _id }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: "after" });
@@ -82,7 +83,7 @@ export function createMongoSourceStore({ sources }: MongoCollections): SourceSto
 
     delete: (id) =>
       guard("delete a source", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         if (!_id) return false;
         const { deletedCount } = await sources.deleteOne({ _id });
         return deletedCount > 0;

@@ -1,5 +1,3 @@
-import { ObjectId } from "mongodb";
-import { isValidId } from "../id.js";
 import { StorageError, type BlogStatus } from "../types.js";
 
 /*
@@ -43,40 +41,4 @@ export function dateValue(value: unknown, what: string): Date {
 /** Escapes regular-expression metacharacters so user text matches literally. */
 export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
-}
-
-/** The ObjectId for a port id, or null for anything that is not one. */
-export function objectIdOf(id: unknown): ObjectId | null {
-  return isValidId(id) ? new ObjectId(id) : null;
-}
-
-/** ObjectIds for the valid ids of a list; the rest are dropped. */
-export function objectIdsOf(ids: unknown): ObjectId[] {
-  if (!Array.isArray(ids)) return [];
-  return ids.map(objectIdOf).filter((id): id is ObjectId => id !== null);
-}
-
-/**
- * How a reference to another record (source, Microsub feed) is stored: an
- * ObjectId when it is an id, the text otherwise (the port allows any string).
- */
-export function refValue(id: unknown): ObjectId | string | null {
-  if (typeof id !== "string" || id === "") return null;
-  return objectIdOf(id) ?? id;
-}
-
-/**
- * Both forms a stored reference may take (ObjectId, or text written by older
- * code), for `$in` filters.
- */
-export function refCandidates(id: string): Array<ObjectId | string> {
-  const objectId = objectIdOf(id);
-  return objectId ? [objectId, id] : [id];
-}
-
-/** A stored reference (ObjectId or text) as the port's hex string. */
-export function refHex(value: unknown): string | null {
-  if (value instanceof ObjectId) return value.toHexString();
-  if (typeof value === "string" && value !== "") return value;
-  return null;
 }
