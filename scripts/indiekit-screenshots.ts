@@ -23,10 +23,11 @@ const host = await startIndiekit(kit, path.join(work, "site"), {
 });
 try {
   const owner = new Browser(host.url);
-  await owner.page("/blogrollapi/sources/new");
-  await owner.post("/blogrollapi/sources", { type: "opml_url", name: "Friends' blogroll", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
-  await owner.post("/blogrollapi/sync", {});
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await owner.page("/blogrollapi"); // a page whose forms carry the CSRF token
+  const saved = await owner.post("/blogrollapi/sources", { type: "opml_url", name: "Friends' blogroll", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+  const synced = await owner.post("/blogrollapi/sync", {});
+  if (saved.status !== 303 || synced.status !== 303) throw new Error(`source ${saved.status}, sync ${synced.status}: ${saved.html.slice(0, 300)}`);
+  await new Promise((resolve) => setTimeout(resolve, 5000));
 
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
