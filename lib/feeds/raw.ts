@@ -1,4 +1,5 @@
 import type { FeedType } from "../storage/types.js";
+import { looksLikeHtml } from "./text.js";
 
 /**
  * The format-neutral shape every reader (XML, JSON Feed, h-feed) produces
@@ -49,4 +50,9 @@ export function html(value: unknown): RawText | null {
 
 export function text(value: unknown): RawText | null {
   return typeof value === "string" && value.trim() ? { kind: "text", value } : null;
+}
+
+/** HTML when the value looks like HTML (see looksLikeHtml), else plain text: for fields whose format does not say. */
+export function textOrHtml(value: unknown): RawText | null {
+  return typeof value === "string" && looksLikeHtml(value) ? html(value) : text(value);
 }
