@@ -46,6 +46,7 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       language: raw.language?.trim().replace(/_/g, "-") || null,
     },
     items: newestFirst(kept).slice(0, maxItems).map(({ head, uid }) => completeItem(head, uid, feedAuthor)),
+    ...(raw.problem ? { problem: raw.problem } : {}),
   };
 }
 

@@ -41,6 +41,8 @@ export interface RawFeed {
   author: string | null;
   language: string | null;
   entries: RawEntry[];
+  /** Set when only part of the document could be read (see ParsedFeed.problem). */
+  problem?: string;
 }
 
 /** Shorthand constructors that turn empty values into null. */

@@ -77,10 +77,34 @@ export function readXmlFeed(xml: string, feedUrl: string): RawFeed {
   const root = parseXmlTree(xml.slice(start.start).replace(ILLEGAL_XML_CHARS, ""), feedUrl, bareFeed ? ATOM_NAMESPACE : "", {
     entities: declaredEntities(xml.slice(0, start.start), xml.length),
   });
-  if (root?.local === "feed") return readAtom(inVocabulary(root, "atom", ATOM_NAMESPACE), feedUrl);
-  if (root?.local === "rss") return readRss(inVocabulary(root, "rss", RSS_NAMESPACE), feedUrl);
-  if (root?.local === "rdf") return readRss(root, feedUrl);
+  if (root?.local === "feed") return withoutBrokenEntries(readAtom(inVocabulary(root, "atom", ATOM_NAMESPACE), feedUrl), root);
+  if (root?.local === "rss") return withoutBrokenEntries(readRss(inVocabulary(root, "rss", RSS_NAMESPACE), feedUrl), root);
+  if (root?.local === "rdf") return withoutBrokenEntries(readRss(root, feedUrl), root);
   throw new FeedParseError(`Not an RSS or Atom feed: root <${start.name}>`);
+}
+
+/**
+ * What is whole in a structurally broken document is kept; an entry that is
+ * not (its end tag, or one of its fields', missing: fields would run
+ * together) is dropped, and the feed says what went wrong. A break inside a
+ * field's markup (unclosed HTML in a description) harms nothing and is not
+ * reported.
+ */
+function withoutBrokenEntries(raw: RawFeed & { elements: XmlElement[] }, root: XmlElement): RawFeed {
+  const { elements, ...feed } = raw;
+  const entries = feed.entries.filter((_, index) => !isBroken(elements[index]));
+  const dropped = feed.entries.length - entries.length;
+  const problems: string[] = [];
+  if (root.broken) problems.push("the document ends before its closing tags (cut short?)");
+  else if (root.children.some((child) => typeof child !== "string" && child.broken && child.local === "channel")) {
+    problems.push("the channel's end tag is missing");
+  }
+  if (dropped > 0) problems.push(`${dropped} broken ${dropped === 1 ? "item was" : "items were"} left out`);
+  return problems.length > 0 ? { ...feed, entries, problem: `Malformed XML: ${problems.join("; ")}` } : { ...feed, entries };
+}
+
+function isBroken(entry: XmlElement): boolean {
+  return entry.broken === true || entry.children.some((child) => typeof child !== "string" && child.broken === true);
 }
 
 /**
@@ -103,7 +127,7 @@ function inVocabulary(root: XmlElement, prefix: string, namespace: string): XmlE
   return root;
 }
 
-function readRss(root: XmlElement, feedUrl: string): RawFeed {
+function readRss(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlElement[] } {
   const rootChildren = childrenByKey(root);
   const channel = rootChildren.get("rss:channel")?.[0] ?? null;
   const meta = channel ? childrenByKey(channel) : new Map<string, XmlElement[]>();
@@ -133,6 +157,7 @@ function readRss(root: XmlElement, feedUrl: string): RawFeed {
     ),
     language: textOfFirst(meta, "rss:language") ?? textOfFirst(meta, "dc:language") ?? root.attrs["xml:lang"] ?? null,
     entries: items.map((item) => readRssItem(item, feedUrl)),
+    elements: items,
   };
 }
 
@@ -220,8 +245,9 @@ function permalinkGuid(item: XmlElement, guidElement: XmlElement | undefined, gu
   return item.attrs["rdf:about"] && /^https?:/i.test(item.attrs["rdf:about"]) ? item.attrs["rdf:about"] : null;
 }
 
-function readAtom(root: XmlElement, feedUrl: string): RawFeed {
+function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlElement[] } {
   const meta = childrenByKey(root);
+  const entries = meta.get("atom:entry") ?? [];
   const author = meta.get("atom:author")?.[0];
   return {
     type: "atom",
@@ -234,7 +260,8 @@ function readAtom(root: XmlElement, feedUrl: string): RawFeed {
     author: (author ? atomPerson(author) : null) ??
       personName(textOfFirst(meta, "dc:creator") ?? textOfFirst(meta, "dc:author") ?? textOfFirst(meta, "itunes:author")),
     language: root.attrs["xml:lang"] ?? textOfFirst(meta, "dc:language") ?? null,
-    entries: (meta.get("atom:entry") ?? []).map((entry) => readAtomEntry(entry, feedUrl)),
+    entries: entries.map((entry) => readAtomEntry(entry, feedUrl)),
+    elements: entries,
   };
 }
 

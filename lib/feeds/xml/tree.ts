@@ -15,6 +15,11 @@ export interface XmlElement {
   children: XmlNode[];
   /** Effective xml:base (absolute), or null when no xml:base is in scope. */
   base: string | null;
+  /**
+   * Set when the element's end tag is missing: it was closed by an ancestor's
+   * end tag or by the end of the document (a truncated or broken feed).
+   */
+  broken?: true;
 }
 
 export type XmlNode = XmlElement | string;
@@ -56,6 +61,8 @@ export function parseXmlTree(
   const stack: OpenElement[] = [{ element: null, namespaces: rootNamespaces }];
   let root: XmlElement | null = null;
   let inCdata = false;
+  // The element opened last, while nothing has been added to it: an implied close then is a self-closing tag.
+  let justOpened: XmlElement | null = null;
 
   const current = (): XmlElement | null => {
     for (let i = stack.length - 1; i >= 0; i--) if (stack[i].element) return stack[i].element;
@@ -99,13 +106,19 @@ export function parseXmlTree(
         if (parentElement) parentElement.children.push(element);
         else root = element;
         stack.push({ element, namespaces });
+        justOpened = element;
       },
-      onclosetag() {
-        if (stack.length > 1) stack.pop();
+      onclosetag(_name, isImplied) {
+        if (stack.length <= 1) return;
+        const element = stack.pop()!.element;
+        // htmlparser2 reports "<x/>" as an implied close too; an element closed that way right away is whole.
+        if (isImplied && element && element !== justOpened) element.broken = true;
+        justOpened = null;
       },
       ontext(text) {
         const element = current();
         if (!element) return;
+        justOpened = null;
         element.children.push(inCdata ? text : decodeReferences(text, entities));
       },
       oncdatastart() {
