@@ -18,6 +18,7 @@ import json
 import re
 import sys
 import time
+import urllib.parse
 from html.parser import HTMLParser
 
 VERBOSE = "--verbose" in sys.argv
@@ -99,8 +100,28 @@ class Html(str):
         text, urls = read_markup(other)
         mine_text, mine_urls = read_markup(str(self))
         summary = collapse(self.summary)
-        same_text = text == mine_text or text == summary or (summary.endswith("…") and text.startswith(summary[:-1].rstrip()))
-        return same_text and all(url in mine_urls for url in urls)
+        same_text = text == mine_text or collapse(other) == mine_text or text == summary or (summary.endswith("…") and text.startswith(summary[:-1].rstrip()))
+        mine_keys = {url_key(url) for url in mine_urls}
+        return same_text and all(url_key(url) in mine_keys for url in urls)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = str.__hash__
+
+
+def url_key(value):
+    """A URL as compared: scheme and host case and percent-encoding do not matter."""
+    parts = urllib.parse.urlsplit(urllib.parse.unquote(value))
+    return parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()).geturl()
+
+
+class Url(str):
+    def __eq__(self, other):
+        if not isinstance(other, str):
+            return NotImplemented
+        return url_key(str(self)) == url_key(other)
 
     def __ne__(self, other):
         result = self.__eq__(other)
@@ -169,9 +190,9 @@ def feed_node(feed):
         "subtitle": description, "subtitle_detail": detail(description),
         "tagline": description, "tagline_detail": detail(description),
         "description": description, "description_detail": detail(description),
-        "link": feed.get("siteUrl"),
-        "image": Node(["href", "url"], {"href": photo, "url": photo}) if photo else None,
-        "logo": photo, "icon": photo,
+        "link": Url(feed["siteUrl"]) if feed.get("siteUrl") else None,
+        "image": Node(["href", "url"], {"href": Url(photo), "url": Url(photo)}) if photo else None,
+        "logo": Url(photo) if photo else None, "icon": Url(photo) if photo else None,
         "author": author, "author_detail": Node(["name"], {"name": author}) if author else None,
         "language": feed.get("language"),
     }
@@ -189,10 +210,10 @@ def entry_node(item):
     uid = uid if uid and not uid.startswith("sha256:") else None
     published = date_tuple(item.get("published"))
     categories = item.get("categories") or []
-    photo = item.get("photo")
+    photo = Url(item["photo"]) if item.get("photo") else None
     values = {
         "title": title, "title_detail": detail(title),
-        "link": item.get("url"),
+        "link": Url(item["url"]) if item.get("url") else None,
         "id": uid, "guid": uid,
         "summary": described, "description": described, "summary_detail": detail(described),
         "content": [Node(["value"], {"value": described})],
