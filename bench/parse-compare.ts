@@ -1,8 +1,10 @@
 /**
  * Manual check: parseFeed of this checkout against another checkout's (say,
  * main before a change), in one process, rounds interleaved A B A B so that
- * load from other work on a shared machine falls on both alike. Generated
- * feeds as in scenario 5 (bench/parse.ts), XML formats only by default.
+ * load from other work on a shared machine falls on both alike. Reports MB
+ * per second of wall time and per second of this thread's CPU time (less
+ * disturbed when other processes take turns on the cores). Generated feeds
+ * as in scenario 5 (bench/parse.ts), XML formats only by default.
  *
  *   node --import tsx bench/parse-compare.ts <other checkout> [--feeds 150] [--rounds 8] [--all-formats]
  */
@@ -30,22 +32,32 @@ const samples = Array.from({ length: Number(args.feeds) }, (_, index) => {
 }).filter((sample) => args["all-formats"] || sample.format !== "json");
 const megabytes = samples.reduce((sum, sample) => sum + sample.bytes.length, 0) / 1e6;
 
-async function pass(parse: typeof parseFeed): Promise<number> {
+async function pass(parse: typeof parseFeed): Promise<{ wall: number; cpu: number }> {
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   for (const sample of samples) await parse(sample.bytes, { url: sample.url, contentType: sample.contentType, maxItems: 1000 });
-  return megabytes / ((performance.now() - started) / 1000);
+  const cpu = process.cpuUsage(cpuStarted);
+  return { wall: megabytes / ((performance.now() - started) / 1000), cpu: megabytes / ((cpu.user + cpu.system) / 1e6) };
 }
 
 const contenders: Array<[string, typeof parseFeed]> = [["other", other.parseFeed], ["this", parseFeed]];
 for (const [, parse] of contenders) await pass(parse); // warm-up
-const figures = new Map<string, number[]>(contenders.map(([name]) => [name, []]));
+const figures = new Map<string, Array<{ wall: number; cpu: number }>>(contenders.map(([name]) => [name, []]));
 for (let index = 0; index < Number(args.rounds); index++) {
   // Alternate which goes first, so neither always follows the other's garbage.
   const order = index % 2 === 0 ? contenders : [...contenders].reverse();
   for (const [name, parse] of order) figures.get(name)!.push(await pass(parse));
 }
-const best = (name: string) => Math.max(...figures.get(name)!);
-const median = (name: string) => [...figures.get(name)!].sort((a, b) => a - b)[Math.floor(figures.get(name)!.length / 2)];
+type Clock = "wall" | "cpu";
+const values = (name: string, clock: Clock) => figures.get(name)!.map((figure) => figure[clock]).sort((a, b) => a - b);
+const best = (name: string, clock: Clock) => values(name, clock).at(-1)!;
+const median = (name: string, clock: Clock) => values(name, clock)[Math.floor(values(name, clock).length / 2)];
 console.log(`${samples.length} generated feeds, ${round(megabytes, 2)} MB, ${args.rounds} interleaved rounds`);
-for (const [name] of contenders) console.log(`  ${name.padEnd(5)} best ${round(best(name))} MB/s, median ${round(median(name))} MB/s  (${positionals[0] && name === "other" ? path.resolve(positionals[0]) : "this checkout"})`);
-console.log(`  this / other: best ${round(best("this") / best("other"), 2)}x, median ${round(median("this") / median("other"), 2)}x`);
+for (const [name] of contenders) {
+  const where = name === "other" ? path.resolve(positionals[0]) : "this checkout";
+  console.log(`  ${name.padEnd(5)} wall: best ${round(best(name, "wall"))}, median ${round(median(name, "wall"))} MB/s; ` +
+    `CPU: best ${round(best(name, "cpu"))}, median ${round(median(name, "cpu"))} MB/s  (${where})`);
+}
+for (const clock of ["wall", "cpu"] as const) {
+  console.log(`  this / other (${clock}): best ${round(best("this", clock) / best("other", clock), 2)}x, median ${round(median("this", clock) / median("other", clock), 2)}x`);
+}
