@@ -116,7 +116,8 @@ function isBroken(entry: XmlElement): boolean {
 function inVocabulary(root: XmlElement, prefix: string, namespace: string): XmlElement {
   const known = NAMESPACES[root.ns] ?? NAMESPACES[root.ns.toLowerCase()];
   if (known === prefix) return root;
-  if (known !== undefined && known !== "rss") return root;
+  // A root in another known vocabulary is left alone; no namespace (a bare <feed>) or an unknown one is renamed.
+  if (known !== undefined && root.ns !== "") return root;
   const from = root.ns;
   const pending: XmlElement[] = [root];
   while (pending.length > 0) {
@@ -208,7 +209,7 @@ function rssContent(fields: Map<string, XmlElement[]>): RawText | null {
   if (atom) return atomText(atom);
   const body = first(fields, "xhtml:body") ?? first(fields, "rss:body");
   if (body) return withBase(html(innerXml(body)), body);
-  return htmlText(first(fields, "rss:fullitem") ?? undefined);
+  return htmlText(first(fields, "rss:fullitem"));
 }
 
 /** A Media RSS element of the item, or of its media:group or media:content. */
@@ -251,10 +252,10 @@ function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlE
   const author = meta.get("atom:author")?.[0];
   return {
     type: "atom",
-    title: atomText(first(meta, "atom:title") ?? undefined) ?? guessedText(first(meta, "dc:title")),
+    title: atomText(first(meta, "atom:title")) ?? guessedText(first(meta, "dc:title")),
     description:
-      atomText(first(meta, "atom:subtitle") ?? first(meta, "atom:tagline") ?? undefined) ??
-      htmlText(first(meta, "dc:description") ?? first(meta, "itunes:subtitle") ?? first(meta, "itunes:summary") ?? undefined),
+      atomText(first(meta, "atom:subtitle") ?? first(meta, "atom:tagline")) ??
+      htmlText(first(meta, "dc:description") ?? first(meta, "itunes:subtitle") ?? first(meta, "itunes:summary")),
     link: atomLink(meta, "alternate"),
     images: nonEmpty([resolvedFirst(meta, "atom:logo"), resolvedFirst(meta, "atom:icon"), itunesImage(meta)]),
     author: (author ? atomPerson(author) : null) ??
@@ -268,8 +269,8 @@ function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlE
 function readAtomEntry(entry: XmlElement, feedUrl: string): RawEntry {
   const fields = childrenByKey(entry);
   const summary =
-    atomText(first(fields, "atom:summary") ?? undefined) ??
-    htmlText(first(fields, "dc:description") ?? first(fields, "itunes:subtitle") ?? first(fields, "itunes:summary") ?? undefined) ??
+    atomText(first(fields, "atom:summary")) ??
+    htmlText(first(fields, "dc:description") ?? first(fields, "itunes:subtitle") ?? first(fields, "itunes:summary")) ??
     mediaText(mediaField(fields, "media:description"));
   const content = fields.get("atom:content")?.find((element) => !element.attrs.src) ?? fields.get("content:encoded")?.[0];
   const plainLink = atomLink(fields, "alternate") ?? atomLink(fields, "self");
@@ -280,7 +281,7 @@ function readAtomEntry(entry: XmlElement, feedUrl: string): RawEntry {
   return {
     id: (id && idElement ? resolvedId(id, idElement) : null) ?? absolute(plainLink, feedUrl),
     link,
-    title: atomText(first(fields, "atom:title") ?? undefined) ?? guessedText(first(fields, "dc:title")) ?? mediaText(mediaField(fields, "media:title")),
+    title: atomText(first(fields, "atom:title")) ?? guessedText(first(fields, "dc:title")) ?? mediaText(mediaField(fields, "media:title")),
     summary,
     content: content ? (keyOf(content) === "atom:content" ? atomText(content) : htmlText(content)) : summary,
     dates: dates(fields),
@@ -298,7 +299,7 @@ function readAtomEntry(entry: XmlElement, feedUrl: string): RawEntry {
  * textual (text/*, XML). Atom 0.3 spelled these as MIME types with a `mode`
  * of "xml", "escaped" or "base64".
  */
-function atomText(element: XmlElement | undefined): RawText | null {
+function atomText(element: XmlElement | null | undefined): RawText | null {
   if (!element) return null;
   const type = (element.attrs.type ?? "").trim().toLowerCase();
   const mode = (element.attrs.mode ?? "").trim().toLowerCase();
