@@ -178,6 +178,7 @@ function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
   const description =
     first(fields, "rss:description") ?? first(fields, "dc:description") ?? first(fields, "rss:summary") ??
     first(fields, "itunes:subtitle") ?? first(fields, "itunes:summary") ?? mediaField(fields, "media:description");
+  const summary = description && keyOf(description) === "media:description" ? mediaText(description) : htmlText(description);
   return {
     // Without a guid the item is known by its link as written (not the origLink), as feedparser did.
     id: (guid && guidElement && isPermalink(guidElement) ? resolvedId(guid, guidElement) : guid) ??
@@ -185,8 +186,8 @@ function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
     link,
     title: guessedText(first(fields, "rss:title") ?? first(fields, "dc:title") ?? first(fields, "itunes:title")) ??
       mediaText(mediaField(fields, "media:title")),
-    summary: description && keyOf(description) === "media:description" ? mediaText(description) : htmlText(description),
-    content: rssContent(fields) ?? (description && keyOf(description) === "media:description" ? mediaText(description) : htmlText(description)),
+    summary,
+    content: rssContent(fields) ?? summary,
     dates: dates(fields),
     author: personName(
       textOfFirst(fields, "rss:author") ?? textOfFirst(fields, "dc:creator") ?? textOfFirst(fields, "dc:author") ??
