@@ -9,8 +9,8 @@ import { exportOpml } from "./opml-export.js";
 import { readStatus } from "./status.js";
 import { cachedPerContext } from "./short-cache.js";
 
-/** Categories group every visible blog: kept a few seconds rather than grouped per request. */
-const publicCategories = cachedPerContext(5000, async (context) => (await context.getStorage()).blogs.categories());
+/** Categories group every visible blog: kept until a write rather than grouped per request. */
+const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categories());
 
 const BLOG_DETAIL_ITEMS = 20;
 const DEFAULT_BLOG_LIMIT = 100;

@@ -1,16 +1,17 @@
 import type { BlogrollContext } from "../context.js";
 import { cachedPerContext } from "./short-cache.js";
 
-/** Blog and item counts (status is polled by widgets: no count of every row per request). */
-const counts = cachedPerContext(5000, async (context) => {
-  const storage = await context.getStorage();
+/** Blog and item counts (status is polled by widgets: counted again only after a write, see short-cache.ts). */
+const counts = cachedPerContext(5000, async (storage) => {
   const [blogs, items] = await Promise.all([storage.blogs.count(), storage.items.count()]);
   return { blogs, items };
 });
 
 /** The `/api/status` body: the earlier plugin's fields plus `nextSync` and `progress`. */
 export async function readStatus(context: BlogrollContext) {
-  const [status, { blogs, items }] = await Promise.all([context.scheduler.getStatus(), counts(context)]);
+  // The status first: once it says a run is over, that run's writes have settled and the counts include them.
+  const status = await context.scheduler.getStatus();
+  const { blogs, items } = await counts(context, `${status.lastSync ?? ""}|${status.isRunning}`);
   return {
     status: "ok",
     isRunning: status.isRunning,

@@ -42,9 +42,11 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       siteUrl: absoluteHttpUrl(raw.link, options.url),
       photo: firstUrl(raw.images, options.url),
       author: feedAuthor,
-      language: raw.language?.trim() || null,
+      // Language tags use "-" (BCP 47); feeds often write the POSIX "en_US".
+      language: raw.language?.trim().replace(/_/g, "-") || null,
     },
     items: newestFirst(kept).slice(0, maxItems).map(({ head, uid }) => completeItem(head, uid, feedAuthor)),
+    ...(raw.problem ? { problem: raw.problem } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { FeedType } from "../storage/types.js";
+import { looksLikeHtml } from "./text.js";
 
 /**
  * The format-neutral shape every reader (XML, JSON Feed, h-feed) produces
@@ -40,6 +41,8 @@ export interface RawFeed {
   author: string | null;
   language: string | null;
   entries: RawEntry[];
+  /** Set when only part of the document could be read (see ParsedFeed.problem). */
+  problem?: string;
 }
 
 /** Shorthand constructors that turn empty values into null. */
@@ -49,4 +52,9 @@ export function html(value: unknown): RawText | null {
 
 export function text(value: unknown): RawText | null {
   return typeof value === "string" && value.trim() ? { kind: "text", value } : null;
+}
+
+/** HTML when the value looks like HTML (see looksLikeHtml), else plain text: for fields whose format does not say. */
+export function textOrHtml(value: unknown): RawText | null {
+  return typeof value === "string" && looksLikeHtml(value) ? html(value) : text(value);
 }

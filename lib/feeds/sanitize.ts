@@ -34,11 +34,15 @@ const ALLOWED_ATTRIBUTES: Record<string, string[]> = {
   colgroup: ["span"],
 };
 
-/** Elements dropped together with everything inside them. */
-const DROPPED_WITH_CONTENT = new Set([
-  "script", "style", "noscript", "template", "textarea", "option", "select", "iframe", "frame", "frameset",
-  "object", "embed", "applet", "title", "head", "svg", "math",
-]);
+/**
+ * Elements dropped together with everything inside them: their content is
+ * code or inert markup, never text for a reader, and SVG and MathML, whose
+ * foreign-content parsing rules would let their markup re-parse differently
+ * once outside them. Every other element not allowed goes but keeps its
+ * content (an object's or iframe's fallback text, noscript, unknown
+ * elements), itself sanitised.
+ */
+export const DROPPED_WITH_CONTENT: ReadonlySet<string> = new Set(["script", "style", "template", "svg", "math"]);
 
 const URL_ATTRIBUTES = new Set(["href", "src", "cite"]);
 const LINK_SCHEMES = new Set(["http:", "https:", "mailto:"]);
@@ -52,7 +56,7 @@ const IMAGE_SCHEMES = new Set(["http:", "https:"]);
  *
  * One htmlparser2 pass writes the output directly: allow-listed elements
  * and attributes are re-serialised (text and values escaped), elements not
- * on the list are dropped but keep their text, and the elements in
+ * on the list are dropped but keep their content, and the elements in
  * DROPPED_WITH_CONTENT go with everything inside them. The output is
  * canonical markup, so sanitising it again changes nothing. (It replaced
  * sanitize-html, which applied the same allow-list at about a third of the

@@ -1,10 +1,15 @@
 import { Parser } from "htmlparser2";
+import { DROPPED_WITH_CONTENT } from "./sanitize.js";
 
 /** Maximum length of an item summary, ellipsis included. */
 export const SUMMARY_MAX_LENGTH = 300;
 
-/** Elements whose content is never readable text. */
-const SKIPPED = new Set(["script", "style", "noscript", "template", "iframe", "object", "svg", "math", "head", "title"]);
+/**
+ * Elements whose content is never readable text: the ones the sanitiser
+ * drops with their content. Everything else keeps its text when its markup
+ * goes (the fallback text of an object or iframe, noscript, unknown elements).
+ */
+const SKIPPED = DROPPED_WITH_CONTENT;
 
 /** Elements that separate words when their markup is removed. */
 const BLOCKS = new Set([
@@ -12,6 +17,33 @@ const BLOCKS = new Set([
   "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
   "td", "th", "tr", "ul",
 ]);
+
+/** Names of HTML elements, for telling markup in a title from text that only has angle brackets. */
+const HTML_ELEMENTS = new Set([
+  "a", "abbr", "acronym", "address", "applet", "area", "article", "aside", "audio", "b", "big", "blockquote", "body",
+  "br", "button", "canvas", "caption", "center", "cite", "code", "col", "colgroup", "dd", "del", "details", "dfn",
+  "div", "dl", "dt", "em", "embed", "fieldset", "figcaption", "figure", "font", "footer", "form", "h1", "h2", "h3",
+  "h4", "h5", "h6", "head", "header", "hr", "html", "i", "iframe", "img", "input", "ins", "kbd", "label", "li",
+  "link", "main", "mark", "meta", "nav", "noscript", "object", "ol", "p", "param", "picture", "pre", "q", "s",
+  "samp", "script", "section", "small", "source", "span", "strike", "strong", "style", "sub", "summary", "sup",
+  "table", "tbody", "td", "tfoot", "th", "thead", "time", "title", "tr", "tt", "u", "ul", "var", "video",
+]);
+
+/** What marks text as HTML: a closing tag, a line break or image, or a character reference. */
+const HTML_MARK = /<\/[A-Za-z][A-Za-z0-9]*\s*>|<(?:br|hr|img)\b[^>]*>|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/i;
+
+/**
+ * Whether text of unknown kind (an RSS title) is HTML: it has a closing tag,
+ * a void element or a character reference, and every tag in it names an
+ * HTML element. So "History of the <blink> tag" and "a <b" are text,
+ * "A &amp; B" and "<b>bold</b>" HTML.
+ */
+export function looksLikeHtml(value: string): boolean {
+  if (!value.includes("<") && !value.includes("&")) return false;
+  if (!HTML_MARK.test(value)) return false;
+  for (const [, name] of value.matchAll(/<\/?([A-Za-z][A-Za-z0-9]*)/g)) if (!HTML_ELEMENTS.has(name.toLowerCase())) return false;
+  return true;
+}
 
 /** Collapses runs of whitespace to one space and trims. */
 export function collapseWhitespace(text: string): string {

@@ -20,6 +20,13 @@ export interface ParsedFeed {
   feed: FeedInfo;
   /** Newest first; undated items follow in feed order. */
   items: NormalisedItem[];
+  /**
+   * Present when the feed is structurally broken (truncated, or an item's
+   * tags do not close) but part of it was read: what went wrong, in words.
+   * `items` then holds only the whole items; a caller should keep them and
+   * report the feed as in error.
+   */
+  problem?: string;
 }
 
 export interface ParseFeedOptions {

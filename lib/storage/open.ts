@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Collection } from "mongodb";
+import { countingChanges } from "./change-count.js";
 import type { Storage } from "./types.js";
 import { createSqliteStorage } from "./sqlite/index.js";
 import { connectMongoStorage, createMongoStorage } from "./mongo/index.js";
@@ -53,5 +54,5 @@ export async function openStorage(choice: StorageChoice): Promise<Storage> {
     storage = createSqliteStorage(choice.databasePath);
   }
   await storage.init();
-  return storage;
+  return countingChanges(storage);
 }

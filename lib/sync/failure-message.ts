@@ -29,6 +29,11 @@ export function describeFailure(error: unknown, limits: { fetchTimeout: number; 
   return UNEXPECTED_FAILURE;
 }
 
+/** The `lastError` of a feed read only in part (ParsedFeed.problem): its whole items were kept. */
+export function describeProblem(problem: string): string {
+  return truncate(`Feed partly unreadable: ${problem}`);
+}
+
 /** "Name: message" of anything thrown, for the operator's log (no stack). */
 export function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

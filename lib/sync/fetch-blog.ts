@@ -6,7 +6,7 @@ import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
 import { feedUrlKey, hostTitle } from "../url/normalise.js";
 import { nextAttemptAt } from "./backoff.js";
-import { describeFailure, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
+import { describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
 import { findSiteIcon } from "./site-icon.js";
 
 const FEED_ACCEPT =
@@ -49,7 +49,10 @@ const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDelete
  * records the outcome in one `recordFetch`:
  * - 304: fetch recorded, nothing parsed or written;
  * - 2xx: parsed, items upserted and trimmed to `maxItemsPerBlog`, stats and
- *   feed metadata refreshed; a permanent redirect moves `feedUrl`;
+ *   feed metadata refreshed; a permanent redirect moves `feedUrl`. A feed
+ *   that is only partly readable (truncated, broken items) keeps its whole
+ *   items but records status `error` with the problem and backs off, its
+ *   validators dropped so the next fetch reads it afresh;
  * - 410: status `gone` (not fetched again until the owner re-enables it);
  * - 429/503: status `error`, next fetch at the server's Retry-After;
  * - anything else: status `error` with a short message and exponential
@@ -146,15 +149,16 @@ export async function syncBlog(
     const { added } = fresh.length > 0 ? await storage.items.upsertMany(blog.id, fresh, fetchedAt) : { added: 0 };
     const trimmed = await storage.items.trimBlog(blog.id, options.maxItemsPerBlog);
     await storage.blogs.refreshItemStats(blog.id);
+    const record = parsed.problem ? partlyRead(blog, fetchedAt, describeProblem(parsed.problem)) : success(fetchedAt);
     await storage.blogs.recordFetch(blog.id, {
-      ...success(fetchedAt),
-      etag: response.etag,
-      lastModified: response.lastModified,
+      ...record,
+      etag: parsed.problem ? null : response.etag,
+      lastModified: parsed.problem ? null : response.lastModified,
       feedUrl: await movedFeedUrl(storage, blog, response),
       metadata: feedMetadata(parsed, blog),
       iconUrl,
     });
-    return { outcome: "updated", itemsAdded: added, itemsDeleted: trimmed };
+    return { outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed };
   } catch (error) {
     if (error instanceof FetchError && error.code === "aborted") return aborted;
     deps.log?.(`saving ${blog.feedUrl} failed: ${errorText(error)}`);
@@ -166,6 +170,12 @@ export async function syncBlog(
 
 function success(at: Date): FetchRecord {
   return { at, status: "active", error: null, nextFetchAt: null, failureCount: 0 };
+}
+
+/** A feed read only in part: in error, with back-off, like any failure (its items are kept all the same). */
+function partlyRead(blog: Blog, at: Date, message: string): FetchRecord {
+  const failureCount = blog.failureCount + 1;
+  return { at, status: "error", error: message, failureCount, nextFetchAt: nextAttemptAt(at, failureCount, null) };
 }
 
 async function recordFailure(

@@ -171,4 +171,28 @@ describe("GET /api/status while and after a sync (SQLite, over HTTP)", () => {
     assert.deepEqual({ total: stats.blogs.total, success: stats.blogs.success, failed: stats.blogs.failed }, { total: 2, success: 2, failed: 0 });
     assert.deepEqual(stats.items, { added: 3, deleted: 0 });
   });
+
+  it("counts agree with /api/items and /api/blogs right after a sync, an added or removed blog and cleared items", async () => {
+    const counts = async () => {
+      const body = await status();
+      const items = await (await server.get(`${server.api}/items?limit=200`)).json();
+      const blogs = await (await server.get(`${server.api}/blogs`)).json();
+      return { blogs: body.blogs.count, items: body.items.count, listedItems: items.items.length, listedBlogs: blogs.total, isRunning: body.isRunning };
+    };
+    const storage = server.storage;
+    await storage.items.deleteAll();
+    assert.deepEqual(await counts(), { blogs: 2, items: 0, listedItems: 0, listedBlogs: 2, isRunning: false });
+
+    // The counts were just computed (and are cached): a sync ends with items the other endpoints list at once.
+    feeds.route("/slow.xml", respond.text(rss(["b1", "b2"]), { headers: { "content-type": "application/rss+xml" } }));
+    await server.plugin.context.scheduler.syncNow();
+    assert.deepEqual(await counts(), { blogs: 2, items: 4, listedItems: 4, listedBlogs: 2, isRunning: false });
+
+    const added = await addBlog(storage, { title: "Added", feedUrl: `${feeds.url}/added.xml` });
+    assert.equal((await counts()).blogs, 3);
+    await storage.blogs.softDelete(added.id);
+    assert.equal((await counts()).blogs, 2);
+    await storage.items.deleteAll();
+    assert.deepEqual(await counts(), { blogs: 2, items: 0, listedItems: 0, listedBlogs: 2, isRunning: false });
+  });
 });

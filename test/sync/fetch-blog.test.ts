@@ -249,6 +249,34 @@ test("an unparseable body keeps the stored items and says why", async () => {
   assert.deepEqual(await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 }), items);
 });
 
+test("a truncated feed keeps its whole items, drops the broken one and puts the blog in error until it is whole again", async () => {
+  const whole = rss(twoItems());
+  // Cut mid-item, its tags crossed, no closing tags: what readers get from a broken generator or transfer.
+  const truncated = whole.replace("</channel></rss>", "<item><title>Half an item<link>http://example.invalid/x</item></title>");
+  let body = truncated;
+  server.route("/truncated.xml", conditionalFeed(() => body));
+  const blog = await addBlog(storage, `${origin}/truncated.xml`);
+
+  assert.deepEqual(await run(blog), { outcome: "failed", itemsAdded: 2, itemsDeleted: 0 });
+  const broken = await reload(storage, blog);
+  assert.equal(broken.status, "error");
+  assert.match(broken.lastError ?? "", /^Feed partly unreadable: Malformed XML: the document ends before its closing tags.*1 broken item was left out/);
+  assert.equal(broken.failureCount, 1);
+  assert.ok(broken.nextFetchAt && broken.nextFetchAt > clock, "backs off like any failure");
+  assert.equal(broken.etag, null, "no validator kept: the next fetch reads the feed afresh");
+  const items = await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+  assert.deepEqual(items.map((item) => item.uid).sort(), ["one", "two"]);
+  for (const item of items) assert.ok(item.url, "no item without a URL");
+  assert.ok(items.every((item) => !item.title?.includes("Half an item")));
+
+  body = whole;
+  clock = new Date(clock.getTime() + DAY);
+  assert.equal((await run(await reload(storage, blog))).outcome, "updated");
+  assert.equal(server.lastHeaders("/truncated.xml")?.["if-none-match"], undefined, "asked unconditionally");
+  const healed = await reload(storage, blog);
+  assert.deepEqual([healed.status, healed.lastError, healed.failureCount], ["active", null, 0]);
+});
+
 test("a connection refused is reported in words, without the resolved address", async () => {
   const blog = await addBlog(storage, "http://localhost:1/feed.xml");
   assert.equal((await run(blog)).outcome, "failed");

@@ -1,4 +1,5 @@
 import { Parser } from "htmlparser2";
+import type { DeclaredEntities } from "./doctype.js";
 
 /** The five entities XML predefines. */
 const XML_ENTITIES = new Map([["amp", "&"], ["lt", "<"], ["gt", ">"], ["quot", '"'], ["apos", "'"]]);
@@ -14,11 +15,11 @@ const REFERENCE_NAME = /^(?:#\d{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0
  * values: numeric references, the five XML entities, and HTML named
  * entities such as `&nbsp;` that feeds use without declaring them. Only
  * references ending in ";" count; anything else (a bare "&", "&copy=2")
- * stays as written, so lenient input never fails. DTD-declared entities are
- * never expanded: a name HTML does not define is left untouched, which is
- * what keeps entity-expansion attacks inert.
+ * stays as written, so lenient input never fails. Entities the document
+ * declared (`declared`, see doctype.ts) are expanded while their shared
+ * budget lasts; any other name HTML does not define is left untouched.
  */
-export function decodeReferences(raw: string): string {
+export function decodeReferences(raw: string, declared?: DeclaredEntities | null): string {
   let at = raw.indexOf("&");
   if (at === -1) return raw;
   // A scan rather than a regex replace: escaped HTML is full of &lt; and &gt;, and this is ~4x faster.
@@ -28,7 +29,7 @@ export function decodeReferences(raw: string): string {
     const semicolon = raw.indexOf(";", at + 1);
     if (semicolon === -1) break;
     const name = raw.slice(at + 1, semicolon);
-    const value = semicolon - at <= 33 && REFERENCE_NAME.test(name) ? referenceText(name) : null;
+    const value = semicolon - at <= 33 && REFERENCE_NAME.test(name) ? referenceText(name, declared) : null;
     if (value === null) {
       at = raw.indexOf("&", at + 1);
       continue;
@@ -41,10 +42,18 @@ export function decodeReferences(raw: string): string {
 }
 
 /** The text of a well-formed reference name ("lt", "#38", "#x26", "nbsp"), or null when it names nothing. */
-function referenceText(name: string): string | null {
-  if (name.charCodeAt(0) !== 35 /* # */) return XML_ENTITIES.get(name) ?? htmlEntity(name);
+function referenceText(name: string, declared: DeclaredEntities | null | undefined): string | null {
+  if (name.charCodeAt(0) !== 35 /* # */) return XML_ENTITIES.get(name) ?? (declared && declaredEntity(name, declared)) ?? htmlEntity(name);
   const hex = name[1] === "x" || name[1] === "X";
   return codePointText(Number.parseInt(name.slice(hex ? 2 : 1), hex ? 16 : 10));
+}
+
+/** A declared entity's value, drawn from the document's expansion budget; null past it. */
+function declaredEntity(name: string, declared: DeclaredEntities): string | null {
+  const value = declared.values.get(name);
+  if (value === undefined || value.length > declared.budget) return null;
+  declared.budget -= value.length;
+  return value;
 }
 
 /** A code point as text; references to nothing or to surrogates become U+FFFD. */

@@ -1,6 +1,7 @@
 import { FeedParseError } from "../errors.js";
-import { html, text, type RawEntry, type RawFeed, type RawText } from "../raw.js";
+import { html, text, textOrHtml, type RawEntry, type RawFeed, type RawText } from "../raw.js";
 import { findRootElement } from "../sniff.js";
+import { declaredEntities } from "./doctype.js";
 import { innerXml, parseXmlTree, textOf, type XmlElement } from "./tree.js";
 
 /** Namespace URIs, shortened to the prefixes used below whatever a feed calls them. */
@@ -25,19 +26,24 @@ const NAMESPACES: Record<string, string> = {
 };
 
 const ATOM_NAMESPACE = "http://www.w3.org/2005/Atom";
+const RSS_NAMESPACE = "";
 
 /** Characters XML 1.0 forbids: C0 controls except tab, LF and CR, and U+FFFE/U+FFFF. */
 const ILLEGAL_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-/** Date elements, published-like before updated-like. */
+/** Date elements, published-like before updated-like; within one kind the first valid value wins. */
 const DATE_KEYS = [
   "rss:pubdate", "atom:published", "atom:issued", "atom:created", "dc:date", "dcterms:issued", "dcterms:created",
   "dcterms:date", "atom:updated", "atom:modified", "dcterms:modified",
 ];
 
-/** "prefix:local" of an element, by namespace; unknown namespaces keep their URI so they never match. */
+/**
+ * "prefix:local" of an element, by namespace; unknown namespaces keep their
+ * URI so they never match. Namespace URIs are matched regardless of case,
+ * as feeds write them ("http://www.itunes.com/DTDs/Podcast-1.0.dtd").
+ */
 function keyOf(element: XmlElement): string {
-  return `${NAMESPACES[element.ns] ?? element.ns}:${element.local}`;
+  return `${NAMESPACES[element.ns] ?? NAMESPACES[element.ns.toLowerCase()] ?? element.ns}:${element.local}`;
 }
 
 /** The element's child elements grouped by key, in document order. */
@@ -68,13 +74,61 @@ export function readXmlFeed(xml: string, feedUrl: string): RawFeed {
   // Hand-written feeds often leave the Atom namespace off <feed>: read them as Atom all the same.
   const bareFeed = start.name === "feed" && !/\sxmlns\s*=/.test(start.tag);
   // Reading from the root element on leaves any DOCTYPE (and its entity declarations) unread.
-  const root = parseXmlTree(xml.slice(start.start).replace(ILLEGAL_XML_CHARS, ""), feedUrl, bareFeed ? ATOM_NAMESPACE : "");
-  if (root?.local === "feed" && NAMESPACES[root.ns] === "atom") return readAtom(root, feedUrl);
-  if (root && (root.local === "rss" || root.local === "rdf")) return readRss(root, feedUrl);
+  const root = parseXmlTree(xml.slice(start.start).replace(ILLEGAL_XML_CHARS, ""), feedUrl, bareFeed ? ATOM_NAMESPACE : "", {
+    entities: declaredEntities(xml.slice(0, start.start), xml.length),
+  });
+  if (root?.local === "feed") return withoutBrokenEntries(readAtom(inVocabulary(root, "atom", ATOM_NAMESPACE), feedUrl), root);
+  if (root?.local === "rss") return withoutBrokenEntries(readRss(inVocabulary(root, "rss", RSS_NAMESPACE), feedUrl), root);
+  if (root?.local === "rdf") return withoutBrokenEntries(readRss(root, feedUrl), root);
   throw new FeedParseError(`Not an RSS or Atom feed: root <${start.name}>`);
 }
 
-function readRss(root: XmlElement, feedUrl: string): RawFeed {
+/**
+ * What is whole in a structurally broken document is kept; an entry that is
+ * not (its end tag, or one of its fields', missing: fields would run
+ * together) is dropped, and the feed says what went wrong. A break inside a
+ * field's markup (unclosed HTML in a description) harms nothing and is not
+ * reported.
+ */
+function withoutBrokenEntries(raw: RawFeed & { elements: XmlElement[] }, root: XmlElement): RawFeed {
+  const { elements, ...feed } = raw;
+  const entries = feed.entries.filter((_, index) => !isBroken(elements[index]));
+  const dropped = feed.entries.length - entries.length;
+  const problems: string[] = [];
+  if (root.broken) problems.push("the document ends before its closing tags (cut short?)");
+  else if (root.children.some((child) => typeof child !== "string" && child.broken && child.local === "channel")) {
+    problems.push("the channel's end tag is missing");
+  }
+  if (dropped > 0) problems.push(`${dropped} broken ${dropped === 1 ? "item was" : "items were"} left out`);
+  return problems.length > 0 ? { ...feed, entries, problem: `Malformed XML: ${problems.join("; ")}` } : { ...feed, entries };
+}
+
+function isBroken(entry: XmlElement): boolean {
+  return entry.broken === true || entry.children.some((child) => typeof child !== "string" && child.broken === true);
+}
+
+/**
+ * A root in a namespace this reader does not know (Atom's pre-1.0 drafts
+ * used several, "http://purl.org/pie/", "http://example.com/newformat#", and
+ * RSS has "http://backend.userland.com/rss2.1") is read as the format its
+ * name says: its namespace is renamed to the known one throughout.
+ */
+function inVocabulary(root: XmlElement, prefix: string, namespace: string): XmlElement {
+  const known = NAMESPACES[root.ns] ?? NAMESPACES[root.ns.toLowerCase()];
+  if (known === prefix) return root;
+  // A root in another known vocabulary is left alone; no namespace (a bare <feed>) or an unknown one is renamed.
+  if (known !== undefined && root.ns !== "") return root;
+  const from = root.ns;
+  const pending: XmlElement[] = [root];
+  while (pending.length > 0) {
+    const element = pending.pop()!;
+    if (element.ns === from) element.ns = namespace;
+    for (const child of element.children) if (typeof child !== "string") pending.push(child);
+  }
+  return root;
+}
+
+function readRss(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlElement[] } {
   const rootChildren = childrenByKey(root);
   const channel = rootChildren.get("rss:channel")?.[0] ?? null;
   const meta = channel ? childrenByKey(channel) : new Map<string, XmlElement[]>();
@@ -84,18 +138,27 @@ function readRss(root: XmlElement, feedUrl: string): RawFeed {
   const imageUrl = image ? first(childrenByKey(image), "rss:url") : null;
   return {
     type: "rss",
-    title: html(textOfFirst(meta, "rss:title") ?? textOfFirst(meta, "dc:title")),
-    description: html(textOfFirst(meta, "rss:description") ?? textOfFirst(meta, "itunes:summary")),
+    title: guessedText(first(meta, "rss:title") ?? first(meta, "dc:title") ?? first(meta, "itunes:title")),
+    description: htmlText(
+      first(meta, "rss:description") ?? first(meta, "dc:description") ?? first(meta, "itunes:subtitle") ??
+        first(meta, "itunes:summary") ?? first(meta, "media:description"),
+    ),
     link: channel ? rssLink(meta, channel) : null,
     images: nonEmpty([
       imageUrl ? resolved(textOf(imageUrl), imageUrl) : null,
-      attr(meta, "itunes:image", "href"),
-      attr(meta, "atom:icon", "href") ?? textOfFirst(meta, "atom:logo"),
+      itunesImage(meta),
+      resolvedFirst(meta, "atom:logo"),
+      attr(meta, "atom:icon", "href") ?? resolvedFirst(meta, "atom:icon"),
+      attr(meta, "media:thumbnail", "url"),
     ]),
-    author: personName(textOfFirst(meta, "rss:managingeditor")) ??
-      textOfFirst(meta, "dc:creator") ?? textOfFirst(meta, "itunes:author") ?? personName(textOfFirst(meta, "rss:webmaster")),
+    author: personName(
+      textOfFirst(meta, "rss:managingeditor") ?? textOfFirst(meta, "rss:author") ?? textOfFirst(meta, "dc:creator") ??
+        textOfFirst(meta, "dc:author") ??
+        textOfFirst(meta, "itunes:author") ?? textOfFirst(meta, "rss:webmaster"),
+    ),
     language: textOfFirst(meta, "rss:language") ?? textOfFirst(meta, "dc:language") ?? root.attrs["xml:lang"] ?? null,
     entries: items.map((item) => readRssItem(item, feedUrl)),
+    elements: items,
   };
 }
 
@@ -112,21 +175,59 @@ function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
   const guid = guidElement ? clean(textOf(guidElement)) : null;
   const plainLink = rssPlainLink(fields);
   const link = origLink(fields) ?? plainLink ?? permalinkGuid(item, guidElement, guid);
-  const description = fields.get("rss:description")?.[0] ?? fields.get("itunes:summary")?.[0];
-  const content = fields.get("content:encoded")?.[0] ?? fields.get("atom:content")?.[0];
+  const description =
+    first(fields, "rss:description") ?? first(fields, "dc:description") ?? first(fields, "rss:summary") ??
+    first(fields, "itunes:subtitle") ?? first(fields, "itunes:summary") ?? mediaField(fields, "media:description");
+  const summary = description && keyOf(description) === "media:description" ? mediaText(description) : htmlText(description);
   return {
     // Without a guid the item is known by its link as written (not the origLink), as feedparser did.
-    id: guid ?? clean(item.attrs["rdf:about"]) ?? absolute(plainLink, feedUrl),
+    id: (guid && guidElement && isPermalink(guidElement) ? resolvedId(guid, guidElement) : guid) ??
+      clean(item.attrs["rdf:about"]) ?? absolute(plainLink, feedUrl),
     link,
-    title: htmlText(fields.get("rss:title")?.[0] ?? fields.get("dc:title")?.[0]),
-    summary: htmlText(description),
-    content: content ? (keyOf(content) === "atom:content" ? atomText(content) : htmlText(content)) : htmlText(description),
+    title: guessedText(first(fields, "rss:title") ?? first(fields, "dc:title") ?? first(fields, "itunes:title")) ??
+      mediaText(mediaField(fields, "media:title")),
+    summary,
+    content: rssContent(fields) ?? summary,
     dates: dates(fields),
-    author: personName(textOfFirst(fields, "rss:author")) ?? textOfFirst(fields, "dc:creator") ??
-      textOfFirst(fields, "itunes:author") ?? textOfFirst(fields, "dc:publisher"),
+    author: personName(
+      textOfFirst(fields, "rss:author") ?? textOfFirst(fields, "dc:creator") ?? textOfFirst(fields, "dc:author") ??
+        textOfFirst(fields, "itunes:author") ?? textOfFirst(fields, "dc:publisher"),
+    ),
     images: itemImages(fields),
     categories: categories(fields, "rss"),
   };
+}
+
+/**
+ * An RSS item's full content: content:encoded, an Atom content element, an
+ * XHTML <body> (namespaced or not) holding inline markup, or <fullitem>
+ * holding escaped HTML. Null when it has none (its description stands in).
+ */
+function rssContent(fields: Map<string, XmlElement[]>): RawText | null {
+  const encoded = first(fields, "content:encoded");
+  if (encoded) return htmlText(encoded);
+  const atom = first(fields, "atom:content");
+  if (atom) return atomText(atom);
+  const body = first(fields, "xhtml:body") ?? first(fields, "rss:body");
+  if (body) return withBase(html(innerXml(body)), body);
+  return htmlText(first(fields, "rss:fullitem"));
+}
+
+/** A Media RSS element of the item, or of its media:group or media:content. */
+function mediaField(fields: Map<string, XmlElement[]>, key: string): XmlElement | null {
+  const own = first(fields, key);
+  if (own) return own;
+  for (const container of [...(fields.get("media:group") ?? []), ...(fields.get("media:content") ?? [])]) {
+    const found = first(childrenByKey(container), key);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Media RSS text: type="html" is HTML, anything else ("plain", the default) plain text. */
+function mediaText(element: XmlElement | null): RawText | null {
+  if (!element) return null;
+  return (element.attrs.type ?? "").toLowerCase() === "html" ? htmlText(element) : text(textOf(element));
 }
 
 /** An RSS item's <link>, else its Atom rel=alternate link. */
@@ -135,61 +236,103 @@ function rssPlainLink(fields: Map<string, XmlElement[]>): string | null {
   return link ? resolved(textOf(link), link) : atomLink(fields, "alternate");
 }
 
+/** RSS 2.0: a guid is a permalink unless isPermaLink says false. */
+function isPermalink(guid: XmlElement): boolean {
+  return !/false/i.test(guid.attrs.isPermaLink ?? guid.attrs.ispermalink ?? "");
+}
+
 /** A guid that is a permalink (isPermaLink not false, an http(s) URL), else an http(s) rdf:about. */
 function permalinkGuid(item: XmlElement, guidElement: XmlElement | undefined, guid: string | null): string | null {
-  const permalink = guidElement && !/false/i.test(guidElement.attrs.isPermaLink ?? guidElement.attrs.ispermalink ?? "");
-  if (permalink && guid && /^https?:/i.test(guid)) return guid;
+  if (guidElement && isPermalink(guidElement) && guid && /^https?:/i.test(guid)) return guid;
   return item.attrs["rdf:about"] && /^https?:/i.test(item.attrs["rdf:about"]) ? item.attrs["rdf:about"] : null;
 }
 
-function readAtom(root: XmlElement, feedUrl: string): RawFeed {
+function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlElement[] } {
   const meta = childrenByKey(root);
+  const entries = meta.get("atom:entry") ?? [];
   const author = meta.get("atom:author")?.[0];
   return {
     type: "atom",
-    title: html(textOfFirst(meta, "atom:title")),
-    description: html(textOfFirst(meta, "atom:subtitle") ?? textOfFirst(meta, "atom:tagline")),
+    title: atomText(first(meta, "atom:title")) ?? guessedText(first(meta, "dc:title")),
+    description:
+      atomText(first(meta, "atom:subtitle") ?? first(meta, "atom:tagline")) ??
+      htmlText(first(meta, "dc:description") ?? first(meta, "itunes:subtitle") ?? first(meta, "itunes:summary")),
     link: atomLink(meta, "alternate"),
-    images: nonEmpty([resolvedFirst(meta, "atom:logo"), resolvedFirst(meta, "atom:icon"), attr(meta, "itunes:image", "href")]),
-    author: author ? atomPerson(author) : textOfFirst(meta, "dc:creator"),
+    images: nonEmpty([resolvedFirst(meta, "atom:logo"), resolvedFirst(meta, "atom:icon"), itunesImage(meta)]),
+    author: (author ? atomPerson(author) : null) ??
+      personName(textOfFirst(meta, "dc:creator") ?? textOfFirst(meta, "dc:author") ?? textOfFirst(meta, "itunes:author")),
     language: root.attrs["xml:lang"] ?? textOfFirst(meta, "dc:language") ?? null,
-    entries: (meta.get("atom:entry") ?? []).map((entry) => readAtomEntry(entry, feedUrl)),
+    entries: entries.map((entry) => readAtomEntry(entry, feedUrl)),
+    elements: entries,
   };
 }
 
 function readAtomEntry(entry: XmlElement, feedUrl: string): RawEntry {
   const fields = childrenByKey(entry);
-  const summary = fields.get("atom:summary")?.[0];
+  const summary =
+    atomText(first(fields, "atom:summary")) ??
+    htmlText(first(fields, "dc:description") ?? first(fields, "itunes:subtitle") ?? first(fields, "itunes:summary")) ??
+    mediaText(mediaField(fields, "media:description"));
   const content = fields.get("atom:content")?.find((element) => !element.attrs.src) ?? fields.get("content:encoded")?.[0];
   const plainLink = atomLink(fields, "alternate") ?? atomLink(fields, "self");
   const link = origLink(fields) ?? plainLink;
   const author = fields.get("atom:author")?.[0];
+  const idElement = first(fields, "atom:id");
+  const id = idElement ? clean(textOf(idElement)) : null;
   return {
-    id: textOfFirst(fields, "atom:id") ?? absolute(plainLink, feedUrl),
+    id: (id && idElement ? resolvedId(id, idElement) : null) ?? absolute(plainLink, feedUrl),
     link,
-    title: atomText(fields.get("atom:title")?.[0]),
-    summary: atomText(summary),
-    content: content ? (keyOf(content) === "atom:content" ? atomText(content) : htmlText(content)) : atomText(summary),
+    title: atomText(first(fields, "atom:title")) ?? guessedText(first(fields, "dc:title")) ?? mediaText(mediaField(fields, "media:title")),
+    summary,
+    content: content ? (keyOf(content) === "atom:content" ? atomText(content) : htmlText(content)) : summary,
     dates: dates(fields),
-    author: (author ? atomPerson(author) : null) ?? textOfFirst(fields, "dc:creator"),
+    author: (author ? atomPerson(author) : null) ??
+      personName(textOfFirst(fields, "dc:creator") ?? textOfFirst(fields, "dc:author") ?? textOfFirst(fields, "itunes:author")),
     images: itemImages(fields),
     categories: categories(fields, "atom"),
   };
 }
 
-/** Atom text constructs: type="text" is plain text, "xhtml" is inline markup, anything else HTML. */
-function atomText(element: XmlElement | undefined): RawText | null {
+/**
+ * Atom text constructs and content, as RFC 4287 defines them: "text" (the
+ * default) is plain text, so escaped markup in it stays text; "html" is
+ * escaped HTML; "xhtml" inline markup. Other media types are base64 unless
+ * textual (text/*, XML). Atom 0.3 spelled these as MIME types with a `mode`
+ * of "xml", "escaped" or "base64".
+ */
+function atomText(element: XmlElement | null | undefined): RawText | null {
   if (!element) return null;
-  const type = (element.attrs.type ?? element.attrs.mode ?? "").toLowerCase();
-  if (type === "xhtml" || type === "application/xhtml+xml" || type === "xml") {
+  const type = (element.attrs.type ?? "").trim().toLowerCase();
+  const mode = (element.attrs.mode ?? "").trim().toLowerCase();
+  if (mode === "base64" || (type.includes("/") && !/^text\/|[/+]xml$/.test(type))) {
+    const decoded = decodeBase64Text(textOf(element));
+    return type === "text/plain" ? text(decoded) : withBase(html(decoded), element);
+  }
+  if (type === "xhtml" || type === "application/xhtml+xml" || (mode === "xml" && type !== "" && type !== "text/plain")) {
     return withBase(html(innerXml(element)), element);
   }
-  if (type === "text" || type === "text/plain") return text(textOf(element));
-  return withBase(html(textOf(element)), element);
+  if (type === "html" || type === "text/html" || mode === "escaped") return withBase(html(textOf(element)), element);
+  return text(textOf(element));
 }
 
-function htmlText(element: XmlElement | undefined): RawText | null {
+/** Base64 content as UTF-8 text; null when it is not text (an image, say). */
+function decodeBase64Text(value: string): string | null {
+  const bytes = Buffer.from(value.replace(/\s+/g, ""), "base64");
+  const decoded = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  return decoded && !/[\uFFFD\u0000]/.test(decoded) ? decoded : null;
+}
+
+function htmlText(element: XmlElement | null | undefined): RawText | null {
   return element ? withBase(html(textOf(element)), element) : null;
+}
+
+/**
+ * RSS says nothing of whether a title is HTML: it is read as HTML only when
+ * it looks like HTML (a closing tag or an entity, and only HTML elements),
+ * so "History of the <blink> tag" keeps its words.
+ */
+function guessedText(element: XmlElement | null | undefined): RawText | null {
+  return element ? withBase(textOrHtml(textOf(element)), element) : null;
 }
 
 /** HTML keeps the xml:base of its element so its relative URLs resolve as the feed meant. */
@@ -198,19 +341,21 @@ function withBase(value: RawText | null, element: XmlElement): RawText | null {
   return value;
 }
 
-/** href of the first Atom link with this rel ("alternate" also matches a link without rel). */
+/**
+ * href of the first Atom link with this rel ("alternate" also matches a link
+ * without rel), so an enclosure, related or self link never stands for the
+ * post whatever their order. Atom feeds sometimes write RSS-style
+ * <link>text</link>: such a link counts when its rel matches.
+ */
 function atomLink(fields: Map<string, XmlElement[]>, rel: string): string | null {
+  let plain: XmlElement | null = null;
   for (const link of fields.get("atom:link") ?? []) {
-    const linkRel = (link.attrs.rel ?? "alternate").trim().toLowerCase();
+    if ((link.attrs.rel ?? "alternate").trim().toLowerCase() !== rel) continue;
     const href = link.attrs.href;
-    if (linkRel === rel && href && href.trim()) return resolved(href, link);
+    if (href && href.trim()) return resolved(href, link);
+    if (!plain && href === undefined && textOf(link).trim()) plain = link;
   }
-  // Atom feeds sometimes write RSS-style <link>text</link>.
-  if (rel === "alternate") {
-    const plain = (fields.get("atom:link") ?? []).find((link) => !link.attrs.href && textOf(link).trim());
-    if (plain) return resolved(textOf(plain), plain);
-  }
-  return null;
+  return plain ? resolved(textOf(plain), plain) : null;
 }
 
 /** The real post behind a redirector: feedburner:origLink (or Pheedo's), or an Atom rel=canonical link. */
@@ -219,18 +364,21 @@ function origLink(fields: Map<string, XmlElement[]>): string | null {
   return original && /^https?:/i.test(original) ? original : null;
 }
 
+/** Every date value in DATE_KEYS order, repeats in document order: normalisation takes the first valid one. */
 function dates(fields: Map<string, XmlElement[]>): unknown[] {
   const found: string[] = [];
   for (const key of DATE_KEYS) {
-    const value = clean(textOfFirst(fields, key));
-    if (value) found.push(value);
+    for (const element of fields.get(key) ?? []) {
+      const value = clean(textOf(element));
+      if (value) found.push(value);
+    }
   }
   return found;
 }
 
 /** Item images in order of preference: explicit image/thumbnail elements, then image enclosures. */
 function itemImages(fields: Map<string, XmlElement[]>): string[] {
-  const candidates: Array<string | null> = [attr(fields, "itunes:image", "href"), attr(fields, "media:thumbnail", "url")];
+  const candidates: Array<string | null> = [itunesImage(fields), attr(fields, "media:thumbnail", "url")];
   for (const group of [...(fields.get("media:content") ?? []), ...(fields.get("media:group") ?? [])]) {
     const inner = childrenByKey(group);
     candidates.push(attr(inner, "media:thumbnail", "url"));
@@ -261,24 +409,52 @@ function categories(fields: Map<string, XmlElement[]>, format: "rss" | "atom"): 
   }
   if (format === "atom") for (const category of fields.get("rss:category") ?? []) found.push(textOf(category).trim());
   for (const key of ["dc:subject", "media:category"]) for (const element of fields.get(key) ?? []) found.push(textOf(element).trim());
-  for (const element of fields.get("itunes:category") ?? []) if (element.attrs.text) found.push(element.attrs.text.trim());
-  return found.filter(Boolean);
+  // iTunes categories nest (<itunes:category text="Technology"><itunes:category text="Gadgets"/>): each level is one.
+  const pending = [...(fields.get("itunes:category") ?? [])];
+  for (let element = pending.shift(); element; element = pending.shift()) {
+    if (element.attrs.text) found.push(element.attrs.text.trim());
+    pending.unshift(...(childrenByKey(element).get("itunes:category") ?? []));
+  }
+  for (const key of ["itunes:keywords", "media:keywords", "rss:tags"]) {
+    for (const element of fields.get(key) ?? []) found.push(...textOf(element).split(","));
+  }
+  return found.map((value) => value.trim()).filter(Boolean);
 }
 
-/** An Atom person's name, else email, else URI. */
+/** An iTunes image: its href, the url attribute some feeds write instead, or the old <itunes:link rel="image">. */
+function itunesImage(fields: Map<string, XmlElement[]>): string | null {
+  const image = attr(fields, "itunes:image", "href") ?? attr(fields, "itunes:image", "url");
+  if (image) return image;
+  const link = fields.get("itunes:link")?.find((element) => element.attrs.rel?.trim().toLowerCase() === "image" && element.attrs.href?.trim());
+  return link ? resolved(link.attrs.href, link) : null;
+}
+
+/** An Atom person's name, else email, else URI; a bare text person (Atom 0.3 habit) by personName. */
 function atomPerson(person: XmlElement): string | null {
   const fields = childrenByKey(person);
-  return textOfFirst(fields, "atom:name") ?? textOfFirst(fields, "atom:email") ?? textOfFirst(fields, "atom:uri");
+  return textOfFirst(fields, "atom:name") ?? textOfFirst(fields, "atom:email") ?? textOfFirst(fields, "atom:uri") ??
+    personName(clean(textOf(person)));
 }
 
-/** The name in RSS e-mail style authors: "ada@example.org (Ada)" or "Ada <ada@example.org>". */
+/**
+ * The name in e-mail style authors: "ada@example.org (Ada)", "Ada
+ * (ada@example.org)" or "Ada <ada@example.org>"; a bare address stays.
+ */
 function personName(value: string | null): string | null {
   if (!value) return null;
-  const parenthesised = /^\s*\S+@\S+\s*\((.+)\)\s*$/.exec(value);
-  if (parenthesised) return parenthesised[1].trim();
+  const parenthesised = /^\s*(.+?)\s*\((.+)\)\s*$/.exec(value);
+  if (parenthesised) {
+    const [, outside, inside] = parenthesised;
+    if (isEmail(outside)) return inside.trim();
+    if (isEmail(inside)) return outside.trim();
+  }
   const angled = /^\s*"?([^"<]+?)"?\s*<[^>]+@[^>]+>\s*$/.exec(value);
   if (angled) return angled[1].trim();
   return value;
+}
+
+function isEmail(value: string): boolean {
+  return /^(?:mailto:)?[^\s@()<>]+@[^\s@()<>]+$/i.test(value.trim());
 }
 
 function textOfFirst(fields: Map<string, XmlElement[]>, key: string): string | null {
@@ -309,6 +485,20 @@ function resolved(value: string, element: XmlElement): string {
     return new URL(trimmed, element.base).href;
   } catch {
     return trimmed;
+  }
+}
+
+/**
+ * An id (Atom id, RSS guid) resolved against the xml:base in scope, as the
+ * spec reads a relative IRI there; ids with a scheme (tag:, urn:, http:) and
+ * ids outside any xml:base stay as written.
+ */
+function resolvedId(value: string, element: XmlElement): string {
+  if (!element.base || /^[a-z][a-z0-9+.-]*:/i.test(value)) return value;
+  try {
+    return new URL(value, element.base).href;
+  } catch {
+    return value;
   }
 }
 

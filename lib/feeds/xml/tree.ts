@@ -1,4 +1,5 @@
 import { Parser } from "htmlparser2";
+import type { DeclaredEntities } from "./doctype.js";
 import { decodeReferences } from "./entities.js";
 
 /** An element of a parsed feed document, with its namespace resolved. */
@@ -14,6 +15,11 @@ export interface XmlElement {
   children: XmlNode[];
   /** Effective xml:base (absolute), or null when no xml:base is in scope. */
   base: string | null;
+  /**
+   * Set when the element's end tag is missing: it was closed by an ancestor's
+   * end tag or by the end of the document (a truncated or broken feed).
+   */
+  broken?: true;
 }
 
 export type XmlNode = XmlElement | string;
@@ -33,9 +39,9 @@ const PREDECLARED = new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]);
  * Reads feed XML into a small element tree, leniently: a bare "&", an
  * undeclared HTML entity, a stray "<" or badly nested end tags do not stop
  * it (real feeds have all of these). Built on htmlparser2's tokenizer, one
- * pass, no DTD processing at all: the document is read from its root
- * element, so nothing declared in a DOCTYPE is ever seen, let alone
- * expanded. Namespaces and xml:base are resolved here, so readers match
+ * pass, no DTD processing: the document is read from its root element;
+ * only the internal entities the caller passes in `options.entities` (read
+ * from the DOCTYPE, bounded) are expanded. Namespaces and xml:base are resolved here, so readers match
  * elements by namespace URI, not by whatever prefix a feed chose.
  *
  * @param xml text starting at (or before) the root element
@@ -43,12 +49,20 @@ const PREDECLARED = new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]);
  * @param defaultNamespace namespace for unprefixed names when the document declares none
  * @returns the root element, or null when there is none
  */
-export function parseXmlTree(xml: string, documentUrl: string, defaultNamespace = ""): XmlElement | null {
+export function parseXmlTree(
+  xml: string,
+  documentUrl: string,
+  defaultNamespace = "",
+  options: { entities?: DeclaredEntities | null } = {},
+): XmlElement | null {
+  const entities = options.entities ?? null;
   const rootNamespaces = new Map(PREDECLARED);
   rootNamespaces.set("", defaultNamespace);
   const stack: OpenElement[] = [{ element: null, namespaces: rootNamespaces }];
   let root: XmlElement | null = null;
   let inCdata = false;
+  // The element opened last, while nothing has been added to it: an implied close then is a self-closing tag.
+  let justOpened: XmlElement | null = null;
 
   const current = (): XmlElement | null => {
     for (let i = stack.length - 1; i >= 0; i--) if (stack[i].element) return stack[i].element;
@@ -67,7 +81,7 @@ export function parseXmlTree(xml: string, documentUrl: string, defaultNamespace 
         const attrs: Record<string, string> = {};
         let namespaces = parent.namespaces;
         for (const name in rawAttrs) {
-          const value = decodeReferences(rawAttrs[name]);
+          const value = decodeReferences(rawAttrs[name], entities);
           attrs[name] = value;
           if (name === "xmlns" || name.startsWith("xmlns:")) {
             if (namespaces === parent.namespaces) namespaces = new Map(namespaces);
@@ -92,14 +106,20 @@ export function parseXmlTree(xml: string, documentUrl: string, defaultNamespace 
         if (parentElement) parentElement.children.push(element);
         else root = element;
         stack.push({ element, namespaces });
+        justOpened = element;
       },
-      onclosetag() {
-        if (stack.length > 1) stack.pop();
+      onclosetag(_name, isImplied) {
+        if (stack.length <= 1) return;
+        const element = stack.pop()!.element;
+        // htmlparser2 reports "<x/>" as an implied close too; an element closed that way right away is whole.
+        if (isImplied && element && element !== justOpened) element.broken = true;
+        justOpened = null;
       },
       ontext(text) {
         const element = current();
         if (!element) return;
-        element.children.push(inCdata ? text : decodeReferences(text));
+        justOpened = null;
+        element.children.push(inCdata ? text : decodeReferences(text, entities));
       },
       oncdatastart() {
         inCdata = true;
