@@ -7,8 +7,12 @@ const XML_ENTITIES = new Map([["amp", "&"], ["lt", "<"], ["gt", ">"], ["quot", '
 /** HTML named entities met so far (name -> text, or null when unknown). */
 const htmlEntityCache = new Map<string, string | null>();
 
-/** What may stand between "&" and ";" in a reference we decode. */
-const REFERENCE_NAME = /^(?:#\d{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31})$/;
+/**
+ * A reference we decode, matched where an "&" stands (sticky): its name is
+ * at most 32 characters, so each "&" costs a bounded look-ahead and decoding
+ * stays linear however many "&" there are without a ";".
+ */
+const REFERENCE = /&(#\d{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31});/y;
 
 /**
  * Decodes character and entity references in raw XML text or attribute
@@ -26,16 +30,15 @@ export function decodeReferences(raw: string, declared?: DeclaredEntities | null
   let out = "";
   let copied = 0;
   while (at !== -1) {
-    const semicolon = raw.indexOf(";", at + 1);
-    if (semicolon === -1) break;
-    const name = raw.slice(at + 1, semicolon);
-    const value = semicolon - at <= 33 && REFERENCE_NAME.test(name) ? referenceText(name, declared) : null;
+    REFERENCE.lastIndex = at;
+    const match = REFERENCE.exec(raw);
+    const value = match ? referenceText(match[1], declared) : null;
     if (value === null) {
       at = raw.indexOf("&", at + 1);
       continue;
     }
     out += raw.slice(copied, at) + value;
-    copied = semicolon + 1;
+    copied = REFERENCE.lastIndex;
     at = raw.indexOf("&", copied);
   }
   return copied === 0 ? raw : out + raw.slice(copied);
