@@ -1,6 +1,7 @@
 import { mf2 } from "microformats-parser";
 import { Parser } from "htmlparser2";
 import { FeedParseError } from "./errors.js";
+import { boundHtmlNesting } from "./nesting.js";
 import { html, text, type RawEntry, type RawFeed, type RawText } from "./raw.js";
 import { collapseWhitespace } from "./text.js";
 
@@ -12,7 +13,9 @@ type Mf2Property = Mf2Item["properties"][string][number];
  * explicit h-feed, top-level h-entries form an implied feed. URLs come out
  * absolute (the microformats parser resolves them against `pageUrl`).
  */
-export function readHFeed(page: string, pageUrl: string): RawFeed {
+export function readHFeed(hostilePage: string, pageUrl: string): RawFeed {
+  // parse5 and the microformats parser slow down with the square of the nesting depth: bound it first.
+  const page = boundHtmlNesting(hostilePage);
   const doc = mf2(page, { baseUrl: pageUrl });
   const feed = findFirst(doc.items, "h-feed");
   const entries = feed ? (feed.children ?? []).filter(isEntry) : doc.items.filter(isEntry);

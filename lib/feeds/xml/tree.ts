@@ -1,4 +1,6 @@
 import { Parser } from "htmlparser2";
+import { FeedParseError } from "../errors.js";
+import { boundXmlNesting } from "../nesting.js";
 import type { DeclaredEntities } from "./doctype.js";
 import { decodeReferences } from "./entities.js";
 
@@ -24,8 +26,15 @@ export interface XmlElement {
 
 export type XmlNode = XmlElement | string;
 
-/** Elements deeper than this are flattened into their ancestor at the limit (text kept, tags dropped). */
+/** Elements deeper than this are dropped, their text kept in their ancestor at the limit. */
 const MAX_DEPTH = 128;
+
+/** Thrown by a tree build that meets an element deeper than MAX_DEPTH. */
+class TooDeep extends FeedParseError {
+  constructor() {
+    super(`Feed elements are nested deeper than ${MAX_DEPTH} levels`);
+  }
+}
 
 interface OpenElement {
   element: XmlElement | null;
@@ -56,6 +65,20 @@ export function parseXmlTree(
   options: { entities?: DeclaredEntities | null } = {},
 ): XmlElement | null {
   const entities = options.entities ?? null;
+  const budget = entities?.budget ?? 0;
+  try {
+    return buildTree(xml, documentUrl, defaultNamespace, entities);
+  } catch (error) {
+    if (!(error instanceof TooDeep)) throw error;
+    // htmlparser2's element stack costs time growing with the square of the depth (hostile feeds nest
+    // 10^6 elements): read a copy with the deep tags dropped instead. Only such feeds pay for the copy,
+    // and the copy gets the whole entity budget again.
+    if (entities) entities.budget = budget;
+    return buildTree(boundXmlNesting(xml, MAX_DEPTH), documentUrl, defaultNamespace, entities);
+  }
+}
+
+function buildTree(xml: string, documentUrl: string, defaultNamespace: string, entities: DeclaredEntities | null): XmlElement | null {
   const rootNamespaces = new Map(PREDECLARED);
   rootNamespaces.set("", defaultNamespace);
   const stack: OpenElement[] = [{ element: null, namespaces: rootNamespaces }];
@@ -78,6 +101,7 @@ export function parseXmlTree(
           stack.push({ element: null, namespaces: parent.namespaces });
           return;
         }
+        if (stack.length > MAX_DEPTH) throw new TooDeep();
         const attrs: Record<string, string> = {};
         let namespaces = parent.namespaces;
         for (const name in rawAttrs) {
@@ -87,10 +111,6 @@ export function parseXmlTree(
             if (namespaces === parent.namespaces) namespaces = new Map(namespaces);
             namespaces.set(name === "xmlns" ? "" : name.slice(6), value);
           }
-        }
-        if (stack.length > MAX_DEPTH) {
-          stack.push({ element: null, namespaces });
-          return;
         }
         const colon = qname.indexOf(":");
         const prefix = colon === -1 ? "" : qname.slice(0, colon);
