@@ -1,4 +1,5 @@
 import { Parser } from "htmlparser2";
+import { boundHtmlNesting, MAX_HTML_DEPTH } from "./nesting.js";
 
 /**
  * What feed HTML may keep: text formatting, links, images, lists, quotes,
@@ -63,6 +64,20 @@ const IMAGE_SCHEMES = new Set(["http:", "https:"]);
  * speed: see BENCHMARKS.md.)
  */
 export function sanitizeHtml(html: string, baseUrl?: string): string {
+  try {
+    return sanitizePass(html, baseUrl, true);
+  } catch (error) {
+    if (error !== TOO_DEEP) throw error;
+    // htmlparser2's element stack costs time growing with the square of the depth: sanitise a copy
+    // nested at most MAX_HTML_DEPTH deep instead. Only such content pays for the copy.
+    return sanitizePass(boundHtmlNesting(html), baseUrl, false);
+  }
+}
+
+/** Thrown by a pass that meets an element deeper than MAX_HTML_DEPTH. */
+const TOO_DEEP = new Error("HTML nested too deeply");
+
+function sanitizePass(html: string, baseUrl: string | undefined, checkDepth: boolean): string {
   let out = "";
   // The end tag to write for each open element ("" when it was dropped or is void).
   const ends: string[] = [];
@@ -72,6 +87,8 @@ export function sanitizeHtml(html: string, baseUrl?: string): string {
     {
       onopentag(rawName, attribs) {
         const name = unprefixed(rawName);
+        // `ends` holds one entry per element htmlparser2 has open, so this is its stack depth.
+        if (checkDepth && ends.length >= MAX_HTML_DEPTH) throw TOO_DEEP;
         if (droppedDepth > 0 || DROPPED_WITH_CONTENT.has(name)) {
           droppedDepth++;
           ends.push("");
@@ -142,8 +159,10 @@ function resolveUrl(value: string, baseUrl: string | undefined, schemes: Set<str
   try {
     url = new URL(trimmed, baseUrl);
   } catch {
-    // Unresolvable without a base: keep only plain relative references.
-    return /^[^:]*$/.test(trimmed.replace(/[\s\u0000-\u001f]/g, "")) && !trimmed.startsWith("//") ? trimmed : null;
+    // Unresolvable without a base: keep only plain relative references. Browsers drop tabs and newlines
+    // and read "\" as "/", so "/\evil.com" and "/\t/evil.com" lead to another host like "//evil.com".
+    const compact = trimmed.replace(/[\s\u0000-\u001f]/g, "");
+    return !compact.includes(":") && !/^[/\\]{2}/.test(compact) ? trimmed : null;
   }
   return schemes.has(url.protocol) ? url.href : null;
 }
