@@ -23,7 +23,7 @@ export function refreshBlogController(context: BlogrollContext) {
     response.on("close", () => abort.abort());
     const result = await syncBlog(storage, { ...blog, etag: null, lastModified: null }, context.options, abort.signal, {
       limiter: new HostLimiter(1),
-      parse: feedParser(false),
+      parse: feedParser(true),
       now: () => new Date(),
     });
     const ok = result.outcome === "updated" || result.outcome === "not-modified";

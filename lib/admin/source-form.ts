@@ -63,7 +63,7 @@ async function previewSource(values: SourceFormValues, context: BlogrollContext,
   const sourceContext: SourceContext = { storage, options: context.options, microsub: null };
   let list: FeedList;
   if (values.type === "opml_file") {
-    list = readOpmlText(values.xml, sourceContext);
+    list = await readOpmlText(values.xml, sourceContext);
   } else {
     const url = values.type === "feedland" ? feedlandOpmlUrl(source.settings) : source.settings.url;
     const remote = await fetchRemoteOpml(url, source, sourceContext);
@@ -166,7 +166,7 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
   const values = readSourceForm(type, request.body, file);
   if (existing && type === "opml_file" && !values.xml) values.xml = existing.settings.xml ?? "";
   const channels = type === "microsub" ? await microsubChannels(context) : null;
-  const errors = validateSourceForm(values, __, {
+  const errors = await validateSourceForm(values, __, {
     maxBytes: context.options.maxBodySize,
     channelUids: channels?.map((channel) => channel.uid) ?? null,
     uploadError: file?.truncated ? "truncated" : null,

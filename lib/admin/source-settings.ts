@@ -1,5 +1,5 @@
 import { decodeText } from "../encoding/decode.js";
-import { parseOpml } from "../opml/parse.js";
+import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import type { Source, SourceType } from "../storage/types.js";
 import { DEFAULT_FEEDLAND_INSTANCE } from "../sources/feedland.js";
 import { checkboxField, httpUrl, textField, type FormErrors } from "./forms.js";
@@ -89,7 +89,7 @@ type Translate = (key: string, vars?: Record<string, unknown>) => string;
  * Server-side validation of the source form. OPML text is parsed here so a
  * broken document is reported on the form instead of being saved.
  */
-export function validateSourceForm(values: SourceFormValues, __: Translate, limits: { maxBytes: number; channelUids: string[] | null; uploadError?: string | null }): FormErrors {
+export async function validateSourceForm(values: SourceFormValues, __: Translate, limits: { maxBytes: number; channelUids: string[] | null; uploadError?: string | null }): Promise<FormErrors> {
   const errors: FormErrors = {};
   if (!values.name) errors.name = __("blogroll.sources.errors.nameRequired");
   else if (values.name.length > NAME_MAX) errors.name = __("blogroll.sources.errors.nameTooLong", { max: NAME_MAX });
@@ -107,7 +107,7 @@ export function validateSourceForm(values: SourceFormValues, __: Translate, limi
         errors.opmlFile = __("blogroll.sources.errors.xmlRequired");
         break;
       }
-      const parsed = tryParseOpml(values.xml, limits.maxBytes);
+      const parsed = await tryParseOpml(values.xml, limits.maxBytes);
       if (parsed.error) errors.xml = __("blogroll.sources.errors.xmlInvalid", { reason: parsed.error });
       else if (parsed.feeds === 0) errors.xml = __("blogroll.sources.errors.noFeeds");
       break;
@@ -124,10 +124,10 @@ export function validateSourceForm(values: SourceFormValues, __: Translate, limi
   return errors;
 }
 
-/** Parses OPML text to check it: how many feeds it lists, or the parser's complaint. */
-function tryParseOpml(xml: string, maxBytes: number): { feeds: number; error: string | null } {
+/** Parses OPML text (in the parse pool) to check it: how many feeds it lists, or the parser's complaint. */
+async function tryParseOpml(xml: string, maxBytes: number): Promise<{ feeds: number; error: string | null }> {
   try {
-    return { feeds: parseOpml(xml, { maxBytes }).feeds.length, error: null };
+    return { feeds: (await parseOpmlInWorker(xml, { maxBytes })).feeds.length, error: null };
   } catch (error) {
     return { feeds: 0, error: error instanceof Error ? error.message : String(error) };
   }

@@ -1,9 +1,10 @@
+import { FeedParseError } from "../feeds/errors.js";
 import { FetchError } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
 import { feedUrlKey } from "../url/normalise.js";
 import { describeFetchFailure, describeHttpStatus } from "./fetch-messages.js";
-import { findPageHFeed } from "./h-feed.js";
-import { readPageHead, type PageLink } from "./html-links.js";
+import { readDiscoveryPageInWorker } from "../sync/parse-pool.js";
+import type { PageLink } from "./html-links.js";
 import { fetchPage, isSuccess, readAsFeed, type FetchedPage } from "./page.js";
 
 export type DiscoveredFeedType = "rss" | "atom" | "json" | "hfeed";
@@ -95,7 +96,7 @@ async function probe(
     const feed = await readAsFeed(page);
     if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title };
     if (allowHFeed && page.format === "html") {
-      const hfeed = findPageHFeed(page.text, page.url);
+      const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
       if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title };
     }
   } catch {
@@ -129,16 +130,15 @@ function dedupeAndRank(feeds: DiscoveredFeed[]): DiscoveredFeed[] {
   return [...unique.filter((feed) => !isCommentsFeed(feed)), ...unique.filter(isCommentsFeed)];
 }
 
-/** Feeds a fetched HTML page declares (link tags, in document order) or is (h-feed). */
+/** Feeds a fetched HTML page declares (link tags, in document order) or is (h-feed); the page is read in the parse pool. */
 async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, signal?: AbortSignal) {
-  const head = readPageHead(page.text, page.url);
+  const { head, hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
   // Links whose type does not tell are fetched, a few at a time; document order is kept.
   const resolved = await mapLimited(head.links, PROBE_CONCURRENCY, async (link) => {
     const entry = classifyLink(link);
     return entry === "probe" ? probe(link.href, link.title, options, signal, true) : entry;
   });
   const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);
-  const hfeed = findPageHFeed(page.text, page.url);
   if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title });
   return { feeds, pageTitle: head.title };
 }
@@ -192,7 +192,15 @@ export async function discoverFeeds(input: string, options: BlogrollOptions, sig
 
   let feeds: DiscoveredFeed[] = [];
   let pageTitle: string | null = null;
-  if (page.format === "html") ({ feeds, pageTitle } = await feedsOfHtmlPage(page, options, signal));
+  if (page.format === "html") {
+    try {
+      ({ feeds, pageTitle } = await feedsOfHtmlPage(page, options, signal));
+    } catch (error) {
+      // The page overran the parse pool's time or memory limit: the site's problem, said so.
+      if (!(error instanceof FeedParseError)) throw error;
+      return failure(error.message);
+    }
+  }
   if (feeds.length === 0) feeds = await guessFeeds(page.url, options, signal);
   return { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url };
 }

@@ -1,9 +1,9 @@
 import { decodeText } from "../encoding/decode.js";
 import { fetchUrl, type FetchResult } from "../http/fetch.js";
-import { parseFeed } from "../feeds/parse.js";
 import { sniffFormat } from "../feeds/sniff.js";
 import type { FeedType } from "../storage/types.js";
 import type { BlogrollOptions } from "../options.js";
+import { parseFeedInWorker } from "../sync/parse-pool.js";
 
 const PAGE_ACCEPT =
   "text/html, application/xhtml+xml, application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, application/json;q=0.8, */*;q=0.5";
@@ -34,11 +34,11 @@ export function isSuccess(page: FetchedPage): boolean {
   return page.result.status >= 200 && page.result.status < 300;
 }
 
-/** The feed a fetched XML or JSON body is, or null when it is not one. */
+/** The feed a fetched XML or JSON body is (read in the parse pool), or null when it is not one. */
 export async function readAsFeed(page: FetchedPage): Promise<{ type: FeedType; title: string | null; siteUrl: string | null } | null> {
   if (page.format !== "xml-feed" && page.format !== "json") return null;
   try {
-    const { feed } = await parseFeed(page.text, { url: page.url, contentType: page.result.contentType, maxItems: 1 });
+    const { feed } = await parseFeedInWorker(page.text, { url: page.url, contentType: page.result.contentType, maxItems: 1 });
     return { type: feed.type, title: feed.title, siteUrl: feed.siteUrl };
   } catch {
     return null;

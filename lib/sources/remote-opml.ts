@@ -1,6 +1,6 @@
 import { decodeText } from "../encoding/decode.js";
 import { fetchUrl } from "../http/fetch.js";
-import { parseOpml } from "../opml/parse.js";
+import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import { describeFetchFailure, describeHttpStatus, isAbort } from "../discovery/fetch-messages.js";
 import type { Source } from "../storage/types.js";
 import type { FeedList } from "./import.js";
@@ -13,10 +13,10 @@ export type RemoteOpml =
   | { notModified: true }
   | { notModified: false; list: FeedList; etag: string | null; lastModified: string | null };
 
-/** Parses OPML text into a feed list; a malformed or oversized document becomes a SourceError. */
-export function readOpmlText(text: string, context: SourceContext): FeedList {
+/** Parses OPML text into a feed list in the parse pool; a malformed, oversized or too slow document becomes a SourceError. */
+export async function readOpmlText(text: string, context: SourceContext): Promise<FeedList> {
   try {
-    const { feeds, skipped } = parseOpml(text, { maxBytes: context.options.maxBodySize });
+    const { feeds, skipped } = await parseOpmlInWorker(text, { maxBytes: context.options.maxBodySize });
     return { feeds, skipped };
   } catch (error) {
     throw new SourceError(`Not a valid OPML document: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -47,6 +47,6 @@ export async function fetchRemoteOpml(url: string, source: Source, context: Sour
   }
   if (result.notModified) return { notModified: true };
   if (result.status < 200 || result.status >= 300) throw new SourceError(describeHttpStatus(result.status));
-  const list = readOpmlText(decodeText(result.body, result.contentType), context);
+  const list = await readOpmlText(decodeText(result.body, result.contentType), context);
   return { notModified: false, list, etag: result.etag, lastModified: result.lastModified };
 }

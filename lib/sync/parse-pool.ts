@@ -1,19 +1,19 @@
 import { availableParallelism } from "node:os";
 import { Worker, type ResourceLimits } from "node:worker_threads";
-import { FeedParseError } from "../feeds/errors.js";
-import { parseFeed } from "../feeds/parse.js";
+import type { PageReading } from "../discovery/read-page.js";
 import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
+import type { ParsedOpml, ParseOpmlOptions } from "../opml/parse.js";
+import { rebuildError, runParseTask, stoppedParseError, type ParseResults, type ParseTask } from "./parse-tasks.js";
 
 /** A message to a parse worker. */
 export interface ParseRequest {
   id: number;
-  body: string | Uint8Array;
-  options: ParseFeedOptions;
+  task: ParseTask;
 }
 
 /** A parse worker's answer; errors cross the thread boundary as name + message. */
 export type ParseReply =
-  | { id: number; ok: true; result: ParsedFeed }
+  | { id: number; ok: true; result: ParseResults[ParseTask["kind"]] }
   | { id: number; ok: false; error: { name: string; message: string } };
 
 export interface ParsePoolOptions {
@@ -21,14 +21,14 @@ export interface ParsePoolOptions {
   size?: number;
   /** Parses waiting for a worker before callers of `parse` wait for room (default 256). */
   maxQueue?: number;
-  /** A parse running longer is stopped (its worker replaced) and fails (default 30 s). */
+  /** A parse running longer is stopped (its worker terminated and replaced) and fails (default 30 s). */
   taskTimeout?: number;
   /** Old-generation heap limit of each worker in MB (default 512); a parse needing more fails. */
   maxHeapMb?: number;
 }
 
 interface Task extends ParseRequest {
-  resolve(result: ParsedFeed): void;
+  resolve(result: ParseResults[ParseTask["kind"]]): void;
   reject(error: Error): void;
 }
 
@@ -61,10 +61,12 @@ function startWorker(resourceLimits: ResourceLimits): Worker {
 const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
 
 /**
- * A small pool of worker threads running `parseFeed`, so that parsing large
- * feeds (synchronous, CPU-bound work) does not stall the event loop
- * serving HTTP requests. Workers start on demand and do not keep the process
- * alive while idle.
+ * A small pool of worker threads for every parse of remote content (feeds,
+ * discovery pages, OPML: see parse-tasks.ts), so that this synchronous,
+ * CPU-bound work on a stranger's bytes never stalls the event loop serving
+ * HTTP requests. Each parse runs under a time limit: a worker that overruns
+ * it is terminated and replaced. Workers start on demand and do not keep the
+ * process alive while idle.
  */
 export class ParsePool {
   private readonly size: number;
@@ -84,14 +86,19 @@ export class ParsePool {
     this.limits = { ...WORKER_LIMITS, ...(options.maxHeapMb ? { maxOldGenerationSizeMb: options.maxHeapMb } : {}) };
   }
 
-  /** Parses in a worker; same result and errors (FeedParseError, TypeError) as `parseFeed`. */
-  async parse(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+  /** Parses a feed in a worker; same result and errors (FeedParseError, TypeError) as `parseFeed`. */
+  parse(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+    return this.run({ kind: "feed", body, options });
+  }
+
+  /** Runs a parse task in a worker: the result or error of `runParseTask`, or the kind's error when a limit stops it. */
+  async run<K extends ParseTask["kind"]>(task: Extract<ParseTask, { kind: K }>): Promise<ParseResults[K]> {
     while (this.queue.length >= this.maxQueue && !this.closed) {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
     if (this.closed) throw new Error("parse pool is closed");
-    return new Promise<ParsedFeed>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, body, options, resolve, reject });
+    return new Promise<ParseResults[K]>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, resolve: resolve as Task["resolve"], reject });
       this.pump();
     });
   }
@@ -134,10 +141,11 @@ export class ParsePool {
       this.finish(slot)?.reject(error);
       this.pump();
     };
-    // A worker over its heap limit (WORKER_LIMITS) was given a feed too big to parse: the feed's failure, named so.
-    worker.on("error", (error: Error & { code?: string }) =>
-      retire(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new FeedParseError("The feed needs more memory than a parse may use") : error),
-    );
+    // A worker over its heap limit (WORKER_LIMITS) was given content too big to parse: the content's failure, named so.
+    worker.on("error", (error: Error & { code?: string }) => {
+      const kind = slot.task?.task.kind;
+      retire(error.code === "ERR_WORKER_OUT_OF_MEMORY" && kind ? stoppedParseError(kind, "needs more memory than a parse may use") : error);
+    });
     worker.on("exit", (code) => retire(new Error(`parse worker exited with code ${code}`)));
     this.slots.push(slot);
     return slot;
@@ -150,11 +158,13 @@ export class ParsePool {
     slot.timer = setTimeout(() => {
       const index = this.slots.indexOf(slot);
       if (index !== -1) this.slots.splice(index, 1);
-      this.finish(slot)?.reject(new FeedParseError(`Parsing took longer than ${Math.round(this.taskTimeout / 1000)} s`));
+      const seconds = Math.round(this.taskTimeout / 100) / 10;
+      this.finish(slot)?.reject(stoppedParseError(task.task.kind, `took longer than ${seconds} s to parse`));
+      // A parse cannot be interrupted inside its thread: the thread goes, a fresh one takes the next task.
       void slot.worker.terminate();
       this.pump();
     }, this.taskTimeout);
-    slot.worker.postMessage({ id: task.id, body: task.body, options: task.options } satisfies ParseRequest);
+    slot.worker.postMessage({ id: task.id, task: task.task } satisfies ParseRequest);
   }
 
   /** Detaches the slot's task (if any) and lets an idle worker go. */
@@ -168,20 +178,27 @@ export class ParsePool {
   }
 }
 
-function rebuildError(error: { name: string; message: string }): Error {
-  if (error.name === "FeedParseError") return new FeedParseError(error.message);
-  if (error.name === "TypeError") return new TypeError(error.message);
-  const rebuilt = new Error(error.message);
-  rebuilt.name = error.name;
-  return rebuilt;
-}
-
 let sharedPool: ParsePool | null = null;
 
-/** `parseFeed` run in the process-wide pool (created on first use). */
-export function parseFeedInWorker(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+/** The process-wide pool (created on first use). */
+function pool(): ParsePool {
   sharedPool ??= new ParsePool();
-  return sharedPool.parse(body, options);
+  return sharedPool;
+}
+
+/** `parseFeed` run in the process-wide pool. */
+export function parseFeedInWorker(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+  return pool().run({ kind: "feed", body, options });
+}
+
+/** `readDiscoveryPage` run in the process-wide pool. */
+export function readDiscoveryPageInWorker(html: string, url: string): Promise<PageReading> {
+  return pool().run({ kind: "page", html, url });
+}
+
+/** `parseOpml` run in the process-wide pool. */
+export function parseOpmlInWorker(text: string, options: ParseOpmlOptions): Promise<ParsedOpml> {
+  return pool().run({ kind: "opml", text, options });
 }
 
 /** Shuts the process-wide pool down (process shutdown, end of tests); the next parse starts a new one. */
@@ -192,6 +209,6 @@ export async function closeParsePool(): Promise<void> {
 }
 
 /** Picks where feeds are parsed: worker threads (default) or the calling thread. */
-export function feedParser(inWorkers: boolean): typeof parseFeed {
-  return inWorkers ? parseFeedInWorker : parseFeed;
+export function feedParser(inWorkers: boolean): (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed> {
+  return inWorkers ? parseFeedInWorker : (body, options) => runParseTask({ kind: "feed", body, options }) as Promise<ParsedFeed>;
 }

@@ -1,16 +1,16 @@
 /**
- * Worker-thread entry of the parse pool: parses one feed body per message
+ * Worker-thread entry of the parse pool: runs one parse task per message
  * and answers with the result or a plain description of the error.
  */
 import { parentPort } from "node:worker_threads";
-import { parseFeed } from "../feeds/parse.js";
 import type { ParseReply, ParseRequest } from "./parse-pool.js";
+import { runParseTask } from "./parse-tasks.js";
 
 const port = parentPort;
 if (!port) throw new Error("parse-worker.ts must run in a worker thread");
 
 port.on("message", (request: ParseRequest) => {
-  parseFeed(request.body, request.options).then(
+  runParseTask(request.task).then(
     (result) => port.postMessage({ id: request.id, ok: true, result } satisfies ParseReply),
     (error: unknown) => {
       const { name, message } = error instanceof Error ? error : new Error(String(error));
