@@ -28,6 +28,13 @@ export function createAdminApiRouter(context: BlogrollContext): Router {
   router.get(
     "/api/discover",
     guarded(context, { error: "Failed to discover feeds" }, async (request, response) => {
+      // A GET carries the owner's SameSite=Lax cookie when another site links or redirects here: a page
+      // the owner visits could make the server fetch and parse addresses. Browsers say where a request
+      // came from; only the owner's own pages (or scripts, which send no such header) may ask.
+      if (isCrossSite(request.get("Sec-Fetch-Site"))) {
+        response.status(403).json({ error: "Cross-site request refused" });
+        return;
+      }
       const url = request.query.url;
       if (typeof url !== "string" || url.trim() === "") {
         response.status(400).json({ error: "URL parameter required" });
@@ -55,4 +62,9 @@ export function createAdminApiRouter(context: BlogrollContext): Router {
   );
 
   return router;
+}
+
+/** `Sec-Fetch-Site` of a request started by another site (a sibling subdomain counts: it may be someone else's). */
+function isCrossSite(secFetchSite: string | undefined): boolean {
+  return secFetchSite === "cross-site" || secFetchSite === "same-site";
 }
