@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
 import type { Blog, BlogSort, Item } from "../storage/types.js";
-import { QueryError, MAX_LIMIT, integerParam, optionalText } from "./validate.js";
+import { QueryError, MAX_ITEMS_OFFSET, MAX_LIMIT, integerParam, optionalText } from "./validate.js";
 import { serializeBlog, serializeBlogContext, serializeItem } from "./serialize.js";
 import { sendCacheable, sendCacheableJson, setPublicHeaders } from "./respond.js";
 import { exportOpml } from "./opml-export.js";
@@ -159,7 +159,7 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
       const blogId = blogParam?.toLowerCase();
       const category = optionalText(query, "category");
       const limit = integerParam(query, "limit", DEFAULT_ITEM_LIMIT, MAX_LIMIT.items);
-      const offset = integerParam(query, "offset", 0);
+      const offset = integerParam(query, "offset", 0, MAX_ITEMS_OFFSET, true);
       const storage = await context.getStorage();
 
       let blogFilterPasses = true;

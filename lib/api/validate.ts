@@ -14,6 +14,13 @@ export class QueryError extends Error {
 /** Upper bounds of `limit`; larger values are clamped (documented in the README). */
 export const MAX_LIMIT = { blogs: 1000, items: 200 } as const;
 
+/**
+ * Largest `offset` of `/api/items`: merging Microsub's items means reading
+ * `offset + limit + 1` rows from both stores, so the offset bounds the work
+ * of one anonymous request. Deeper pages are `400 Invalid offset`.
+ */
+export const MAX_ITEMS_OFFSET = 10_000;
+
 type Query = Record<string, unknown>;
 
 /** An optional text parameter: absent or empty → undefined; not a single string → 400. */
@@ -24,12 +31,15 @@ export function optionalText(query: Query, name: string, maxLength = 1000): stri
   return value;
 }
 
-/** A non-negative integer parameter given as decimal digits, with a default and an optional maximum. */
-export function integerParam(query: Query, name: "limit" | "offset", fallback: number, max?: number): number {
+/**
+ * A non-negative integer parameter given as decimal digits, with a default;
+ * values above `max` are clamped to it, or refused when `refuseAbove` is set.
+ */
+export function integerParam(query: Query, name: "limit" | "offset", fallback: number, max?: number, refuseAbove = false): number {
   const value = Object.hasOwn(query, name) ? query[name] : undefined;
   if (value === undefined) return fallback;
   if (typeof value !== "string" || !/^\d{1,15}$/.test(value)) throw new QueryError({ error: `Invalid ${name}` });
   const number = Number(value);
-  if (!Number.isSafeInteger(number)) throw new QueryError({ error: `Invalid ${name}` });
+  if (!Number.isSafeInteger(number) || (refuseAbove && max !== undefined && number > max)) throw new QueryError({ error: `Invalid ${name}` });
   return max === undefined ? number : Math.min(number, max);
 }
