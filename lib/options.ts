@@ -75,6 +75,20 @@ const minimums: Record<NumericKey, number> = {
   cacheMaxAge: 0,
 };
 
+/** Longest delay a Node timer honours (≈24.8 days): above it Node fires after 1 ms instead. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/** Largest accepted value of the duration options (a larger one is a start-up error, never a 1 ms timer). */
+const maximums: Partial<Record<NumericKey, number>> = {
+  syncInterval: MAX_TIMER_DELAY,
+  initialSyncDelay: MAX_TIMER_DELAY,
+  fetchTimeout: MAX_TIMER_DELAY,
+  // Days; 100 years keeps the retention cutoff a real date.
+  maxItemAge: 36_500,
+  // Seconds; a year is the longest cache lifetime HTTP caches honour.
+  cacheMaxAge: 31_536_000,
+};
+
 /** Merges user options over the defaults and throws an OptionsError on anything invalid. */
 export function resolveOptions(input: unknown = {}): BlogrollOptions {
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
@@ -89,8 +103,10 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
 
   for (const key of Object.keys(minimums) as NumericKey[]) {
     const value = options[key];
-    if (typeof value !== "number" || !Number.isFinite(value) || value < minimums[key]) {
-      throw new OptionsError(`option "${key}" must be a number of at least ${minimums[key]} (got ${JSON.stringify(value)})`);
+    const max = maximums[key] ?? Number.MAX_SAFE_INTEGER;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < minimums[key] || value > max) {
+      const range = maximums[key] === undefined ? `of at least ${minimums[key]}` : `from ${minimums[key]} to ${max}`;
+      throw new OptionsError(`option "${key}" must be a number ${range} (got ${JSON.stringify(value)})`);
     }
   }
   for (const key of ["maxItemsPerBlog", "concurrency", "perHostConcurrency"] as const) {
