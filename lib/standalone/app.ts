@@ -4,7 +4,7 @@ import nunjucks from "nunjucks";
 import type BlogrollEndpoint from "../../index.js";
 import type { IndiekitHost } from "../../index.js";
 import { packageJson } from "../package-root.js";
-import { Authenticator, SESSION_COOKIE } from "./auth.js";
+import { Authenticator, clientOf, SESSION_COOKIE } from "./auth.js";
 import { parseMultipart } from "./multipart.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
 
@@ -112,12 +112,16 @@ export async function createStandaloneApp(
   app.post(LOGIN_PATH, (request, response) => {
     const token = typeof request.body?.token === "string" ? request.body.token : "";
     const redirect = safeRedirect(request.body?.redirect, plugin.mountPath);
-    if (!auth.checkToken(token)) {
-      response.status(401).render("login", { title: response.locals.__("blogroll.login.title"), redirect, error: response.locals.__("blogroll.login.invalid") });
+    const outcome = auth.attempt(clientOf(request), token);
+    if (outcome !== "ok") {
+      if (outcome === "throttled") response.set("Retry-After", String(auth.retryAfter(clientOf(request))));
+      const error = response.locals.__(outcome === "throttled" ? "blogroll.login.throttled" : "blogroll.login.invalid");
+      response.status(outcome === "throttled" ? 429 : 401).render("login", { title: response.locals.__("blogroll.login.title"), redirect, error });
       return;
     }
     const session = auth.createSession();
-    response.cookie(SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "lax", path: "/", maxAge: 7 * 24 * 3600 * 1000 });
+    // Secure when the request came over https (the cookie then never travels in clear text).
+    response.cookie(SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "lax", secure: request.secure, path: "/", maxAge: 7 * 24 * 3600 * 1000 });
     response.redirect(303, redirect);
   });
   app.post("/session/logout", (request, response) => {

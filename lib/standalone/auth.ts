@@ -4,11 +4,25 @@ import type { NextFunction, Request, Response } from "express";
 export const SESSION_COOKIE = "blogroll_session";
 const SESSION_TTL = 7 * 24 * 3600 * 1000;
 
-/** Reads one cookie without a cookie-parser dependency. */
+/** Shortest admin token accepted: a guessable one would make the login the weakest link. */
+export const MIN_TOKEN_LENGTH = 16;
+/** Failed attempts (login form or Bearer token) one client may make per window before it must wait. */
+const MAX_FAILURES = 10;
+const FAILURE_WINDOW = 15 * 60_000;
+/** Clients tracked at most; the oldest windows go first, so a flood of addresses cannot grow memory. */
+const MAX_TRACKED_CLIENTS = 10_000;
+
+/** Reads one cookie without a cookie-parser dependency; a value that is not valid percent-encoding is no cookie. */
 export function readCookie(request: Request, name: string): string | null {
   for (const part of (request.get("Cookie") ?? "").split(";")) {
     const index = part.indexOf("=");
-    if (index > 0 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+    if (index > 0 && part.slice(0, index).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(index + 1).trim());
+      } catch {
+        return null;
+      }
+    }
   }
   return null;
 }
@@ -31,14 +45,48 @@ export interface Session {
 /**
  * The standalone host's authentication: a Bearer token (scripts) or a
  * session cookie set by the login form (people). Sessions live in memory.
+ * Failed attempts are counted per client address: after MAX_FAILURES in a
+ * window the client must wait for the window to end (429).
  */
 export class Authenticator {
   private readonly sessions = new Map<string, Session>();
+  private readonly failures = new Map<string, { count: number; until: number }>();
 
-  constructor(readonly adminToken: string) {}
+  /** @throws Error when the token is shorter than MIN_TOKEN_LENGTH. */
+  constructor(readonly adminToken: string) {
+    if (adminToken.length < MIN_TOKEN_LENGTH) {
+      throw new Error(`the admin token (BLOGROLL_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters long`);
+    }
+  }
 
   checkToken(token: string): boolean {
     return sameSecret(token, this.adminToken);
+  }
+
+  /** Seconds the client must wait before its next attempt (0: it may try now). */
+  retryAfter(client: string): number {
+    const entry = this.failures.get(client);
+    if (!entry) return 0;
+    const left = entry.until - Date.now();
+    if (left <= 0) {
+      this.failures.delete(client);
+      return 0;
+    }
+    return entry.count >= MAX_FAILURES ? Math.ceil(left / 1000) : 0;
+  }
+
+  /** Checks a token given by a client, counting failures; a client that must wait is refused without a check. */
+  attempt(client: string, token: string): "ok" | "wrong" | "throttled" {
+    if (this.retryAfter(client) > 0) return "throttled";
+    if (this.checkToken(token)) return "ok";
+    const entry = this.failures.get(client);
+    if (entry) {
+      entry.count++;
+    } else {
+      if (this.failures.size >= MAX_TRACKED_CLIENTS) this.failures.delete(this.failures.keys().next().value!);
+      this.failures.set(client, { count: 1, until: Date.now() + FAILURE_WINDOW });
+    }
+    return "wrong";
   }
 
   createSession(): Session {
@@ -73,9 +121,13 @@ export class Authenticator {
     return (request: Request, response: Response, next: NextFunction) => {
       const header = request.get("Authorization") ?? "";
       const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-      if (bearer && this.checkToken(bearer)) {
-        (request as Request & { session?: unknown }).session = { access_token: bearer };
-        return next();
+      if (bearer) {
+        const outcome = this.attempt(clientOf(request), bearer);
+        if (outcome === "ok") {
+          (request as Request & { session?: unknown }).session = { access_token: bearer };
+          return next();
+        }
+        if (outcome === "throttled") return tooManyAttempts(response, this.retryAfter(clientOf(request)));
       }
       const session = this.sessionOf(request);
       if (session) {
@@ -88,4 +140,13 @@ export class Authenticator {
       response.status(401).json({ error: "Authentication required" });
     };
   }
+}
+
+/** The address failed attempts are counted by (the socket's peer: "trust proxy" is off). */
+export function clientOf(request: Request): string {
+  return request.ip ?? request.socket.remoteAddress ?? "";
+}
+
+function tooManyAttempts(response: Response, seconds: number): void {
+  response.set("Retry-After", String(seconds)).status(429).json({ error: "Too many failed attempts" });
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
+import path from "node:path";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp, LOGIN_PATH } from "./app.js";
 import { ensureSources, readConfigFile, type StandaloneConfig } from "./config-file.js";
@@ -39,7 +41,7 @@ async function main(): Promise<void> {
   if (created > 0) console.log(`sources created from BLOGROLL_CONFIG: ${created}`);
   console.log(`public API: ${base}${plugin.mountPath}/api/blogs`);
   console.log(`admin: ${base}${plugin.mountPath} (log in at ${base}${LOGIN_PATH})`);
-  if (generated) console.log(`admin token (generated for this run; set BLOGROLL_ADMIN_TOKEN to keep one): ${adminToken}`);
+  if (generated) console.log(announceGeneratedToken(adminToken, path.dirname(plugin.settings.databasePath)));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -58,6 +60,23 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+/**
+ * Where a generated admin token is shown. On a terminal it is printed: the
+ * person starting the server reads it. Otherwise the output likely ends in a
+ * collected log, so the token goes to a file only its owner can read
+ * (mode 600, next to the database) and the log names the file.
+ */
+function announceGeneratedToken(token: string, folder: string): string {
+  const advice = "generated for this run; set BLOGROLL_ADMIN_TOKEN to keep one";
+  if (process.stdout.isTTY) return `admin token (${advice}): ${token}`;
+  mkdirSync(folder, { recursive: true });
+  const file = path.resolve(folder, "admin-token");
+  // Created afresh: `mode` applies only to a new file, and an old one may have been readable by others.
+  rmSync(file, { force: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return `admin token (${advice}) written to ${file} (readable by this user only)`;
 }
 
 main().catch((error: unknown) => {
