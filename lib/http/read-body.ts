@@ -37,6 +37,8 @@ export async function readBody(body: Readable, contentEncoding: string | null, c
   let wire = 0;
   const chunks: Buffer[] = [];
   let size = 0;
+  // The cap's own error: with stacked codings the pipeline may reject with a stage's abort instead.
+  let overCap: FetchError | null = null;
   const countWire = async function* (source: AsyncIterable<Buffer>) {
     for await (const chunk of source) {
       wire += chunk.length;
@@ -46,7 +48,7 @@ export async function readBody(body: Readable, contentEncoding: string | null, c
   const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
       size += chunk.length;
-      if (size > cap) throw new FetchError("too_large", `response larger than ${cap} bytes`);
+      if (size > cap) throw (overCap = new FetchError("too_large", `response larger than ${cap} bytes`));
       chunks.push(chunk);
     }
   };
@@ -59,6 +61,10 @@ export async function readBody(body: Readable, contentEncoding: string | null, c
     throw error;
   }
   // pipeline's typings cover fixed arities only; the stage list varies with the header.
-  await (pipeline as (...streams: unknown[]) => Promise<void>)(body, countWire, ...stages, collect);
+  try {
+    await (pipeline as (...streams: unknown[]) => Promise<void>)(body, countWire, ...stages, collect);
+  } catch (error) {
+    throw overCap ?? error;
+  }
   return { bytes: Buffer.concat(chunks, size), wire };
 }
