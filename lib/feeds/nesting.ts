@@ -6,6 +6,29 @@ import { QuoteType, Tokenizer } from "htmlparser2";
  */
 export const MAX_HTML_DEPTH = 256;
 
+/** Thrown by a parser pass (see `withBoundedNesting`) on meeting an element nested deeper than MAX_HTML_DEPTH. */
+export class NestedTooDeep extends Error {
+  constructor() {
+    super(`HTML nested deeper than ${MAX_HTML_DEPTH} elements`);
+  }
+}
+
+/**
+ * Runs a parser pass over HTML that throws NestedTooDeep once its parser's
+ * element stack passes MAX_HTML_DEPTH; then runs it again over a copy
+ * bounded by `boundHtmlNesting` (told by `checkDepth: false`). htmlparser2's
+ * stack costs time growing with the square of its depth, so deep nesting is
+ * stopped early, and only such (hostile) content pays for the copy.
+ */
+export function withBoundedNesting<T>(html: string, pass: (html: string, checkDepth: boolean) => T): T {
+  try {
+    return pass(html, true);
+  } catch (error) {
+    if (!(error instanceof NestedTooDeep)) throw error;
+    return pass(boundHtmlNesting(html), false);
+  }
+}
+
 /** Elements with no end tag (the ones every HTML parser agrees on). */
 const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
 

@@ -1,5 +1,5 @@
 import { Parser } from "htmlparser2";
-import { boundHtmlNesting, MAX_HTML_DEPTH } from "./nesting.js";
+import { MAX_HTML_DEPTH, NestedTooDeep, withBoundedNesting } from "./nesting.js";
 
 /**
  * What feed HTML may keep: text formatting, links, images, lists, quotes,
@@ -64,18 +64,9 @@ const IMAGE_SCHEMES = new Set(["http:", "https:"]);
  * speed: see BENCHMARKS.md.)
  */
 export function sanitizeHtml(html: string, baseUrl?: string): string {
-  try {
-    return sanitizePass(html, baseUrl, true);
-  } catch (error) {
-    if (error !== TOO_DEEP) throw error;
-    // htmlparser2's element stack costs time growing with the square of the depth: sanitise a copy
-    // nested at most MAX_HTML_DEPTH deep instead. Only such content pays for the copy.
-    return sanitizePass(boundHtmlNesting(html), baseUrl, false);
-  }
+  // Content nested deeper than MAX_HTML_DEPTH is sanitised from a bounded copy.
+  return withBoundedNesting(html, (source, checkDepth) => sanitizePass(source, baseUrl, checkDepth));
 }
-
-/** Thrown by a pass that meets an element deeper than MAX_HTML_DEPTH. */
-const TOO_DEEP = new Error("HTML nested too deeply");
 
 function sanitizePass(html: string, baseUrl: string | undefined, checkDepth: boolean): string {
   let out = "";
@@ -88,7 +79,7 @@ function sanitizePass(html: string, baseUrl: string | undefined, checkDepth: boo
       onopentag(rawName, attribs) {
         const name = unprefixed(rawName);
         // `ends` holds one entry per element htmlparser2 has open, so this is its stack depth.
-        if (checkDepth && ends.length >= MAX_HTML_DEPTH) throw TOO_DEEP;
+        if (checkDepth && ends.length >= MAX_HTML_DEPTH) throw new NestedTooDeep();
         if (droppedDepth > 0 || DROPPED_WITH_CONTENT.has(name)) {
           droppedDepth++;
           ends.push("");

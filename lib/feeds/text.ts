@@ -1,4 +1,5 @@
 import { Parser } from "htmlparser2";
+import { MAX_HTML_DEPTH, NestedTooDeep, withBoundedNesting } from "./nesting.js";
 import { DROPPED_WITH_CONTENT } from "./sanitize.js";
 
 /** Maximum length of an item summary, ellipsis included. */
@@ -64,15 +65,24 @@ const CHUNK = 4096;
  */
 export function htmlToText(html: string, atLeast = Number.POSITIVE_INFINITY): string {
   if (!/[<&]/.test(html)) return collapseWhitespace(html);
+  // Content nested deeper than MAX_HTML_DEPTH is read from a bounded copy.
+  return withBoundedNesting(html, (source, checkDepth) => textPass(source, atLeast, checkDepth));
+}
+
+function textPass(html: string, atLeast: number, checkDepth: boolean): string {
   const out: string[] = [];
   let skipDepth = 0;
+  // Elements htmlparser2 has open: it reports every element it opens and closes (void and implied ones too).
+  let depth = 0;
   const parser = new Parser(
     {
       onopentagname(name) {
+        if (checkDepth && ++depth > MAX_HTML_DEPTH) throw new NestedTooDeep();
         if (SKIPPED.has(name)) skipDepth++;
         else if (BLOCKS.has(name)) out.push(" ");
       },
       onclosetag(name, isImplied) {
+        depth--;
         if (SKIPPED.has(name)) skipDepth = Math.max(0, skipDepth - 1);
         else if (BLOCKS.has(name) && !isImplied) out.push(" ");
       },

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { FeedType, NewBlog, Source, Storage } from "../storage/types.js";
 import { feedUrlKey, hostTitle, parseHttpUrl } from "../url/normalise.js";
 import { SourceError, type ImportReport, type ListedFeed, type SkippedFeed } from "./types.js";
@@ -29,6 +30,18 @@ function feedTypeOf(type: string | null): FeedType | null {
   return null;
 }
 
+
+/** Feeds handled between two turns of the event loop. */
+const FEEDS_PER_TURN = 100;
+
+/**
+ * Lets the event loop serve requests every FEEDS_PER_TURN feeds: SQLite
+ * answers synchronously, so a 20 000-outline list would otherwise hold the
+ * loop (and the public API) for seconds.
+ */
+async function pauseEvery(index: number): Promise<void> {
+  if (index > 0 && index % FEEDS_PER_TURN === 0) await nextTurn();
+}
 
 interface Plan {
   accepted: ListedFeed[];
@@ -96,7 +109,8 @@ export async function importFeeds(
 
   const report: ImportReport = { added: 0, updated: 0, unchanged: 0, skipped: 0, missing: 0, skippedFeeds: skipped };
   const keptIds = new Set<string>();
-  for (const feed of accepted) {
+  for (const [index, feed] of accepted.entries()) {
+    await pauseEvery(index);
     const { outcome, blog } = await storage.blogs.upsertFromSource(toNewBlog(feed, source, categoryOf(feed)));
     // Two addresses of one blog (the old one of a permanent redirect, and the new one): the first wins.
     if (keptIds.has(blog.id)) {
@@ -148,7 +162,8 @@ export interface ImportPreview {
 export async function previewImport(storage: Storage, feeds: ListedFeed[], parserSkipped: SkippedFeed[] = []): Promise<ImportPreview> {
   const { accepted, skipped } = plan({ feeds, skipped: parserSkipped });
   const entries: PreviewEntry[] = [];
-  for (const feed of accepted) {
+  for (const [index, feed] of accepted.entries()) {
+    await pauseEvery(index);
     const existing = await storage.blogs.getByFeedUrl(feed.xmlUrl);
     const row = { xmlUrl: feed.xmlUrl, title: feed.title?.trim() || hostTitle(feed.xmlUrl), category: feed.category?.trim() || null };
     if (!existing) entries.push({ ...row, outcome: "add" });
