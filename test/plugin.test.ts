@@ -44,6 +44,11 @@ describe("plugin class", () => {
     assert.equal(new BlogrollEndpoint({ mountPath: "/roll/" }).mountPath, "/roll");
   });
 
+  it("accepts every duration option at its maximum", () => {
+    const plugin = new BlogrollEndpoint({ mongodbUrl: null, syncInterval: 2 ** 31 - 1, initialSyncDelay: 2 ** 31 - 1, fetchTimeout: 2 ** 31 - 1, maxItemAge: 36_500, cacheMaxAge: 31_536_000 });
+    assert.equal(plugin.options.syncInterval, 2 ** 31 - 1);
+  });
+
   it("throws a clear error on invalid options", () => {
     const bad: Array<[Record<string, unknown>, RegExp]> = [
       [{ syncInterval: -1 }, /syncInterval/],
@@ -54,6 +59,12 @@ describe("plugin class", () => {
       [{ fetchTimeout: 0 }, /fetchTimeout/],
       [{ allowPrivateNetworks: "yes" }, /allowPrivateNetworks/],
       [{ mongodbUrl: "http://db" }, /mongodbUrl/],
+      // Node turns a timer over 2^31-1 ms (≈24.8 days) into 1 ms: a 30-day interval would sync back to back.
+      [{ syncInterval: 30 * 24 * 3600_000 }, /"syncInterval" must be a number from 1000 to 2147483647/],
+      [{ initialSyncDelay: 2 ** 31 }, /initialSyncDelay/],
+      [{ fetchTimeout: 2 ** 31 }, /fetchTimeout/],
+      [{ maxItemAge: 1e9 }, /maxItemAge/],
+      [{ cacheMaxAge: 1e12 }, /cacheMaxAge/],
     ];
     for (const [options, message] of bad) {
       assert.throws(() => new BlogrollEndpoint(options), (error: unknown) => error instanceof OptionsError && message.test((error as Error).message));

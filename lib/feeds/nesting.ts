@@ -62,16 +62,29 @@ const IMPLIED_CLOSE: Record<string, Set<string>> = {
 for (const name of CLOSES_P) (IMPLIED_CLOSE[name] ??= new Set()).add("p");
 
 /**
+ * Elements HTML inserts around a table row or cell written straight into
+ * its table (`<table><tr>` is `<table><tbody><tr>`), by the element opened
+ * and the innermost open one: written out, so the depth counted is the one
+ * parse5 builds.
+ */
+const IMPLIED_WRAPPERS: Record<string, Record<string, string[]>> = {
+  tr: { table: ["tbody"] },
+  td: { table: ["tbody", "tr"], tbody: ["tr"], thead: ["tr"], tfoot: ["tr"] },
+  th: { table: ["tbody", "tr"], tbody: ["tr"], thead: ["tr"], tfoot: ["tr"] },
+};
+
+/**
  * HTML rewritten so that no element is nested deeper than `maxDepth`: tags
  * below that depth are dropped (their text is kept). Hostile content nests
  * hundreds of thousands of elements, and tree builders (htmlparser2's
  * element stack, parse5, the microformats parser's recursion) spend time
  * growing with the square of the depth on it; this pass is linear.
  *
- * The depth counted here is never less than what a downstream parser builds,
- * because every end tag this pass infers is written out: optional end tags
- * (`<li>`, `<p>`, table cells) and the elements a misnested end tag closes
- * are closed explicitly, stray end tags are dropped. Comments, CDATA,
+ * The depth counted here is never less than what htmlparser2 builds (and
+ * parse5's stays within a few levels of it), because what this pass infers
+ * is written out: optional end tags (`<li>`, `<p>`, table cells) and the
+ * elements a misnested end tag closes are closed explicitly, the tbody/tr a
+ * table row or cell implies is opened explicitly, stray end tags are dropped. Comments, CDATA,
  * declarations and processing instructions are dropped, the content of
  * script/style is dropped and "<" in text is escaped, so parsers that
  * tokenise those differently (parse5 ends `<!-->` at once, htmlparser2 does
@@ -104,6 +117,11 @@ export function boundHtmlNesting(html: string, maxDepth = MAX_HTML_DEPTH): strin
     while (closes && dropped === 0 && open.length > 0 && closes.has(open[open.length - 1])) out += `</${pop()}>`;
     // `<script/>` starts no raw text; it is still an open element (in HTML only foreign elements close themselves).
     if (!selfClosing && (RAW_TEXT_DROPPED.has(name) || RAW_TEXT_KEPT.has(name))) rawText = name;
+    for (const wrapper of (dropped === 0 && IMPLIED_WRAPPERS[name]?.[open[open.length - 1]]) || []) {
+      if (open.length >= maxDepth) break;
+      push(wrapper);
+      out += `<${wrapper}>`;
+    }
     if (dropped > 0 || open.length >= maxDepth) {
       dropped++;
       return;

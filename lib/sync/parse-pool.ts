@@ -158,8 +158,7 @@ export class ParsePool {
     slot.timer = setTimeout(() => {
       const index = this.slots.indexOf(slot);
       if (index !== -1) this.slots.splice(index, 1);
-      const seconds = Math.round(this.taskTimeout / 100) / 10;
-      this.finish(slot)?.reject(stoppedParseError(task.task.kind, `took longer than ${seconds} s to parse`));
+      this.finish(slot)?.reject(stoppedParseError(task.task.kind, `took longer than ${this.taskTimeout / 1000} s to parse`));
       // A parse cannot be interrupted inside its thread: the thread goes, a fresh one takes the next task.
       void slot.worker.terminate();
       this.pump();

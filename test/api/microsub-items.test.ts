@@ -108,6 +108,28 @@ describe("GET /api/items merges Microsub items (MongoDB adapter on the mingo sta
     assert.deepEqual(zero, { items: [], hasMore: true });
   });
 
+  it("caps offset at 10 000 when merging: deeper pages are 400, neither store is asked for more rows", async () => {
+    const asked: number[] = [];
+    const items = server.storage.items;
+    const original = items.list;
+    items.list = (query) => {
+      asked.push(query.limit);
+      return original.call(items, query);
+    };
+    try {
+      for (const offset of ["10001", "999999999999999"]) {
+        const response = await server.get(`${server.api}/items?offset=${offset}`);
+        assert.equal(response.status, 400, offset);
+        assert.deepEqual(await response.json(), { error: "Invalid offset" });
+      }
+      assert.deepEqual(asked, [], "refused before storage is asked");
+      assert.deepEqual(await list("?offset=10000&limit=200"), { items: [], hasMore: false });
+      assert.ok(asked.length > 0 && asked.every((limit) => limit <= 10_000 + 200 + 1), `rows asked for: ${asked}`);
+    } finally {
+      items.list = original;
+    }
+  });
+
   it("gives Microsub items their blog's context", async () => {
     const body = await list("?limit=200");
     const alice = body.items.find((entry) => entry.title === "Post alice2")!;

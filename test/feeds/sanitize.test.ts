@@ -53,6 +53,13 @@ describe("sanitizeHtml allow-list", () => {
     );
   });
 
+  it("without a base URL, keeps plain relative links but refuses those browsers resolve to another host", () => {
+    assert.equal(sanitizeHtml('<a href="/post/1">x</a><a href="post?a=b">y</a>'), '<a href="/post/1" rel="noopener noreferrer">x</a><a href="post?a=b" rel="noopener noreferrer">y</a>');
+    for (const href of ["//evil.example/", "/\\evil.example/", "\\/evil.example/", "\\\\evil.example/", "/\t/evil.example/", " /\\evil.example"]) {
+      assert.equal(sanitizeHtml(`<a href="${href}">x</a><img src="${href}">`), '<a rel="noopener noreferrer">x</a><img />', JSON.stringify(href));
+    }
+  });
+
   it("drops obfuscated javascript: URLs", () => {
     for (const href of ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "java\tscript:alert(1)", "&#106;avascript:alert(1)", " javascript:alert(1)", "vbscript:msgbox(1)"]) {
       assert.equal(sanitizeHtml(`<a href="${href}">x</a>`, "https://blog.example.com/"), '<a rel="noopener noreferrer">x</a>', href);

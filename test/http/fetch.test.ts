@@ -138,6 +138,9 @@ describe("fetchUrl: compression and size cap", () => {
     site.route("/unknown-coding", (_request, response) => void response.writeHead(200, { "content-encoding": "zstd" }).end("?"));
     site.route("/bomb", (_request, response) => void response.writeHead(200, { "content-encoding": "gzip" }).end(bomb));
     site.route("/big", respond.text(Buffer.alloc(200_000, 0x62)));
+    // Stacked codings: ~200 bytes on the wire, 50 MiB of zeros after both are undone.
+    const doubleBomb = zlib.gzipSync(zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024)));
+    site.route("/double-bomb", (_request, response) => void response.writeHead(200, { "content-encoding": "gzip, gzip" }).end(doubleBomb));
   });
   after(() => site.close());
 
@@ -165,6 +168,11 @@ describe("fetchUrl: compression and size cap", () => {
     // 2 GiB inflated whole could not fit in these bounds; the cap (5 MB) plus buffers does.
     assert.ok(after.rss - before.rss < 200 * 1024 * 1024, `rss grew by ${after.rss - before.rss}`);
     assert.ok(after.arrayBuffers - before.arrayBuffers < 100 * 1024 * 1024, `buffers grew by ${after.arrayBuffers - before.arrayBuffers}`);
+  });
+
+  it("reports a bomb behind stacked codings as too large, like a single one", async () => {
+    const error = await rejectsWith(fetchUrl(`${site.url}/double-bomb`, { ...open, maxBodySize: 5_000_000 }), "too_large");
+    assert.match(error.message, /larger than 5000000 bytes/);
   });
 
   it("aborts a plain body over the cap and accepts one exactly at it", async () => {

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { parseFeed } from "../../lib/feeds/parse.js";
 import { FeedParseError } from "../../lib/feeds/errors.js";
-import { closeParsePool, parseFeedInWorker, ParsePool } from "../../lib/sync/parse-pool.js";
+import { readDiscoveryPage } from "../../lib/discovery/read-page.js";
+import { OpmlParseError, parseOpml } from "../../lib/opml/parse.js";
+import { closeParsePool, parseFeedInWorker, parseOpmlInWorker, ParsePool, readDiscoveryPageInWorker } from "../../lib/sync/parse-pool.js";
 import { rss } from "./feed-server.js";
 
 after(() => closeParsePool());
@@ -81,5 +83,33 @@ test("a feed that needs more memory than a worker may use fails as a parse error
     assert.equal((await pool.parse(body, { url: "https://example.org/feed.xml" })).items.length, 3);
   } finally {
     await pool.close();
+  }
+});
+
+test("discovery pages and OPML documents are read in workers exactly as on the main thread", async () => {
+  const page = '<html><head><title>Site</title><link rel="alternate" type="application/rss+xml" href="/feed"></head><body><div class="h-feed"><p class="p-name">Notes</p></div></body></html>';
+  assert.deepEqual(await readDiscoveryPageInWorker(page, "https://example.org/"), readDiscoveryPage(page, "https://example.org/"));
+  const opml = '<opml version="2.0"><head><title>List</title></head><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
+  assert.deepEqual(await parseOpmlInWorker(opml, {}), parseOpml(opml));
+  await assert.rejects(parseOpmlInWorker("<rss/>", {}), OpmlParseError);
+});
+
+test("a page or OPML parse over the time limit fails with its kind's error, and the next task runs", async () => {
+  // 1 ms is less than a worker takes to start, so each first task overruns and its worker is terminated.
+  const opml = '<opml version="2.0"><head/><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
+  const tight = new ParsePool({ size: 1, taskTimeout: 1 });
+  try {
+    await assert.rejects(tight.run({ kind: "opml", text: opml, options: {} }), (error: Error) => {
+      assert.ok(error instanceof OpmlParseError);
+      assert.equal(error.message, "The OPML document took longer than 0.001 s to parse");
+      return true;
+    });
+    await assert.rejects(tight.run({ kind: "page", html: "<p>x</p>", url: "https://example.org/" }), (error: Error) => {
+      assert.ok(error instanceof FeedParseError);
+      assert.match(error.message, /^The page took longer than/);
+      return true;
+    });
+  } finally {
+    await tight.close();
   }
 });
