@@ -59,6 +59,8 @@ export async function createStandaloneApp(
     locale: "en",
     themeColor: "#0055ee",
   };
+  // First: a token too short to use stops the start before anything is opened.
+  const auth = new Authenticator(options.adminToken);
   const indiekit = createIndiekitShim(application, options.collections);
   await plugin.init(indiekit);
 
@@ -76,7 +78,6 @@ export async function createStandaloneApp(
 
   const catalogs = loadCatalogs(path.join(plugin.filePath, "locales"));
   const locales = [...catalogs.keys()];
-  const auth = new Authenticator(options.adminToken);
 
   app.use((request: Request, response: Response, next: NextFunction) => {
     response.set("X-Content-Type-Options", "nosniff");

@@ -271,6 +271,20 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
     }
   });
 
+  it("refuses a request another site started (Sec-Fetch-Site), answers the owner's pages and scripts", async () => {
+    const query = `?url=${encodeURIComponent(`${siteOrigin}/`)}`;
+    for (const origin of ["cross-site", "same-site"]) {
+      const refused = await server.get(`${server.api}/discover${query}`, { headers: { ...auth.headers, "Sec-Fetch-Site": origin } });
+      assert.equal(refused.status, 403, origin);
+      assert.deepEqual(await refused.json(), { error: "Cross-site request refused" });
+    }
+    for (const origin of ["same-origin", "none"]) {
+      const answered = await server.get(`${server.api}/discover${query}`, { headers: { ...auth.headers, "Sec-Fetch-Site": origin } });
+      assert.equal(answered.status, 200, origin);
+      assert.equal(((await answered.json()) as { success: boolean }).success, true);
+    }
+  });
+
   it("answers 200 with the discovery result, a failure included", async () => {
     const ok = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/`)}`, auth);
     assert.equal(ok.status, 200);

@@ -23,8 +23,8 @@ export interface StandaloneProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts the CLI and waits for its "listening on" line. */
-export async function startStandalone(folder: string, config: Record<string, unknown>): Promise<StandaloneProcess> {
+/** Starts the CLI (with `env` over the defaults below) and waits for its "listening on" line. */
+export async function startStandalone(folder: string, config: Record<string, unknown>, env: Record<string, string> = {}): Promise<StandaloneProcess> {
   const configFile = path.join(folder, "config.json");
   writeFileSync(configFile, JSON.stringify(config));
   const child = spawn(process.execPath, ["--import", "tsx", "lib/standalone/cli.ts"], {
@@ -37,6 +37,7 @@ export async function startStandalone(folder: string, config: Record<string, unk
       BLOGROLL_CONFIG: configFile,
       BLOGROLL_ADMIN_TOKEN: CHILD_TOKEN,
       MONGODB_URL: "",
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
