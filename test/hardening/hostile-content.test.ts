@@ -126,7 +126,7 @@ describe("parsers on deeply nested content", () => {
   });
 
   it("a feed nesting 200 000 XML elements in an item parses, its text kept", async () => {
-    const body = `<rss version="2.0"><channel><title>T</title><item><guid>g</guid><title>${"<x>".repeat(200_000)}Deep title</title></item></channel></rss>`;
+    const body = `<rss version="2.0"><channel><title>T</title><item><guid>g</guid><title>${"<x>".repeat(200_000)}Deep title${"</x>".repeat(200_000)}</title></item></channel></rss>`;
     const parsed = await parseFeed(body, { url: "https://example.org/feed" });
     assert.equal(parsed.items[0].title, "Deep title");
   });
