@@ -236,7 +236,7 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
 
     setIcon: (id, iconUrl) =>
       guard("record a site icon", async () => {
-        const _id = objectIdOf(id);
+        const _id = ids.of(id);
         if (!_id) return false;
         const result = await blogs.updateOne(
           { _id, status: { $ne: "deleted" } },
