@@ -76,24 +76,20 @@ export async function syncBlog(
     if (message === UNEXPECTED_FAILURE) deps.log?.(`syncing ${blog.feedUrl} failed: ${errorText(error)}`);
     return message;
   };
-  // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
-  const hostGate = <T>(host: string, task: () => Promise<T>) => deps.limiter.run(host, task);
-  const fetchFrom = (url: string, accept: string, conditional = false) =>
-    fetchUrl(url, {
+  let response: FetchResult;
+  try {
+    response = await fetchUrl(blog.feedUrl, {
       timeout: options.fetchTimeout,
       maxBodySize: options.maxBodySize,
       allowPrivateNetworks: options.allowPrivateNetworks,
-      etag: conditional ? (blog.etag ?? undefined) : undefined,
-      lastModified: conditional ? (blog.lastModified ?? undefined) : undefined,
-      accept,
+      etag: blog.etag,
+      lastModified: blog.lastModified,
+      accept: FEED_ACCEPT,
       signal,
       dispatcher: deps.dispatcher,
-      hostGate,
+      // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
+      hostGate: (host, task) => deps.limiter.run(host, task),
     });
-
-  let response: FetchResult;
-  try {
-    response = await fetchFrom(blog.feedUrl, FEED_ACCEPT, true);
   } catch (error) {
     if (signal.aborted) return aborted;
     return recordFailure(storage, blog, fetchedAt, describe(error), null);
