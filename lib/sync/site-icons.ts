@@ -10,9 +10,9 @@ import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
 import { errorText } from "./failure-message.js";
 
 /** `iconUrl` of a blog whose site has no icon. */
-export const NO_ICON = "";
+const NO_ICON = "";
 /** Bytes of a home page read for its icon: heads are rarely more than a few KB, inline styles included. */
-export const ICON_PAGE_CAP = 256 * 1024;
+const ICON_PAGE_CAP = 256 * 1024;
 /** Bytes of /favicon.ico read: only whether it is an image matters. */
 const FAVICON_CAP = 64 * 1024;
 const PAGE_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1";
