@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, afterEach, beforeEach, test } from "node:test";
-import { ICON_RECORD_TTL } from "../../lib/discovery/icon-records.js";
+import { ICON_RECORD_TTL, iconRecordKey } from "../../lib/discovery/icon-records.js";
 import { addManualBlog } from "../../lib/sources/manual.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
@@ -189,4 +189,18 @@ test("a hostile home page (endless nesting, never finished) ends the icon lookup
   assert.equal((await reload(storage, headless)).iconUrl, `${origin}/headless/i.png`, "cut at the cap, then read up to the first body element");
   await Promise.all(hungUp);
   assert.equal(hungUp.length, 2, "both endless pages were hung up on");
+});
+
+test("a run stopped while icons are being looked up rejects, records no icon and leaves nothing running", async () => {
+  const [origin] = server.origins;
+  server.route("/hanging/", () => undefined);
+  iconlessFeed("/hanging.xml", `${origin}/hanging/`);
+  const blog = await addBlog(storage, `${origin}/hanging.xml`);
+  const controller = new AbortController();
+  const stopped = run({ signal: controller.signal, contentDone: () => setTimeout(() => controller.abort(new Error("stopped")), 50) });
+  await assert.rejects(stopped, /stopped/);
+  assert.equal(server.hits("/hanging/"), 1);
+  assert.equal((await reload(storage, blog)).iconUrl, null, "no icon written");
+  assert.equal(await storage.meta.get(iconRecordKey("page", `${origin}/hanging/`)!), null, "no record: the next run asks again");
+  assert.equal(await storage.items.count(), 1, "the posts stored before the stop stay");
 });
