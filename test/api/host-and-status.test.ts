@@ -200,15 +200,22 @@ describe("GET /api/status while and after a sync (SQLite, over HTTP)", () => {
 describe("GET /api/status while a sync finishes its site icons (SQLite, over HTTP)", () => {
   let server: TestServer;
   let feeds: FixtureServer;
+  let releaseHome!: () => void;
+  const homeHeld = new Promise<void>((resolve) => (releaseHome = resolve));
   before(async () => {
     feeds = await startFixtureServer();
     const feed = rss(["c1"]).replace("https://fixture.example/", `${feeds.url}/home/`);
     feeds.route("/iconless.xml", respond.text(feed, { headers: { "content-type": "application/rss+xml" } }));
-    feeds.route("/home/", respond.delayed(1500, respond.text(`<head><link rel="icon" href="/me.png"></head>`, { headers: { "content-type": "text/html" } })));
+    // The home page answers only once the test has seen the run in its extras phase.
+    feeds.route("/home/", async (request, response) => {
+      await homeHeld;
+      respond.text(`<head><link rel="icon" href="/me.png"></head>`, { headers: { "content-type": "text/html" } })(request, response);
+    });
     server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: 600_000 });
     await addBlog(server.storage, { title: "Iconless", feedUrl: `${feeds.url}/iconless.xml` });
   });
   after(async () => {
+    releaseHome();
     await server.close();
     await feeds.close();
   });
@@ -220,7 +227,8 @@ describe("GET /api/status while a sync finishes its site icons (SQLite, over HTT
       const body = await (await server.get(`${server.api}/status`)).json();
       if (body.isRunning && body.contentDoneAt) extrasPhase = body;
       return extrasPhase !== null;
-    }, 5000);
+    }, 20_000);
+    releaseHome();
     assert.ok(extrasPhase);
     const { contentDoneAt, progress } = extrasPhase as { contentDoneAt: string; progress: unknown };
     assert.ok(!Number.isNaN(Date.parse(contentDoneAt)));
