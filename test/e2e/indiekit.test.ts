@@ -202,8 +202,8 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     const sync = await owner.post(`${MOUNT}/sync`, {});
     assert.equal(sync.status, 303);
     await waitForIdle(host.url);
-    // The counts are cached 5 s: a sync that ends within that (icons no longer hold it up) shows them at the next refresh.
-    await waitFor(host.url, (status) => (status as { items?: { count: number } }).items!.count > 0);
+    const status = (await (await fetch(`${host.url}${MOUNT}/api/status`)).json()) as { items: { count: number }; blogs: { count: number } };
+    assert.ok(status.items.count > 0, `items after a sync: ${JSON.stringify(status)}`);
 
     await renders(MOUNT);
     await renders(`${MOUNT}/blogs`);
