@@ -80,18 +80,26 @@ interface DraftItem {
   categories: string[];
 }
 
+export interface FeedSite {
+  /** The blog's home page, as the feed links to it (default `https://<host>/blog<index>/`). */
+  url?: string;
+  /** Whether the feed names an image (RSS `<image>`, Atom `<icon>`, JSON Feed `icon`); default true. */
+  images?: boolean;
+}
+
 /**
  * Feed number `index` (0-based) for `host`. `now` anchors item dates (the
  * newest a few hours before it) so they survive the 7-day retention.
  */
-export function generateFeed(index: number, host: string, now: Date): GeneratedFeed {
+export function generateFeed(index: number, host: string, now: Date, siteOptions: FeedSite = {}): GeneratedFeed {
   const random = seededRandom(index + 1);
   const format = formatFor(index, random);
   const itemCount = 20 + Math.floor(random() * 31);
   const targetBytes = 20_000 + Math.floor(random() * 180_000);
   // Escaped HTML grows by about a fifth; aim the raw HTML a little under the target.
   const perItem = Math.max(300, Math.floor((targetBytes / itemCount) * 0.82) - 450);
-  const site = `https://${host}/blog${index}/`;
+  const site = siteOptions.url ?? `https://${host}/blog${index}/`;
+  const images = siteOptions.images ?? true;
   const items: DraftItem[] = [];
   for (let i = 0; i < itemCount; i++) {
     let html = "";
@@ -111,17 +119,17 @@ export function generateFeed(index: number, host: string, now: Date): GeneratedF
   const feedTitle = `Blog number ${index}: ${words(random, 3)}`;
   switch (format) {
     case "rss":
-      return { index, format, items: itemCount, contentType: "application/rss+xml; charset=utf-8", body: rss(feedTitle, site, items) };
+      return { index, format, items: itemCount, contentType: "application/rss+xml; charset=utf-8", body: rss(feedTitle, site, items, images) };
     case "atom":
-      return { index, format, items: itemCount, contentType: "application/atom+xml; charset=utf-8", body: atom(feedTitle, site, items) };
+      return { index, format, items: itemCount, contentType: "application/atom+xml; charset=utf-8", body: atom(feedTitle, site, items, images) };
     case "rdf":
       return { index, format, items: itemCount, contentType: "application/rdf+xml; charset=utf-8", body: rdf(feedTitle, site, items) };
     case "json":
-      return { index, format, items: itemCount, contentType: "application/feed+json; charset=utf-8", body: jsonFeed(feedTitle, site, items) };
+      return { index, format, items: itemCount, contentType: "application/feed+json; charset=utf-8", body: jsonFeed(feedTitle, site, items, images) };
   }
 }
 
-function rss(title: string, site: string, items: DraftItem[]): string {
+function rss(title: string, site: string, items: DraftItem[], images: boolean): string {
   const entries = items.map((item, i) =>
     `<item><title>${escapeXml(item.title)}</title><link>${escapeXml(item.url)}</link>` +
     `<guid isPermaLink="${i % 3 === 0 ? "true" : "false"}">${escapeXml(item.id)}</guid>` +
@@ -136,10 +144,11 @@ function rss(title: string, site: string, items: DraftItem[]): string {
     `xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:atom="http://www.w3.org/2005/Atom">\n<channel><title>${escapeXml(title)}</title>` +
     `<link>${site}</link><description>A benchmark blog &amp; its feed</description><language>en</language>` +
     `<atom:link rel="self" type="application/rss+xml" href="${site}feed.xml"/>` +
-    `<image><url>${site}logo.png</url><title>${escapeXml(title)}</title><link>${site}</link></image>\n${entries.join("")}</channel></rss>\n`;
+    (images ? `<image><url>${site}logo.png</url><title>${escapeXml(title)}</title><link>${site}</link></image>` : "") +
+    `\n${entries.join("")}</channel></rss>\n`;
 }
 
-function atom(title: string, site: string, items: DraftItem[]): string {
+function atom(title: string, site: string, items: DraftItem[], images: boolean): string {
   const entries = items.map((item, i) =>
     `<entry><title type="html">${escapeXml(escapeXml(item.title))}</title><link rel="alternate" href="${escapeXml(item.url)}"/>` +
     `<id>${escapeXml(item.id)}</id><published>${item.date.toISOString()}</published><updated>${item.date.toISOString()}</updated>` +
@@ -151,7 +160,7 @@ function atom(title: string, site: string, items: DraftItem[]): string {
   );
   return `<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom" xml:base="${site}">` +
     `<title>${escapeXml(title)}</title><link rel="alternate" href="${site}"/><link rel="self" href="${site}atom.xml"/>` +
-    `<id>${site}</id><updated>${items[0].date.toISOString()}</updated><icon>/favicon.png</icon>\n${entries.join("")}</feed>\n`;
+    `<id>${site}</id><updated>${items[0].date.toISOString()}</updated>${images ? "<icon>/favicon.png</icon>" : ""}\n${entries.join("")}</feed>\n`;
 }
 
 function rdf(title: string, site: string, items: DraftItem[]): string {
@@ -168,13 +177,13 @@ function rdf(title: string, site: string, items: DraftItem[]): string {
     `${entries.join("")}</rdf:RDF>\n`;
 }
 
-function jsonFeed(title: string, site: string, items: DraftItem[]): string {
+function jsonFeed(title: string, site: string, items: DraftItem[], images: boolean): string {
   return JSON.stringify({
     version: "https://jsonfeed.org/version/1.1",
     title,
     home_page_url: site,
     feed_url: `${site}feed.json`,
-    icon: `${site}icon.png`,
+    icon: images ? `${site}icon.png` : undefined,
     authors: [{ name: items[0].author }],
     items: items.map((item) => ({
       id: item.id,
@@ -187,4 +196,22 @@ function jsonFeed(title: string, site: string, items: DraftItem[]): string {
       tags: item.categories,
     })),
   });
+}
+
+/**
+ * The home page of blog `index` at `site`: a realistic head (meta, styles,
+ * the feed's alternate link and, when `withIcon`, a `<link rel="icon">`)
+ * and a body of recent posts, about 20 KB.
+ */
+export function generateHomePage(index: number, site: string, withIcon: boolean): string {
+  const random = seededRandom(index + 7919);
+  const icon = withIcon ? `<link rel="icon" href="${site}icon.png" sizes="32x32">` : "";
+  const head =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>Blog number ${index}</title><meta name="description" content="${words(random, 20)}">` +
+    `<link rel="stylesheet" href="${site}style.css"><link rel="alternate" type="application/rss+xml" href="${site}feed.xml">${icon}` +
+    `<style>${"body{margin:0 auto;max-width:40em;font:1.1em/1.5 serif}h1,h2{line-height:1.2}a{color:#06c}".repeat(20)}</style></head>`;
+  let body = `<body><header><h1>Blog number ${index}</h1><nav><a href="${site}">Home</a> <a href="${site}about/">About</a></nav></header><main>`;
+  while (body.length < 20_000) body += `<article><h2><a href="${site}posts/${Math.floor(random() * 1e6)}">${words(random, 6)}</a></h2>${paragraph(random, "example.org")}</article>`;
+  return `${head}${body}</main></body></html>\n`;
 }

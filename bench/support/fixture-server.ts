@@ -5,7 +5,13 @@
  * h{hosts-1}.bench.test that the client maps to loopback (see
  * `loopbackDispatcher`), so per-host limits apply as they would on the web.
  * Answers 304 to a matching If-None-Match or If-Modified-Since, gzips when
- * asked, and counts requests and bytes written per status.
+ * asked, and counts requests and bytes written per status and per kind
+ * (feed, home page, favicon).
+ *
+ * With `homePages`, feeds carry no image and link to a home page of their
+ * own on the fixture (`/blog<index>/`, about 20 KB), which declares a
+ * `<link rel="icon">` for even-numbered blogs only; `/favicon.ico` is 404
+ * on every host. That is the common case the site-icon lookup meets.
  *
  * It runs in a child process so that serving 100+ MB of feeds never shows up
  * in the measured process's CPU time, event loop or memory.
@@ -16,7 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { createGuardedAgent } from "../../lib/http/guarded-agent.js";
-import { generateFeed, type GeneratedFeed } from "./feeds.js";
+import { generateFeed, generateHomePage, type GeneratedFeed } from "./feeds.js";
 
 export interface FixtureOptions {
   /** Feeds served (default 1000). */
@@ -25,12 +31,19 @@ export interface FixtureOptions {
   hosts?: number;
   /** Milliseconds every response is held back (default 200). */
   delayMs?: number;
+  /** Feeds without images, each linking to a home page served here (default false). */
+  homePages?: boolean;
 }
+
+/** What a request was for, by path. */
+export type RequestKind = "feed" | "home page" | "favicon" | "other";
 
 export interface FixtureStats {
   requests: number;
   /** Responses by status code. */
   byStatus: Record<string, number>;
+  /** Requests by what they asked for. */
+  byKind: Partial<Record<RequestKind, number>>;
   /** Bytes written to sockets (headers and bodies, as on the wire). */
   bytesSent: number;
   /** Uncompressed feed bytes served with status 200. */
@@ -66,7 +79,7 @@ export function loopbackDispatcher(connections = 8) {
 
 /** Starts the fixture in a child process and waits until it listens. */
 export async function startFeedFixture(options: FixtureOptions = {}): Promise<FeedFixture> {
-  const settings = { feeds: options.feeds ?? 1000, hosts: options.hosts ?? 100, delayMs: options.delayMs ?? 200 };
+  const settings = { feeds: options.feeds ?? 1000, hosts: options.hosts ?? 100, delayMs: options.delayMs ?? 200, homePages: options.homePages ?? false };
   const child = fork(new URL(import.meta.url), ["--fixture-child", JSON.stringify(settings)], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -104,34 +117,41 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
 }
 
 interface Served {
-  feed: GeneratedFeed;
+  contentType: string;
   body: Buffer;
   gzip: Buffer;
   etag: string;
   lastModified: string;
 }
 
-/** The child process: generate, listen, serve, report. */
+function kindOf(path: string): RequestKind {
+  if (path.startsWith("/feeds/")) return "feed";
+  if (/^\/blog\d+\/$/.test(path)) return "home page";
+  return path === "/favicon.ico" ? "favicon" : "other";
+}
+
+/** The child process: listen, generate, serve, report. */
 async function runChild(settings: Required<FixtureOptions>): Promise<void> {
   const now = new Date();
   const lastModified = new Date(now.getTime() - 60_000).toUTCString();
   const served = new Map<string, Served>();
   const described: Array<{ format: string; bytes: number; items: number }> = [];
-  for (let index = 0; index < settings.feeds; index++) {
-    const feed = generateFeed(index, hostName(index, settings.hosts), now);
-    const body = Buffer.from(feed.body);
+  const serve = (path: string, contentType: string, text: string) => {
+    const body = Buffer.from(text);
     const etag = `"${createHash("sha1").update(body).digest("hex").slice(0, 16)}"`;
     // Compressed up front: gzip during the run would take CPU from the process being measured.
-    served.set(feedPath(feed), { feed, body, gzip: gzipSync(body), etag, lastModified });
-    described.push({ format: feed.format, bytes: body.length, items: feed.items });
-  }
+    served.set(path, { contentType, body, gzip: gzipSync(body), etag, lastModified });
+    return body.length;
+  };
 
-  const stats: FixtureStats = { requests: 0, byStatus: {}, bytesSent: 0, feedBytes: 0 };
+  const stats: FixtureStats = { requests: 0, byStatus: {}, byKind: {}, bytesSent: 0, feedBytes: 0 };
   const sockets = new Set<Socket>();
   let closedSocketBytes = 0;
 
   const respond = (request: IncomingMessage, response: ServerResponse) => {
     stats.requests++;
+    const kind = kindOf(request.url ?? "");
+    stats.byKind[kind] = (stats.byKind[kind] ?? 0) + 1;
     const entry = served.get(request.url ?? "");
     const finish = (status: number) => (stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1);
     if (!entry) {
@@ -148,9 +168,9 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
     const gzip = /\bgzip\b/.test(String(request.headers["accept-encoding"] ?? ""));
     const body = gzip ? entry.gzip : entry.body;
     finish(200);
-    stats.feedBytes += entry.body.length;
+    if (kind === "feed") stats.feedBytes += entry.body.length;
     response.writeHead(200, {
-      "content-type": entry.feed.contentType,
+      "content-type": entry.contentType,
       "content-length": body.length,
       ...(gzip ? { "content-encoding": "gzip" } : {}),
       ...validators,
@@ -170,6 +190,15 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  for (let index = 0; index < settings.feeds; index++) {
+    const host = hostName(index, settings.hosts);
+    const site = settings.homePages ? `http://${host}:${port}/blog${index}/` : undefined;
+    const feed = generateFeed(index, host, now, { url: site, images: !settings.homePages });
+    const bytes = serve(feedPath(feed), feed.contentType, feed.body);
+    described.push({ format: feed.format, bytes, items: feed.items });
+    if (site) serve(`/blog${index}/`, "text/html; charset=utf-8", generateHomePage(index, site, index % 2 === 0));
+  }
 
   process.on("message", (message) => {
     if (message === "stats") {
@@ -182,7 +211,7 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
     }
   });
   process.on("disconnect", () => process.exit(0));
-  process.send!({ port: (server.address() as AddressInfo).port, feeds: described });
+  process.send!({ port, feeds: described });
 }
 
 if (process.argv[2] === "--fixture-child") {

@@ -7,7 +7,7 @@ const counts = cachedPerContext(5000, async (storage) => {
   return { blogs, items };
 });
 
-/** The `/api/status` body: the earlier plugin's fields plus `nextSync` and `progress`. */
+/** The `/api/status` body: the earlier plugin's fields plus `nextSync`, `progress` and `contentDoneAt`. */
 export async function readStatus(context: BlogrollContext) {
   // The status first: once it says a run is over, that run's writes have settled and the counts include them.
   const status = await context.scheduler.getStatus();
@@ -20,6 +20,7 @@ export async function readStatus(context: BlogrollContext) {
     lastSync: status.lastSync,
     nextSync: status.nextSync,
     progress: status.progress,
+    contentDoneAt: status.contentDoneAt,
     lastSyncStats: status.lastSyncStats,
   };
 }

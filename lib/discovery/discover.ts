@@ -5,6 +5,7 @@ import { feedUrlKey } from "../url/normalise.js";
 import { describeFetchFailure, describeHttpStatus } from "./fetch-messages.js";
 import { readDiscoveryPageInWorker } from "../sync/parse-pool.js";
 import type { PageLink } from "./html-links.js";
+import { bestIcon } from "./page-icon.js";
 import { fetchPage, isSuccess, readAsFeed, type FetchedPage } from "./page.js";
 
 export type DiscoveredFeedType = "rss" | "atom" | "json" | "hfeed";
@@ -140,7 +141,7 @@ async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, sign
   });
   const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);
   if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title });
-  return { feeds, pageTitle: head.title };
+  return { feeds, pageTitle: head.title, icon: bestIcon(head.links) };
 }
 
 /** Tries the common feed paths at the site's root, a few at a time, keeping the list's order. */
@@ -148,6 +149,12 @@ async function guessFeeds(pageUrl: string, options: BlogrollOptions, signal?: Ab
   const origin = new URL(pageUrl).origin;
   const found = await mapLimited(COMMON_FEED_PATHS, PROBE_CONCURRENCY, (path) => probe(`${origin}${path}`, null, options, signal, false));
   return found.filter((feed): feed is DiscoveredFeed => feed !== null);
+}
+
+/** The site page discovery read, and the icon it declares (null: none), so the sync need not fetch it again. */
+export interface DiscoveredPage {
+  url: string;
+  icon: string | null;
 }
 
 /**
@@ -161,8 +168,17 @@ async function guessFeeds(pageUrl: string, options: BlogrollOptions, signal?: Ab
  * exception means a fault of our own).
  */
 export async function discoverFeeds(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveryResult> {
+  return (await discoverSite(input, options, signal)).result;
+}
+
+/** discoverFeeds, also giving the HTML page read on the way, if one was. */
+export async function discoverSite(
+  input: string,
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+): Promise<{ result: DiscoveryResult; page: DiscoveredPage | null }> {
   const addresses = addressesFor(input);
-  if (!addresses) return failure("Not a valid web address");
+  if (!addresses) return { result: failure("Not a valid web address"), page: null };
 
   let page: FetchedPage | null = null;
   let lastError: unknown = null;
@@ -177,30 +193,29 @@ export async function discoverFeeds(input: string, options: BlogrollOptions, sig
       if (!worthHttpFallback(error)) break;
     }
   }
-  if (!page) return failure(describeFetchFailure(lastError));
-  if (!isSuccess(page)) return failure(describeHttpStatus(page.result.status));
+  if (!page) return { result: failure(describeFetchFailure(lastError)), page: null };
+  if (!isSuccess(page)) return { result: failure(describeHttpStatus(page.result.status)), page: null };
 
   const direct = await readAsFeed(page);
   if (direct) {
-    return {
-      success: true,
-      feeds: [{ url: page.url, type: direct.type, title: direct.title }],
-      pageTitle: direct.title,
-      siteUrl: direct.siteUrl ?? `${new URL(page.url).origin}/`,
-    };
+    const siteUrl = direct.siteUrl ?? `${new URL(page.url).origin}/`;
+    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title }], pageTitle: direct.title, siteUrl }, page: null };
   }
 
   let feeds: DiscoveredFeed[] = [];
   let pageTitle: string | null = null;
+  let read: DiscoveredPage | null = null;
   if (page.format === "html") {
     try {
-      ({ feeds, pageTitle } = await feedsOfHtmlPage(page, options, signal));
+      let icon: string | null;
+      ({ feeds, pageTitle, icon } = await feedsOfHtmlPage(page, options, signal));
+      read = { url: page.url, icon };
     } catch (error) {
       // The page overran the parse pool's time or memory limit: the site's problem, said so.
       if (!(error instanceof FeedParseError)) throw error;
-      return failure(error.message);
+      return { result: failure(error.message), page: null };
     }
   }
   if (feeds.length === 0) feeds = await guessFeeds(page.url, options, signal);
-  return { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url };
+  return { result: { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url }, page: read };
 }

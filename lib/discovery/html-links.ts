@@ -9,6 +9,8 @@ export interface PageLink {
   /** Lower-cased MIME type without parameters, or null. */
   type: string | null;
   title: string | null;
+  /** The `sizes` attribute (icons), or null. */
+  sizes: string | null;
 }
 
 export interface PageHead {
@@ -82,6 +84,7 @@ export function readPageHead(html: string, pageUrl: string): PageHead {
       rel: (attributes.rel ?? "").toLowerCase().split(/\s+/).filter(Boolean),
       type: clean(attributes.type?.split(";")[0])?.toLowerCase() ?? null,
       title: clean(attributes.title),
+      sizes: clean(attributes.sizes),
     });
   }
   return { title: state.title || null, links };

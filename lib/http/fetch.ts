@@ -4,7 +4,7 @@ import { packageJson } from "../package-root.js";
 import { isBlockedAddress } from "./address-policy.js";
 import { FetchError, toFetchError, type AbortState } from "./errors.js";
 import { createGuardedAgent } from "./guarded-agent.js";
-import { readBody } from "./read-body.js";
+import { readBody, type PartialRead } from "./read-body.js";
 import { parseRetryAfter } from "./retry-after.js";
 
 export { FetchError, type FetchErrorCode } from "./errors.js";
@@ -29,6 +29,12 @@ export interface FetchOptions {
   lastModified?: string | null;
   /** Accept header; FEED_ACCEPT by default. */
   accept?: string;
+  /**
+   * Read only the start of the body (a page's head, say): at most
+   * `maxBodySize` bytes, cut there rather than refused, and no further than
+   * the first of `stopAt`. The rest of the body is never read.
+   */
+  partial?: PartialRead;
   /** Hops followed before giving up; 5 by default. */
   maxRedirects?: number;
   /** External abort (scheduler stop). */
@@ -199,7 +205,7 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
       return { ...common, notModified: true, body: new Uint8Array(0), bytesReceived: 0 };
     }
     try {
-      const { bytes, wire } = await readBody(response.body, header(response.headers, "content-encoding"), options.maxBodySize);
+      const { bytes, wire } = await readBody(response.body, header(response.headers, "content-encoding"), options.maxBodySize, options.partial);
       return { ...common, notModified: false, body: bytes, bytesReceived: wire };
     } catch (error) {
       throw toFetchError(error, url.hostname, state);

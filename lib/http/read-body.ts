@@ -25,6 +25,29 @@ export interface BodyRead {
   wire: number;
 }
 
+/** Read only the start of a body: see `FetchOptions.partial`. */
+export interface PartialRead {
+  /** ASCII markers, any case (e.g. "</head"): reading stops after the chunk that completes one. */
+  stopAt: readonly string[];
+}
+
+/** Thrown inside the pipeline to stop reading; never leaves this module. */
+const ENOUGH = new Error("enough of the body was read");
+
+/** Tells when one of the markers has gone by, also when a marker is split across chunks. */
+function markerWatch(markers: readonly string[]): (chunk: Buffer) => boolean {
+  if (markers.length === 0) return () => false;
+  const pattern = new RegExp(markers.map((marker) => marker.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|"), "i");
+  const keep = Math.max(...markers.map((marker) => marker.length)) - 1;
+  let tail = "";
+  return (chunk) => {
+    // latin1 maps bytes to characters one to one: ASCII markers are found in any ASCII-compatible charset.
+    const text = tail + chunk.toString("latin1");
+    tail = text.slice(-keep);
+    return pattern.test(text);
+  };
+}
+
 /**
  * Reads a response body, decompressing it, and stops with "too_large" as
  * soon as the DECOMPRESSED size passes `cap`: a gzip bomb costs at most the
@@ -32,8 +55,12 @@ export interface BodyRead {
  * an error anywhere (reset, abort, bad compressed data) ends the whole read
  * instead of leaving a decoder waiting forever. The body is always
  * consumed or destroyed when this returns or throws.
+ *
+ * With `partial`, the body is cut at `cap` instead of refused, and reading
+ * stops after a marker: the rest is never read (undici then closes the
+ * connection if the server was still sending).
  */
-export async function readBody(body: Readable, contentEncoding: string | null, cap: number): Promise<BodyRead> {
+export async function readBody(body: Readable, contentEncoding: string | null, cap: number, partial?: PartialRead): Promise<BodyRead> {
   let wire = 0;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -45,8 +72,16 @@ export async function readBody(body: Readable, contentEncoding: string | null, c
       yield chunk;
     }
   };
+  const sawMarker = partial ? markerWatch(partial.stopAt) : null;
   const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
+      if (sawMarker) {
+        const piece = chunk.length > cap - size ? chunk.subarray(0, cap - size) : chunk;
+        size += piece.length;
+        chunks.push(piece);
+        if (size >= cap || sawMarker(piece)) throw ENOUGH;
+        continue;
+      }
       size += chunk.length;
       if (size > cap) throw (overCap = new FetchError("too_large", `response larger than ${cap} bytes`));
       chunks.push(chunk);
@@ -60,11 +95,11 @@ export async function readBody(body: Readable, contentEncoding: string | null, c
     body.on("error", () => undefined).destroy();
     throw error;
   }
-  // pipeline's typings cover fixed arities only; the stage list varies with the header.
   try {
+    // pipeline's typings cover fixed arities only; the stage list varies with the header.
     await (pipeline as (...streams: unknown[]) => Promise<void>)(body, countWire, ...stages, collect);
   } catch (error) {
-    throw overCap ?? error;
+    if (error !== ENOUGH) throw overCap ?? error;
   }
   return { bytes: Buffer.concat(chunks, size), wire };
 }

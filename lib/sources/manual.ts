@@ -1,4 +1,5 @@
-import { discoverFeeds } from "../discovery/discover.js";
+import { discoverSite } from "../discovery/discover.js";
+import { writeIconRecord } from "../discovery/icon-records.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, Storage, UpsertOutcome } from "../storage/types.js";
 import type { SourceKind } from "./types.js";
@@ -21,6 +22,8 @@ export type ManualBlogResult =
  * Adds one blog by hand (source "manual"): the address is run through feed
  * discovery, which accepts a feed address as it is and finds the best feed of
  * a site address. An owner-deleted blog is not brought back (`skipped-deleted`).
+ * The icon the site's page declares is recorded, so the sync does not fetch
+ * that page again to look for it.
  */
 export async function addManualBlog(
   storage: Storage,
@@ -28,7 +31,7 @@ export async function addManualBlog(
   input: ManualBlogInput,
   signal?: AbortSignal,
 ): Promise<ManualBlogResult> {
-  const found = await discoverFeeds(input.url, options, signal);
+  const { result: found, page } = await discoverSite(input.url, options, signal);
   if (!found.success) return { ok: false, error: found.error };
   const feed = found.feeds[0];
   if (!feed) return { ok: false, error: "No feed found at this address" };
@@ -41,6 +44,7 @@ export async function addManualBlog(
     source: "manual",
     sourceId: input.sourceId ?? null,
   });
+  if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url }, new Date());
   return { ok: true, outcome, blog, feedUrl: feed.url };
 }
 

@@ -65,7 +65,7 @@ export interface Blog {
   failureCount: number;
   etag: string | null;
   lastModified: string | null;
-  /** Site icon found once by discovery, used when the feed has no image. */
+  /** Site icon found by the sync's lookup, used when the feed has no image; "" when the site has none, null before any lookup. */
   iconUrl: string | null;
   /** Fields the owner edited; sync never overwrites these. */
   ownerEdited: EditableBlogField[];
@@ -249,6 +249,8 @@ export interface BlogStore {
   /** Blogs the scheduler should fetch: not deleted/gone/inactive, not skipItemFetch, nextFetchAt due. */
   listDue(now: Date, limit: number): Promise<Blog[]>;
   recordFetch(id: string, record: FetchRecord): Promise<Blog | null>;
+  /** Sets the site icon a lookup found ("" for none) on a blog that is not deleted; false when there is no such blog. */
+  setIcon(id: string, iconUrl: string): Promise<boolean>;
   /** Recomputes itemCount and lastItemAt from stored items. */
   refreshItemStats(id: string): Promise<void>;
   count(filter?: { status?: BlogStatus; sourcePrefix?: string }): Promise<number>;

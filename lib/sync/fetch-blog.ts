@@ -7,15 +7,12 @@ import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.
 import { feedUrlKey, hostTitle } from "../url/normalise.js";
 import { nextAttemptAt } from "./backoff.js";
 import { describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
-import { findSiteIcon } from "./site-icon.js";
+import type { IconNeed } from "./site-icons.js";
 
 const FEED_ACCEPT =
   "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, " +
   "application/xml;q=0.9, text/xml;q=0.9, text/html;q=0.5, */*;q=0.1";
 const DAY = 24 * 60 * 60_000;
-
-/** `iconUrl` value meaning "looked for a site icon, found none": the lookup is not repeated. */
-export const NO_ICON = "";
 
 export interface SyncBlogDeps {
   /** Caps simultaneous requests per host (each redirect hop counted at its own host), shared by every fetch of the run. */
@@ -35,6 +32,8 @@ export interface BlogSyncResult {
   outcome: BlogOutcome;
   itemsAdded: number;
   itemsDeleted: number;
+  /** Set when the blog shows a site icon (it has no image of its own): the run looks it up afterwards. */
+  icon?: IconNeed;
 }
 
 type SyncOptions = Pick<
@@ -57,6 +56,9 @@ const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDelete
  * - 429/503: status `error`, next fetch at the server's Retry-After;
  * - anything else: status `error` with a short message and exponential
  *   back-off; stored items are left alone.
+ * A blog fetched well (2xx or 304) that has no image of its own says which
+ * site's icon it needs; icons are not looked up here, so they never delay
+ * the feeds.
  * Never throws: storage errors are caught and reported as `failed`. When
  * `signal` aborts, the request is cancelled and, unless the writes had begun
  * (they are then completed), nothing is written.
@@ -74,24 +76,20 @@ export async function syncBlog(
     if (message === UNEXPECTED_FAILURE) deps.log?.(`syncing ${blog.feedUrl} failed: ${errorText(error)}`);
     return message;
   };
-  // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
-  const hostGate = <T>(host: string, task: () => Promise<T>) => deps.limiter.run(host, task);
-  const fetchFrom = (url: string, accept: string, conditional = false) =>
-    fetchUrl(url, {
+  let response: FetchResult;
+  try {
+    response = await fetchUrl(blog.feedUrl, {
       timeout: options.fetchTimeout,
       maxBodySize: options.maxBodySize,
       allowPrivateNetworks: options.allowPrivateNetworks,
-      etag: conditional ? (blog.etag ?? undefined) : undefined,
-      lastModified: conditional ? (blog.lastModified ?? undefined) : undefined,
-      accept,
+      etag: blog.etag,
+      lastModified: blog.lastModified,
+      accept: FEED_ACCEPT,
       signal,
       dispatcher: deps.dispatcher,
-      hostGate,
+      // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
+      hostGate: (host, task) => deps.limiter.run(host, task),
     });
-
-  let response: FetchResult;
-  try {
-    response = await fetchFrom(blog.feedUrl, FEED_ACCEPT, true);
   } catch (error) {
     if (signal.aborted) return aborted;
     return recordFailure(storage, blog, fetchedAt, describe(error), null);
@@ -100,13 +98,13 @@ export async function syncBlog(
 
   try {
     if (response.notModified) {
-      await storage.blogs.recordFetch(blog.id, {
+      const saved = await storage.blogs.recordFetch(blog.id, {
         ...success(fetchedAt),
         etag: response.etag ?? undefined,
         lastModified: response.lastModified ?? undefined,
         feedUrl: await movedFeedUrl(storage, blog, response),
       });
-      return { outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 };
+      return withIcon({ outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 }, iconNeed(saved, response));
     }
     if (response.status === 410) {
       const failureCount = blog.failureCount + 1;
@@ -136,11 +134,6 @@ export async function syncBlog(
       return await recordFailure(storage, blog, fetchedAt, describe(error), null);
     }
 
-    const iconUrl = needsIconLookup(blog, parsed)
-      ? ((await findSiteIcon(parsed.feed.siteUrl ?? blog.siteUrl ?? new URL("/", response.url).href, (url, accept) =>
-          fetchFrom(url, accept),
-        )) ?? NO_ICON)
-      : undefined;
     if (signal.aborted) return aborted;
 
     // From here on the blog's writes run to the end even if the run is stopped.
@@ -150,15 +143,15 @@ export async function syncBlog(
     const trimmed = await storage.items.trimBlog(blog.id, options.maxItemsPerBlog);
     await storage.blogs.refreshItemStats(blog.id);
     const record = parsed.problem ? partlyRead(blog, fetchedAt, describeProblem(parsed.problem)) : success(fetchedAt);
-    await storage.blogs.recordFetch(blog.id, {
+    const saved = await storage.blogs.recordFetch(blog.id, {
       ...record,
       etag: parsed.problem ? null : response.etag,
       lastModified: parsed.problem ? null : response.lastModified,
       feedUrl: await movedFeedUrl(storage, blog, response),
       metadata: feedMetadata(parsed, blog),
-      iconUrl,
     });
-    return { outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed };
+    const page = parsed.feed.type === "hfeed" ? { url: response.url, body: response.body, contentType: response.contentType } : undefined;
+    return withIcon({ outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed }, iconNeed(saved, response, page));
   } catch (error) {
     if (error instanceof FetchError && error.code === "aborted") return aborted;
     deps.log?.(`saving ${blog.feedUrl} failed: ${errorText(error)}`);
@@ -233,9 +226,18 @@ function namedByListing(blog: Blog, field: (typeof LISTING_FIELDS)[number]): boo
   return field !== "title" || value !== hostTitle(blog.feedUrl);
 }
 
-/** Icon lookup happens once per blog: only with no photo anywhere and no earlier lookup. */
-function needsIconLookup(blog: Blog, parsed: ParsedFeed): boolean {
-  return blog.iconUrl === null && !blog.photo && !parsed.feed.photo;
+function withIcon(result: BlogSyncResult, icon: IconNeed | undefined): BlogSyncResult {
+  return icon ? { ...result, icon } : result;
+}
+
+/**
+ * The icon a blog just written needs: none when it has an image (the feed's
+ * or the owner's); else its site's (the site URL as now stored, so a 200
+ * and a 304 ask for the same site), or the feed host's home page.
+ */
+function iconNeed(saved: Blog | null, response: FetchResult, page?: IconNeed["page"]): IconNeed | undefined {
+  if (!saved || saved.photo) return undefined;
+  return { siteUrl: saved.siteUrl ?? new URL("/", response.url).href, ...(page ? { page } : {}) };
 }
 
 /** Host key for the per-host limit ("" for unparseable URLs, which fail fast anyway). */

@@ -7,6 +7,7 @@ import { forEachDueBlog } from "./due-blogs.js";
 import { syncBlog, type BlogSyncResult } from "./fetch-blog.js";
 import { feedParser } from "./parse-pool.js";
 import type { RunContext, SyncRunner, SyncStats } from "./scheduler.js";
+import { createSiteIconLookups } from "./site-icons.js";
 
 const DAY = 24 * 60 * 60_000;
 
@@ -31,10 +32,12 @@ export interface SyncRunnerDeps {
 
 /**
  * Builds the scheduler's run: refresh sources, fetch every due blog through
- * the pool (`concurrency` at a time, `perHostConcurrency` per host), then
- * apply retention (`maxItemAge`). A stopped run (context.signal) cancels
- * requests in flight, writes nothing further and rejects with the abort
- * reason; a run that finishes resolves with its figures.
+ * the pool (`concurrency` at a time, `perHostConcurrency` per host), apply
+ * retention (`maxItemAge`) and report the content done; site icons, looked
+ * up meanwhile in a second lane that yields to the feeds at every host,
+ * finish after that. A stopped run (context.signal) cancels requests in
+ * flight, writes nothing further and rejects with the abort reason; a run
+ * that finishes resolves with its figures.
  */
 export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
   const { options } = deps;
@@ -63,24 +66,46 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       items.added += result.itemsAdded;
       items.deleted += result.itemsDeleted;
     };
-    const blogDeps = { limiter: new HostLimiter(options.perHostConcurrency), parse, now, dispatcher: deps.dispatcher, log };
-    await forEachDueBlog(
-      storage,
-      runAt,
-      { concurrency: options.concurrency, perHost: options.perHostConcurrency },
-      signal,
-      async (blog) => tally(await syncBlog(storage, blog, options, signal, blogDeps)),
-      (done, total) => context.progress(done, total),
-    );
+    const limiter = new HostLimiter(options.perHostConcurrency);
+    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log };
+    // Icon requests are small (a page's head, a favicon's first bytes) and parse nothing: their own lane, as wide as the feeds'.
+    const lane = new HostLimiter(options.concurrency);
+    const icons = createSiteIconLookups({ storage, options, limiter, lane, signal, now, dispatcher: deps.dispatcher, log });
+    let contentFinished = false;
+    try {
+      await forEachDueBlog(
+        storage,
+        runAt,
+        { concurrency: options.concurrency, perHost: options.perHostConcurrency },
+        signal,
+        async (blog) => {
+          const result = await syncBlog(storage, blog, options, signal, blogDeps);
+          tally(result);
+          if (result.icon) icons.want(blog, result.icon);
+        },
+        (done, total) => context.progress(done, total),
+      );
+      signal.throwIfAborted();
+      items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
+      contentFinished = true;
+    } finally {
+      // A stopped or failed run leaves no lookup running unobserved.
+      if (!contentFinished) await icons.settled();
+    }
+    const contentDoneAt = now().toISOString();
+    context.contentDone?.(contentDoneAt);
+    const iconStats = await icons.settled();
     signal.throwIfAborted();
-
-    items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
+    const extrasDoneAt = now().toISOString();
     return {
-      lastFullSync: now().toISOString(),
+      lastFullSync: extrasDoneAt,
       duration: Date.now() - startedAt,
       sources,
       blogs,
       items,
+      contentDoneAt,
+      extrasDoneAt,
+      icons: iconStats,
     };
   };
 }

@@ -1,13 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { Storage } from "../storage/types.js";
 
-/** Figures of the last completed sync run (shape kept from the earlier plugin). */
+/** Figures of the last completed sync run (shape kept from the earlier plugin, plus the phases' ends). */
 export interface SyncStats {
   lastFullSync: string;
   duration: number;
   sources: { total: number; success: number; failed: number };
   blogs: { total: number; success: number; failed: number; notModified?: number };
   items: { added: number; deleted: number };
+  /** When every blog's posts were stored (and old ones pruned). */
+  contentDoneAt?: string;
+  /** When the extras (site icons) that followed were done: the end of the run. */
+  extrasDoneAt?: string;
+  /** Requests made for site icons, and blogs whose icon changed. */
+  icons?: { requests: number; updated: number };
 }
 
 /** The persisted status record, shared by every process on the same database. */
@@ -18,6 +24,8 @@ export interface StoredSyncStatus {
   runningUntil: string | null;
   progress: { done: number; total: number } | null;
   nextSync: string | null;
+  /** While a run goes on: when its posts were all stored (null until then); it is then busy with extras. */
+  contentDoneAt?: string | null;
 }
 
 export interface SyncStatusView {
@@ -25,13 +33,17 @@ export interface SyncStatusView {
   lastSync: string | null;
   nextSync: string | null;
   progress: { done: number; total: number } | null;
+  /** The running sync's posts are all stored at this time; it is finishing extras (site icons). Null otherwise. */
+  contentDoneAt: string | null;
   lastSyncStats: SyncStats | null;
 }
 
-/** What one run is given: a stop signal and a way to report progress. */
+/** What one run is given: a stop signal and ways to report progress and the end of the content phase. */
 export interface RunContext {
   signal: AbortSignal;
   progress(done: number, total: number): void;
+  /** Every blog's posts are stored; what follows is cosmetic (site icons). */
+  contentDone?(at: string): void;
 }
 
 /** One sync run: sources refreshed, due blogs fetched, retention applied. */
@@ -53,7 +65,7 @@ const PROGRESS_WRITE_INTERVAL = 1000;
 /** Wait past a lease's end before retrying, so clocks a little apart agree it has lapsed. */
 const LEASE_MARGIN = 1000;
 
-const emptyStatus: StoredSyncStatus = { lastSync: null, lastSyncStats: null, runningUntil: null, progress: null, nextSync: null };
+const emptyStatus: StoredSyncStatus = { lastSync: null, lastSyncStats: null, runningUntil: null, progress: null, nextSync: null, contentDoneAt: null };
 
 /**
  * Runs sync on a timer: first after `initialDelay`, then every `interval`.
@@ -155,6 +167,7 @@ export class Scheduler {
       lastSync: stored.lastSync,
       nextSync: this.nextAt?.toISOString() ?? stored.nextSync,
       progress: isRunning ? stored.progress : null,
+      contentDoneAt: isRunning ? (stored.contentDoneAt ?? null) : null,
       lastSyncStats: stored.lastSyncStats,
     };
   }
@@ -224,7 +237,7 @@ export class Scheduler {
     }, Math.max(50, Math.floor(this.leaseTtl / 3)));
     renew.unref?.();
     try {
-      await update({ runningUntil: leaseUntil(), progress });
+      await update({ runningUntil: leaseUntil(), progress, contentDoneAt: null });
       const stats = await this.options.run(storage, {
         signal: abort.signal,
         progress: (done, total) => {
@@ -235,14 +248,15 @@ export class Scheduler {
             void update({ progress }).catch(() => undefined);
           }
         },
+        contentDone: (at) => void update({ progress, contentDoneAt: at }).catch(() => undefined),
       });
       const next = this.stopped ? null : new Date(Date.now() + this.options.interval).toISOString();
-      await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next }, true);
+      await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next, contentDoneAt: null }, true);
       return true;
     } catch (error) {
       // A run stopped by stop() (shutdown) did not fail.
       if (!(this.stopped && abort.signal.aborted)) log(`sync failed: ${(error as Error).message}`);
-      await update({ runningUntil: null, progress: null }, true).catch(() => undefined);
+      await update({ runningUntil: null, progress: null, contentDoneAt: null }, true).catch(() => undefined);
       return true;
     } finally {
       clearInterval(renew);

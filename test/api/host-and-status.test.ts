@@ -196,3 +196,51 @@ describe("GET /api/status while and after a sync (SQLite, over HTTP)", () => {
     assert.deepEqual(await counts(), { blogs: 2, items: 0, listedItems: 0, listedBlogs: 2, isRunning: false });
   });
 });
+
+describe("GET /api/status while a sync finishes its site icons (SQLite, over HTTP)", () => {
+  let server: TestServer;
+  let feeds: FixtureServer;
+  let releaseHome!: () => void;
+  const homeHeld = new Promise<void>((resolve) => (releaseHome = resolve));
+  before(async () => {
+    feeds = await startFixtureServer();
+    const feed = rss(["c1"]).replace("https://fixture.example/", `${feeds.url}/home/`);
+    feeds.route("/iconless.xml", respond.text(feed, { headers: { "content-type": "application/rss+xml" } }));
+    // The home page answers only once the test has seen the run in its extras phase.
+    feeds.route("/home/", async (request, response) => {
+      await homeHeld;
+      respond.text(`<head><link rel="icon" href="/me.png"></head>`, { headers: { "content-type": "text/html" } })(request, response);
+    });
+    server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: 600_000 });
+    await addBlog(server.storage, { title: "Iconless", feedUrl: `${feeds.url}/iconless.xml` });
+  });
+  after(async () => {
+    releaseHome();
+    await server.close();
+    await feeds.close();
+  });
+
+  it("says when the posts were all stored while the icons are still being looked up, then both ends in lastSyncStats", async () => {
+    const run = server.plugin.context.scheduler.syncNow();
+    let extrasPhase: Record<string, unknown> | null = null;
+    await until(async () => {
+      const body = await (await server.get(`${server.api}/status`)).json();
+      if (body.isRunning && body.contentDoneAt) extrasPhase = body;
+      return extrasPhase !== null;
+    }, 20_000);
+    releaseHome();
+    assert.ok(extrasPhase);
+    const { contentDoneAt, progress } = extrasPhase as { contentDoneAt: string; progress: unknown };
+    assert.ok(!Number.isNaN(Date.parse(contentDoneAt)));
+    assert.deepEqual(progress, { done: 1, total: 1 });
+    assert.equal(await server.storage.items.count(), 1, "the posts are in before the icon");
+    await run;
+    const done = await (await server.get(`${server.api}/status`)).json();
+    assert.equal(done.contentDoneAt, null);
+    assert.equal(done.lastSyncStats.contentDoneAt, contentDoneAt);
+    assert.ok(Date.parse(done.lastSyncStats.extrasDoneAt) >= Date.parse(contentDoneAt));
+    assert.deepEqual(done.lastSyncStats.icons, { requests: 1, updated: 1 });
+    const [blog] = (await (await server.get(`${server.api}/blogs`)).json()).items;
+    assert.equal(blog.photo, `${feeds.url}/me.png`);
+  });
+});

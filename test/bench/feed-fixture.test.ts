@@ -50,3 +50,25 @@ test("generated feeds of every format sync through the real runner, then re-sync
   assert.equal(second.items.added, 0);
   assert.equal(((await fixture.stats()).byStatus["304"] ?? 0) - before304, FEEDS);
 });
+
+test("the home-pages fixture: feeds without images, half the sites declaring an icon, found once and not asked again", async () => {
+  const homes = await startFeedFixture({ feeds: 8, hosts: 2, delayMs: 0, homePages: true });
+  const icons = await openTempStorage();
+  try {
+    await addBlogs(icons.storage, Array.from({ length: 8 }, (_, index) => homes.urlOf(index)));
+    const options = resolveOptions({ concurrency: 4, perHostConcurrency: 2, allowPrivateNetworks: true, mongodbUrl: null });
+    const run = createSyncRunner({ options, dispatcher: loopbackDispatcher(2) });
+    const context = () => ({ signal: new AbortController().signal, progress: () => undefined });
+    const first = await run(icons.storage, context());
+    assert.equal(first.blogs.success, 8);
+    assert.deepEqual((await homes.stats()).byKind, { feed: 8, "home page": 8, favicon: 1 }, "a page per blog, one favicon for the host whose pages declare none (odd blogs)");
+    const { items: blogs } = await icons.storage.blogs.list({ limit: 8, offset: 0, visibility: "admin" });
+    const withIcon = blogs.filter((blog) => blog.iconUrl).map((blog) => new URL(blog.iconUrl!).pathname).sort();
+    assert.deepEqual(withIcon, ["/blog0/icon.png", "/blog2/icon.png", "/blog4/icon.png", "/blog6/icon.png"]);
+    await run(icons.storage, context());
+    assert.deepEqual((await homes.stats()).byKind, { feed: 16, "home page": 8, favicon: 1 }, "the re-sync asks only the feeds");
+  } finally {
+    await icons.cleanup();
+    await homes.close();
+  }
+});

@@ -588,6 +588,20 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(await s.blogs.recordFetch("0123456789abcdef01234567", { at: T0, status: "active", nextFetchAt: null, failureCount: 0 }), null);
       });
 
+      it("setIcon records a site icon (\"\" for none), leaves the rest alone and skips deleted or unknown blogs", async () => {
+        const blog = await add();
+        assert.equal(await s.blogs.setIcon(blog.id, "https://site.example/touch.png"), true);
+        const withIcon = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(withIcon.iconUrl, "https://site.example/touch.png");
+        assert.deepEqual({ ...withIcon, iconUrl: blog.iconUrl, updatedAt: blog.updatedAt }, blog, "nothing else changes");
+        assert.equal(await s.blogs.setIcon(blog.id, ""), true);
+        assert.ok(!(await s.blogs.get(blog.id))?.iconUrl, "none found: no icon served");
+        await s.blogs.softDelete(blog.id);
+        assert.equal(await s.blogs.setIcon(blog.id, "https://site.example/late.png"), false);
+        assert.ok(!(await s.blogs.get(blog.id))?.iconUrl);
+        assert.equal(await s.blogs.setIcon("0123456789abcdef01234567", "https://x.example/i.png"), false);
+      });
+
       it("writes feed metadata except owner-edited fields", async () => {
         const blog = await add({ title: "Initial" });
         await s.blogs.edit(blog.id, { author: "Owner's pick" });

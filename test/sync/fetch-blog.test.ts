@@ -4,7 +4,7 @@ import { parseFeed } from "../../lib/feeds/parse.js";
 import { USER_AGENT } from "../../lib/http/fetch.js";
 import { HostLimiter } from "../../lib/http/host-limiter.js";
 import type { Storage } from "../../lib/storage/types.js";
-import { NO_ICON, syncBlog, type SyncBlogDeps } from "../../lib/sync/fetch-blog.js";
+import { syncBlog, type SyncBlogDeps } from "../../lib/sync/fetch-blog.js";
 import { conditionalFeed, rss, startFeedServer, type FeedServer, type TestItem } from "./feed-server.js";
 import { addBlog, DAY, MINUTE, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
 
@@ -322,27 +322,34 @@ test("an aborted fetch writes nothing", async () => {
   assert.deepEqual(await reload(storage, blog), blog);
 });
 
-test("a blog without any photo gets its site icon once; none found is remembered as NO_ICON", async () => {
-  server.route("/site/", (_request, response) => {
-    response.writeHead(200, { "content-type": "text/html" }).end(`<head><link rel="apple-touch-icon" href="/site/touch.png"></head>`);
-  });
+test("a blog without an image asks for its site's icon after a 200 and a 304 alike, and fetches nothing for it itself", async () => {
+  server.route("/site/", (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end(`<head><link rel="icon" href="i.png"></head>`));
   serveFeed("/iconless.xml", twoItems(), { image: null, link: `${origin}/site/` });
   const blog = await addBlog(storage, `${origin}/iconless.xml`);
-  await run(blog);
-  assert.equal((await reload(storage, blog)).iconUrl, `${origin}/site/touch.png`);
-  server.route("/iconless.xml", (_request, response) => {
-    response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: "three", published: recent(0) }], { image: null, link: `${origin}/site/` }));
-  });
-  await run(await reload(storage, blog));
-  assert.equal(server.hits("/site/"), 1, "the site page is not fetched again");
+  const first = await run(blog);
+  assert.equal(first.outcome, "updated");
+  assert.deepEqual(first.icon, { siteUrl: `${origin}/site/` });
+  const second = await run(await reload(storage, blog));
+  assert.equal(second.outcome, "not-modified");
+  assert.deepEqual(second.icon, { siteUrl: `${origin}/site/` }, "the site as stored: a 304 asks for the same site");
+  assert.equal(server.hits("/site/"), 0, "icons are the run's business, after the feeds");
 
-  server.route("/bare/", (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end("<p>no icon</p>"));
-  serveFeed("/bare.xml", twoItems(), { image: null, link: `${origin}/bare/` });
-  const bare = await addBlog(storage, `${origin}/bare.xml`);
-  await run(bare);
-  assert.equal((await reload(storage, bare)).iconUrl, NO_ICON);
-  await run(await reload(storage, bare));
-  assert.equal(server.hits("/bare/"), 1);
+  serveFeed("/pictured.xml", twoItems(), { image: `${origin}/logo.png` });
+  assert.equal((await run(await addBlog(storage, `${origin}/pictured.xml`))).icon, undefined, "the feed's own image needs no icon");
+  serveFeed("/edited.xml", twoItems(), { image: null });
+  const edited = await addBlog(storage, `${origin}/edited.xml`);
+  await storage.blogs.edit(edited.id, { photo: "https://owner.example/me.png" });
+  assert.equal((await run(await reload(storage, edited))).icon, undefined, "nor does a photo the owner set");
+});
+
+test("an h-feed is its site's page: the page comes along with the icon wish", async () => {
+  const page = `<!doctype html><html><head><link rel="icon" href="/me.png"></head><body><div class="h-feed">` +
+    `<article class="h-entry"><a class="u-url p-name" href="/one">One</a><time class="dt-published" datetime="${recent(1).toISOString()}"></time></article></div></body></html>`;
+  server.route("/home/", (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end(page));
+  const result = await run(await addBlog(storage, `${origin}/home/`));
+  assert.equal(result.outcome, "updated");
+  assert.equal(result.icon?.page?.url, `${origin}/home/`);
+  assert.equal(Buffer.from(result.icon?.page?.body ?? []).toString(), page);
 });
 
 test("a listed blog keeps the list's title and description; the feed fills in only what the list left out", async () => {

@@ -61,12 +61,12 @@ test("runs never overlap in one process: a sync asked for during a run joins it"
   await scheduler.stop();
 });
 
-test("the status record shows the run and its progress while running, then lastSync, stats and nextSync", async () => {
+test("the status record shows the run, its progress and the end of its content phase while running, then lastSync, stats and nextSync", async () => {
   const gated = gatedRun();
   const scheduler = new Scheduler({ getStorage: async () => temp.storage, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000 });
   scheduler.start();
   const idle = await scheduler.getStatus();
-  assert.deepEqual({ ...idle, nextSync: null }, { isRunning: false, lastSync: null, nextSync: null, progress: null, lastSyncStats: null });
+  assert.deepEqual({ ...idle, nextSync: null }, { isRunning: false, lastSync: null, nextSync: null, progress: null, contentDoneAt: null, lastSyncStats: null });
   assert.ok(idle.nextSync);
 
   const run = scheduler.syncNow();
@@ -76,12 +76,21 @@ test("the status record shows the run and its progress while running, then lastS
   const running = await scheduler.getStatus();
   assert.equal(running.isRunning, true);
   assert.deepEqual(running.progress, { done: 1, total: 3 });
+  assert.equal(running.contentDoneAt, null, "still fetching feeds");
+  gated.contexts[0].progress(3, 3);
+  const contentDoneAt = new Date().toISOString();
+  gated.contexts[0].contentDone?.(contentDoneAt);
+  await until(async () => (await scheduler.getStatus()).contentDoneAt !== null, 2000);
+  const extras = await scheduler.getStatus();
+  assert.equal(extras.isRunning, true, "the run goes on with its extras");
+  assert.equal(extras.contentDoneAt, contentDoneAt);
 
   gated.release();
   assert.equal(await run, true);
   const done = await scheduler.getStatus();
   assert.equal(done.isRunning, false);
   assert.equal(done.progress, null);
+  assert.equal(done.contentDoneAt, null, "only a running sync has one");
   assert.ok(done.lastSync && !Number.isNaN(Date.parse(done.lastSync)));
   assert.deepEqual(done.lastSyncStats?.blogs, { total: 3, success: 3, failed: 0 });
   assert.ok(new Date(done.nextSync!).getTime() > Date.now() + 3_500_000, "the next sync an interval later");

@@ -234,6 +234,17 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
 
     recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, ids, id, record)),
 
+    setIcon: (id, iconUrl) =>
+      guard("record a site icon", async () => {
+        const _id = ids.of(id);
+        if (!_id) return false;
+        const result = await blogs.updateOne(
+          { _id, status: { $ne: "deleted" } },
+          { $set: { iconUrl: textValue(iconUrl, "icon URL"), updatedAt: new Date() } },
+        );
+        return result.matchedCount === 1;
+      }),
+
     refreshItemStats: (id) =>
       guard("refresh blog statistics", async () => {
         const _id = ids.of(id);

@@ -187,6 +187,14 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
         }),
       ),
 
+    setIcon: (id, iconUrl) =>
+      ctx.guard("blogs.setIcon", () => {
+        const result = ctx
+          .statement("UPDATE blogs SET icon_url = ?, updated_at = ? WHERE id = ? AND status != 'deleted'")
+          .run(iconUrl, toIso(new Date()), id);
+        return result.changes === 1;
+      }),
+
     refreshItemStats: (id) => ctx.guard("blogs.refreshItemStats", () => refreshBlogItemStats(ctx, id)),
 
     count: (filter = {}) =>
