@@ -1,13 +1,14 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
-import type { Blog, BlogSort, Item } from "../storage/types.js";
+import type { BlogSort, Item } from "../storage/types.js";
 import { QueryError, MAX_LIMIT, integerParam, optionalText } from "./validate.js";
 import { serializeBlog, serializeBlogContext, serializeItem } from "./serialize.js";
 import { sendCacheable, sendCacheableJson, setPublicHeaders } from "./respond.js";
 import { exportOpml } from "./opml-export.js";
 import { readStatus } from "./status.js";
 import { cachedPerContext } from "./short-cache.js";
+import { isPubliclyVisible, listPublicItems } from "./public-items.js";
 
 /** Categories group every visible blog: kept until a write rather than grouped per request. */
 const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categories());
@@ -15,8 +16,6 @@ const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categ
 const BLOG_DETAIL_ITEMS = 20;
 const DEFAULT_BLOG_LIMIT = 100;
 const DEFAULT_ITEM_LIMIT = 50;
-/** Microsub follows whose items /api/items merges (one list read per request; far above any real follow list). */
-const MAX_MICROSUB_BLOGS = 10_000;
 
 type Handler = (request: Request, response: Response) => Promise<void>;
 
@@ -39,50 +38,11 @@ export function guarded(context: BlogrollContext, failure: Record<string, unknow
   };
 }
 
-function isPubliclyVisible(blog: Blog): boolean {
-  return !blog.hidden && blog.status !== "deleted" && blog.status !== "inactive";
-}
-
 function parseSort(query: Record<string, unknown>): BlogSort {
   const sort = optionalText(query, "sort");
   if (sort === undefined || sort === "title") return "title";
   if (sort === "recent") return "recent";
   throw new QueryError({ error: "Invalid sort" });
-}
-
-/**
- * The visible Microsub blogs an items query covers, by Microsub feed id: their
- * items are read from the Microsub plugin, never copied. Empty when the
- * integration is absent.
- */
-async function microsubBlogsByFeed(context: BlogrollContext, category: string | undefined, blogId: string | undefined) {
-  const byFeed = new Map<string, Blog>();
-  const microsub = context.getMicrosub();
-  if (!microsub) return { microsub: null, byFeed };
-  const storage = await context.getStorage();
-  let blogs: Blog[];
-  if (blogId) {
-    const blog = await storage.blogs.get(blogId);
-    blogs = blog && blog.source === "microsub" && isPubliclyVisible(blog) ? [blog] : [];
-  } else {
-    blogs = (await storage.blogs.list({ source: "microsub", category, visibility: "public", limit: MAX_MICROSUB_BLOGS, offset: 0 })).items;
-  }
-  for (const blog of blogs) {
-    if (blog.microsubFeedId && (!category || blog.category === category)) byFeed.set(blog.microsubFeedId, blog);
-  }
-  return { microsub, byFeed };
-}
-
-/** Newest first: published desc, undated after dated, then id desc (ids sort by creation). */
-function compareItems(a: Item, b: Item): number {
-  const pa = a.published?.getTime();
-  const pb = b.published?.getTime();
-  if (pa !== pb) {
-    if (pa === undefined) return 1;
-    if (pb === undefined) return -1;
-    return pb - pa;
-  }
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 /** The public, unauthenticated API (spec section 4.1–4.7). */
@@ -160,38 +120,10 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
       const category = optionalText(query, "category");
       const limit = integerParam(query, "limit", DEFAULT_ITEM_LIMIT, MAX_LIMIT.items);
       const offset = integerParam(query, "offset", 0);
-      const storage = await context.getStorage();
-
-      let blogFilterPasses = true;
-      if (blogId) {
-        const blog = await storage.blogs.get(blogId);
-        blogFilterPasses = blog !== null && isPubliclyVisible(blog) && (!category || blog.category === category);
-      }
-      let page: Item[] = [];
-      let microsubBlogs = new Map<string, Blog>();
-      if (blogFilterPasses) {
-        const { microsub, byFeed } = await microsubBlogsByFeed(context, category, blogId);
-        microsubBlogs = byFeed;
-        const feedIds = [...byFeed.keys()];
-        if (microsub && feedIds.length > 0) {
-          // Merge two newest-first streams: each side gives at most offset + limit + 1 rows.
-          const want = offset + limit + 1;
-          const [ours, theirs] = await Promise.all([
-            storage.items.list({ blogId, category, limit: want, offset: 0 }),
-            microsub.listItems({ feedIds, limit: want, offset: 0 }),
-          ]);
-          page = [...ours, ...theirs].sort(compareItems).slice(offset, offset + limit + 1);
-        } else {
-          page = await storage.items.list({ blogId, category, limit: limit + 1, offset });
-        }
-      }
-      const hasMore = page.length > limit;
-      page = page.slice(0, limit);
-
-      const blogs = await blogsForItems(context, page, microsubBlogs);
+      const { items, hasMore, blogs } = await listPublicItems(context, { blogId, category, limit, offset });
       const now = new Date();
       sendCacheableJson(request, response, options, {
-        items: page.map((item) => ({ ...serializeItem(item, now), blog: serializeBlogContext(blogs.get(item.blogId)) })),
+        items: items.map((item) => ({ ...serializeItem(item, now), blog: serializeBlogContext(blogs.get(item.blogId)) })),
         hasMore,
       });
     }),
@@ -233,13 +165,4 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
   });
 
   return router;
-}
-
-/** Blog context for a page of items, in one query; Microsub items (whose blogId is their feed id) map through `microsubBlogs`. */
-async function blogsForItems(context: BlogrollContext, items: Item[], microsubBlogs: Map<string, Blog>): Promise<Map<string, Blog>> {
-  const storage = await context.getStorage();
-  const ids = [...new Set(items.map((item) => item.blogId))].filter((id) => !microsubBlogs.has(id));
-  const byId = new Map((await storage.blogs.getMany(ids.filter(isValidId))).map((blog) => [blog.id, blog]));
-  for (const [feedId, blog] of microsubBlogs) byId.set(feedId, blog);
-  return byId;
 }
