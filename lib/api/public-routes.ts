@@ -3,12 +3,15 @@ import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
 import type { BlogSort, Item } from "../storage/types.js";
 import { QueryError, MAX_LIMIT, integerParam, optionalText } from "./validate.js";
+import { guarded, type Handler } from "./guarded.js";
 import { serializeBlog, serializeBlogContext, serializeItem } from "./serialize.js";
-import { sendCacheable, sendCacheableJson, setPublicHeaders } from "./respond.js";
+import { publicResponses, sendCacheable, sendCacheableJson } from "./respond.js";
 import { exportOpml } from "./opml-export.js";
 import { readStatus } from "./status.js";
 import { cachedPerContext } from "./short-cache.js";
 import { isPubliclyVisible, listPublicItems } from "./public-items.js";
+import { createRiverRouter, riverLinks } from "../river/routes.js";
+import { createWidgetRouter } from "../widget/route.js";
 
 /** Categories group every visible blog: kept until a write rather than grouped per request. */
 const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categories());
@@ -17,27 +20,6 @@ const BLOG_DETAIL_ITEMS = 20;
 const DEFAULT_BLOG_LIMIT = 100;
 const DEFAULT_ITEM_LIMIT = 50;
 
-type Handler = (request: Request, response: Response) => Promise<void>;
-
-/**
- * Runs a handler; a QueryError becomes its 400 body, anything else is logged
- * and answered with the spec's exact failure body — never a stack.
- */
-export function guarded(context: BlogrollContext, failure: Record<string, unknown>, handler: Handler): Handler {
-  return async (request, response) => {
-    try {
-      await handler(request, response);
-    } catch (error) {
-      if (error instanceof QueryError) {
-        response.status(400).json(error.body);
-        return;
-      }
-      context.log.error(`${request.method} ${request.originalUrl ?? request.url} failed`, error);
-      if (!response.headersSent) response.status(500).json(failure);
-    }
-  };
-}
-
 function parseSort(query: Record<string, unknown>): BlogSort {
   const sort = optionalText(query, "sort");
   if (sort === undefined || sort === "title") return "title";
@@ -45,22 +27,12 @@ function parseSort(query: Record<string, unknown>): BlogSort {
   throw new QueryError({ error: "Invalid sort" });
 }
 
-/** The public, unauthenticated API (spec section 4.1–4.7). */
+/** The public, unauthenticated API (spec section 4.1–4.7), the river feeds and the widget. */
 export function createPublicApiRouter(context: BlogrollContext): Router {
   const router = express.Router();
   const { options } = context;
 
-  router.use("/api", (request, response, next) => {
-    setPublicHeaders(response, options);
-    if (request.method === "OPTIONS") {
-      response.set("Access-Control-Allow-Methods", "GET, OPTIONS");
-      response.set("Access-Control-Allow-Headers", "If-None-Match");
-      response.set("Access-Control-Max-Age", "86400");
-      response.status(204).end();
-      return;
-    }
-    next();
-  });
+  router.use("/api", publicResponses(options));
 
   router.get(
     "/api/blogs",
@@ -144,7 +116,7 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
   );
 
   const opml = (category: string | undefined): Handler => async (request, response) => {
-    const document = await exportOpml(await context.getStorage(), category);
+    const document = await exportOpml(await context.getStorage(), category, riverLinks(request, category));
     const filename = category === undefined ? "blogroll.opml" : `blogroll-${encodeURIComponent(category)}.opml`;
     response.set("Content-Disposition", `attachment; filename="${filename}"`);
     sendCacheable(request, response, options, Buffer.from(document), "text/x-opml");
@@ -154,6 +126,10 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
     "/api/opml/:category",
     guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(String(request.params.category))(request, response)),
   );
+
+  // Beside the spec's API: the river feeds and the site widget.
+  router.use(createRiverRouter(context));
+  router.use(createWidgetRouter(context));
 
   // A path parameter that is not valid percent-encoding (`/api/blogs/%ZZ`) fails
   // before any handler runs: answer it like any other bad value of that parameter.
