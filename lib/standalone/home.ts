@@ -11,7 +11,10 @@ import { WIDGET_PATH } from "../widget/route.js";
 export function homePage(plugin: BlogrollEndpoint) {
   const mount = plugin.mountPath;
   return (_request: Request, response: Response) => {
+    const { application, __ } = response.locals;
     response.render("home", {
+      // Visitors land here: the header's one link says where the admin is.
+      application: { ...application, navigation: [{ href: mount, text: __("blogroll.home.admin") }] },
       title: plugin.options.riverTitle,
       widget: `${mount}${WIDGET_PATH}`,
       feeds: { atom: `${mount}${RIVER_PATHS.atom}`, json: `${mount}${RIVER_PATHS.json}`, opml: `${mount}/api/opml` },

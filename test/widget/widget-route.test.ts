@@ -61,6 +61,7 @@ describe("the standalone home page", () => {
     assert.match(html, /<blogroll-blogs[^>]*><\/blogroll-blogs>/);
     assert.match(html, /<blogroll-items[^>]*><\/blogroll-items>/);
     assert.match(html, new RegExp(`href="${mount}/api/opml"`));
+    assert.match(html, new RegExp(`<a href="${mount}">Admin</a>`), "the header links to the admin");
   });
 
   it("is translated by Accept-Language", async () => {
