@@ -5,6 +5,7 @@ import { gzipSync } from "node:zlib";
 import { WIDGET_FILE } from "../../lib/widget/route.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { logIn } from "../admin/admin-session.js";
 
 const MAX_GZIPPED = 12 * 1024;
 
@@ -68,6 +69,13 @@ describe("the standalone home page", () => {
     const html = await (await server.get("/", { headers: { "Accept-Language": "de" } })).text();
     assert.match(html, /<html lang="de"/);
     assert.match(html, /Neueste Beiträge/);
+  });
+
+  it("the admin dashboard links both river feeds", async () => {
+    const { html } = await (await logIn(server)).page(server.plugin.mountPath);
+    const mount = server.plugin.mountPath;
+    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.atom" type="application/atom\\+xml">River feed \\(Atom\\)</a>`));
+    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.json" type="application/feed\\+json">River feed \\(JSON Feed\\)</a>`));
   });
 
   it("leaves the admin behind its login", async () => {
