@@ -7,6 +7,7 @@ import { publicResponses, sendCacheable, strongEtag } from "../api/respond.js";
 import { integerParam, optionalText } from "../api/validate.js";
 import type { OpmlHeadLink } from "../opml/build.js";
 import { buildAtom } from "./atom.js";
+import { BuiltBodies } from "./built-bodies.js";
 import { ChangeClock } from "./change-clock.js";
 import { buildJsonFeed } from "./json-feed.js";
 import { newestUpdate, riverEntries, type River } from "./river.js";
@@ -52,6 +53,7 @@ export function createRiverRouter(context: BlogrollContext): Router {
   const router = express.Router();
   const { options } = context;
   const clock = new ChangeClock();
+  const bodies = new BuiltBodies();
 
   const read = async (request: Request): Promise<River | null> => {
     const query = request.query as Record<string, unknown>;
@@ -83,8 +85,9 @@ export function createRiverRouter(context: BlogrollContext): Router {
       response.status(404).json({ error: "Category not found" });
       return;
     }
-    const body = Buffer.from(format === "atom" ? buildAtom(river) : JSON.stringify(buildJsonFeed(river)));
-    const lastModified = clock.since(`${format} ${mountUrl(request)} ${request.url}`, strongEtag(body));
+    const key = `${format} ${mountUrl(request)} ${request.url}`;
+    const body = bodies.get(key, river, () => Buffer.from(format === "atom" ? buildAtom(river) : JSON.stringify(buildJsonFeed(river))));
+    const lastModified = clock.since(key, strongEtag(body));
     sendCacheable(request, response, options, body, CONTENT_TYPES[format], lastModified);
   };
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { BuiltBodies } from "../../lib/river/built-bodies.js";
 import { ChangeClock } from "../../lib/river/change-clock.js";
 import { OptionsError, resolveOptions } from "../../lib/options.js";
 
@@ -34,6 +35,30 @@ describe("ChangeClock (Last-Modified of the river)", () => {
     clock.since("c", '"x"', T + 3000); // b is forgotten
     assert.equal(clock.since("a", '"x"', T + 4000).getTime(), T);
     assert.equal(clock.since("b", '"x"', T + 5000).getTime(), T + 5000);
+  });
+});
+
+describe("BuiltBodies (river bodies kept while their data is the same)", () => {
+  it("builds once per address while the data is unchanged, and again as soon as it changes", () => {
+    const bodies = new BuiltBodies();
+    let builds = 0;
+    const build = (text: string) => () => {
+      builds++;
+      return Buffer.from(text);
+    };
+    assert.equal(bodies.get("atom a", { entries: [1, 2] }, build("v1")).toString(), "v1");
+    assert.equal(bodies.get("atom a", { entries: [1, 2] }, build("unused")).toString(), "v1");
+    assert.equal(builds, 1);
+    assert.equal(bodies.get("atom a", { entries: [1, 2, 3] }, build("v2")).toString(), "v2");
+    assert.equal(bodies.get("json a", { entries: [1, 2, 3] }, build("other address")).toString(), "other address");
+    assert.equal(builds, 3);
+  });
+
+  it("forgets the least recently asked address beyond its capacity", () => {
+    const bodies = new BuiltBodies(1);
+    bodies.get("a", 1, () => Buffer.from("a1"));
+    bodies.get("b", 1, () => Buffer.from("b1"));
+    assert.equal(bodies.get("a", 1, () => Buffer.from("a2")).toString(), "a2");
   });
 });
 
