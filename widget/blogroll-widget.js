@@ -16,7 +16,7 @@
 /** The API lives beside this module ({mountPath}/widget.js → {mountPath}/api/…) unless `src` says otherwise. */
 const MODULE_BASE = new URL(".", import.meta.url).href;
 
-/** The few strings shown, in the admin's languages; the page's `lang` chooses. */
+/** The few strings shown, in the admin's languages; the page's `lang` chooses (its full tag, else its language). */
 const STRINGS = {
   en: { more: "More posts", loading: "Loading…", failed: "The blogroll could not be loaded right now.", noPosts: "No posts yet.", noBlogs: "No blogs yet.", other: "Other blogs" },
   de: { more: "Weitere Beiträge", loading: "Wird geladen …", failed: "Die Blogroll konnte gerade nicht geladen werden.", noPosts: "Noch keine Beiträge.", noBlogs: "Noch keine Blogs.", other: "Weitere Blogs" },
@@ -26,6 +26,12 @@ const STRINGS = {
   it: { more: "Altri articoli", loading: "Caricamento…", failed: "Non è stato possibile caricare il blogroll in questo momento.", noPosts: "Ancora nessun articolo.", noBlogs: "Ancora nessun blog.", other: "Altri blog" },
   pt: { more: "Mais artigos", loading: "A carregar…", failed: "Não foi possível carregar o blogroll neste momento.", noPosts: "Ainda não há artigos.", noBlogs: "Ainda não há blogues.", other: "Outros blogues" },
   pl: { more: "Więcej wpisów", loading: "Wczytywanie…", failed: "Nie udało się teraz wczytać blogrolla.", noPosts: "Brak wpisów.", noBlogs: "Brak blogów.", other: "Pozostałe blogi" },
+  "pt-br": { more: "Mais posts", loading: "Carregando…", failed: "Não foi possível carregar o blogroll agora.", noPosts: "Ainda não há posts.", noBlogs: "Ainda não há blogs.", other: "Outros blogs" },
+  sv: { more: "Fler inlägg", loading: "Laddar…", failed: "Blogrollen kunde inte laddas just nu.", noPosts: "Inga inlägg än.", noBlogs: "Inga bloggar än.", other: "Övriga bloggar" },
+  id: { more: "Tulisan lainnya", loading: "Memuat…", failed: "Blogroll tidak dapat dimuat saat ini.", noPosts: "Belum ada tulisan.", noBlogs: "Belum ada blog.", other: "Blog lainnya" },
+  sr: { more: "Još članaka", loading: "Učitavanje…", failed: "Blogrol trenutno nije moguće učitati.", noPosts: "Još nema članaka.", noBlogs: "Još nema blogova.", other: "Ostali blogovi" },
+  hi: { more: "और पोस्ट", loading: "लोड हो रहा है…", failed: "ब्लॉगरोल अभी लोड नहीं हो सका।", noPosts: "अभी कोई पोस्ट नहीं।", noBlogs: "अभी कोई ब्लॉग नहीं।", other: "अन्य ब्लॉग" },
+  zh: { more: "更多文章", loading: "加载中…", failed: "暂时无法加载博客列表。", noPosts: "还没有文章。", noBlogs: "还没有博客。", other: "其他博客" },
 };
 
 /** Items read to find each blog's latest post in one request (the API's largest page). */
@@ -155,7 +161,8 @@ class BlogrollElement extends HTMLElement {
   }
 
   get strings() {
-    return STRINGS[this.language.toLowerCase().split("-")[0]] ?? STRINGS.en;
+    const tag = this.language.toLowerCase();
+    return STRINGS[tag] ?? STRINGS[tag.split("-")[0]] ?? STRINGS.en;
   }
 
   /** A positive integer attribute, else the fallback. */

@@ -77,6 +77,7 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     const html = (body: string) => respond.text(body, { headers: { "content-type": "text/html; charset=utf-8" } });
     site.route("/embed.html", html(embedding(widget, `<h1>Friends of mine</h1><blogroll-blogs heading-level="3"></blogroll-blogs><h2>Reading</h2><blogroll-items limit="10"></blogroll-items>`)));
     site.route("/de.html", html(embedding(widget, `<blogroll-items src="${mount}" limit="5"></blogroll-items>`, "de")));
+    site.route("/pt-br.html", html(embedding(widget, `<blogroll-items limit="5"></blogroll-items>`, "pt-BR")));
     site.route("/unstyled.html", html(embedding(widget, `<blogroll-items unstyled limit="3"></blogroll-items>`)));
     site.route("/down.html", html(embedding(widget, `<blogroll-blogs src="${down}"></blogroll-blogs><blogroll-items src="${down}"></blogroll-items>`)));
     site.route("/broken.html", html(embedding(widget, `<blogroll-blogs src="${site.url}/broken"></blogroll-blogs><blogroll-items src="${site.url}/garbage"></blogroll-items>`)));
@@ -169,6 +170,9 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     assert.equal(await widgetItems().nth(1).locator("time").textContent(), "vor 1 Stunde");
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(consoleErrors, []);
+    await open(`${site.url}/pt-br.html`);
+    assert.equal(await page.getByRole("button", { name: "Mais posts" }).count(), 1, "a full tag first (pt-BR), then its language");
+    assert.equal(await widgetItems().nth(1).locator("time").textContent(), "há 1 hora");
   });
 
   it("applies its default styles unless `unstyled`", async () => {
