@@ -31,6 +31,12 @@ export interface BlogrollOptions {
   databasePath: string;
   /** Starts the scheduler on init. */
   scheduler: boolean;
+  /** Title of the river feeds (`river.atom`, `river.json`). */
+  riverTitle: string;
+  /** Description (subtitle) of the river feeds. */
+  riverDescription: string;
+  /** The web page the river feeds name as their home (an absolute http(s) URL); the site's root when null. */
+  riverHomePageUrl: string | null;
 }
 
 export const defaultOptions: BlogrollOptions = {
@@ -49,6 +55,9 @@ export const defaultOptions: BlogrollOptions = {
   mongodbUrl: null,
   databasePath: "data/blogroll.db",
   scheduler: true,
+  riverTitle: "Blogroll",
+  riverDescription: "The newest posts of the blogs in this blogroll",
+  riverHomePageUrl: null,
 };
 
 export class OptionsError extends Error {
@@ -123,6 +132,12 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
   if (options.mongodbUrl !== null && (typeof options.mongodbUrl !== "string" || !/^mongodb(\+srv)?:\/\//.test(options.mongodbUrl))) {
     throw new OptionsError('option "mongodbUrl" must be a mongodb:// or mongodb+srv:// URL');
   }
+  for (const key of ["riverTitle", "riverDescription"] as const) {
+    if (typeof options[key] !== "string" || options[key].trim() === "") throw new OptionsError(`option "${key}" must be a non-empty string`);
+  }
+  if (options.riverHomePageUrl !== null && !isHttpUrl(options.riverHomePageUrl)) {
+    throw new OptionsError('option "riverHomePageUrl" must be an absolute http(s) URL');
+  }
   if (typeof options.databasePath !== "string" || options.databasePath === "") {
     throw new OptionsError('option "databasePath" must be a file path');
   }
@@ -141,4 +156,13 @@ export function displayedOptions(options: BlogrollOptions): Partial<BlogrollOpti
 
 function withoutCredentials(url: string): string {
   return url.replace(/^(mongodb(?:\+srv)?:\/\/)[^@/]*@/, "$1");
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    return ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,4 @@
-// After `tsc`: puts views/, locales/, assets/ and a package.json beside dist/index.js.
+// After `tsc`: puts views/, locales/, assets/, widget/ and a package.json beside dist/index.js.
 // Indiekit looks for a plugin's files in the folder of the package's main module
 // (path.dirname(require.resolve(name))), which is dist/.
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
-for (const folder of ["views", "locales", "assets"]) {
+for (const folder of ["views", "locales", "assets", "widget"]) {
   rmSync(path.join(dist, folder), { recursive: true, force: true });
   cpSync(path.join(root, folder), path.join(dist, folder), { recursive: true });
 }

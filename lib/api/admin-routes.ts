@@ -2,7 +2,7 @@ import express, { type Router } from "express";
 import type { BlogrollContext } from "../context.js";
 import { discoverFeeds } from "../discovery/discover.js";
 import { handleMicrosubWebhook } from "../microsub/webhook.js";
-import { guarded } from "./public-routes.js";
+import { guarded } from "./guarded.js";
 
 /**
  * The API routes that need authentication (README: discovery fetches

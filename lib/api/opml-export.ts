@@ -1,4 +1,4 @@
-import { buildOpml } from "../opml/build.js";
+import { buildOpml, type OpmlHeadLink } from "../opml/build.js";
 import type { Blog, Storage } from "../storage/types.js";
 
 /** Spec 8: at most this many blogs in one export. */
@@ -8,9 +8,9 @@ export const OPML_EXPORT_LIMIT = 1000;
  * The OPML export of the public blogroll: all visible blogs grouped in one
  * folder outline per category (uncategorised ones at the top level), or the
  * blogs of one category inside that category's folder, so a re-import keeps
- * every category.
+ * every category. `links` (the river feeds) go in the head.
  */
-export async function exportOpml(storage: Storage, category?: string): Promise<string> {
+export async function exportOpml(storage: Storage, category?: string, links: OpmlHeadLink[] = []): Promise<string> {
   const { items: blogs } = await storage.blogs.list({ category, visibility: "public", sort: "title", limit: OPML_EXPORT_LIMIT, offset: 0 });
   const groups = new Map<string | null, Blog[]>();
   for (const blog of blogs) {
@@ -21,6 +21,7 @@ export async function exportOpml(storage: Storage, category?: string): Promise<s
   return buildOpml({
     title: category === undefined ? "Blogroll" : `Blogroll - ${category}`,
     dateCreated: new Date(),
+    links,
     groups: ordered.map(([name, members]) => ({
       category: name,
       feeds: members.map((blog) => ({

@@ -1,13 +1,17 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
-import type { Blog, BlogSort, Item } from "../storage/types.js";
+import type { BlogSort, Item } from "../storage/types.js";
 import { QueryError, MAX_ITEMS_OFFSET, MAX_LIMIT, integerParam, optionalText } from "./validate.js";
+import { guarded, type Handler } from "./guarded.js";
 import { serializeBlog, serializeBlogContext, serializeItem } from "./serialize.js";
-import { sendCacheable, sendCacheableJson, setPublicHeaders } from "./respond.js";
+import { publicResponses, sendCacheable, sendCacheableJson } from "./respond.js";
 import { exportOpml } from "./opml-export.js";
 import { readStatus } from "./status.js";
 import { cachedPerContext } from "./short-cache.js";
+import { isPubliclyVisible, listPublicItems } from "./public-items.js";
+import { createRiverRouter, riverLinks } from "../river/routes.js";
+import { createWidgetRouter } from "../widget/route.js";
 
 /** Categories group every visible blog: kept until a write rather than grouped per request. */
 const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categories());
@@ -15,33 +19,6 @@ const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categ
 const BLOG_DETAIL_ITEMS = 20;
 const DEFAULT_BLOG_LIMIT = 100;
 const DEFAULT_ITEM_LIMIT = 50;
-/** Microsub follows whose items /api/items merges (one list read per request; far above any real follow list). */
-const MAX_MICROSUB_BLOGS = 10_000;
-
-type Handler = (request: Request, response: Response) => Promise<void>;
-
-/**
- * Runs a handler; a QueryError becomes its 400 body, anything else is logged
- * and answered with the spec's exact failure body — never a stack.
- */
-export function guarded(context: BlogrollContext, failure: Record<string, unknown>, handler: Handler): Handler {
-  return async (request, response) => {
-    try {
-      await handler(request, response);
-    } catch (error) {
-      if (error instanceof QueryError) {
-        response.status(400).json(error.body);
-        return;
-      }
-      context.log.error(`${request.method} ${request.originalUrl ?? request.url} failed`, error);
-      if (!response.headersSent) response.status(500).json(failure);
-    }
-  };
-}
-
-function isPubliclyVisible(blog: Blog): boolean {
-  return !blog.hidden && blog.status !== "deleted" && blog.status !== "inactive";
-}
 
 function parseSort(query: Record<string, unknown>): BlogSort {
   const sort = optionalText(query, "sort");
@@ -50,57 +27,12 @@ function parseSort(query: Record<string, unknown>): BlogSort {
   throw new QueryError({ error: "Invalid sort" });
 }
 
-/**
- * The visible Microsub blogs an items query covers, by Microsub feed id: their
- * items are read from the Microsub plugin, never copied. Empty when the
- * integration is absent.
- */
-async function microsubBlogsByFeed(context: BlogrollContext, category: string | undefined, blogId: string | undefined) {
-  const byFeed = new Map<string, Blog>();
-  const microsub = context.getMicrosub();
-  if (!microsub) return { microsub: null, byFeed };
-  const storage = await context.getStorage();
-  let blogs: Blog[];
-  if (blogId) {
-    const blog = await storage.blogs.get(blogId);
-    blogs = blog && blog.source === "microsub" && isPubliclyVisible(blog) ? [blog] : [];
-  } else {
-    blogs = (await storage.blogs.list({ source: "microsub", category, visibility: "public", limit: MAX_MICROSUB_BLOGS, offset: 0 })).items;
-  }
-  for (const blog of blogs) {
-    if (blog.microsubFeedId && (!category || blog.category === category)) byFeed.set(blog.microsubFeedId, blog);
-  }
-  return { microsub, byFeed };
-}
-
-/** Newest first: published desc, undated after dated, then id desc (ids sort by creation). */
-function compareItems(a: Item, b: Item): number {
-  const pa = a.published?.getTime();
-  const pb = b.published?.getTime();
-  if (pa !== pb) {
-    if (pa === undefined) return 1;
-    if (pb === undefined) return -1;
-    return pb - pa;
-  }
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
-/** The public, unauthenticated API (spec section 4.1–4.7). */
+/** The public, unauthenticated API (spec section 4.1–4.7), the river feeds and the widget. */
 export function createPublicApiRouter(context: BlogrollContext): Router {
   const router = express.Router();
   const { options } = context;
 
-  router.use("/api", (request, response, next) => {
-    setPublicHeaders(response, options);
-    if (request.method === "OPTIONS") {
-      response.set("Access-Control-Allow-Methods", "GET, OPTIONS");
-      response.set("Access-Control-Allow-Headers", "If-None-Match");
-      response.set("Access-Control-Max-Age", "86400");
-      response.status(204).end();
-      return;
-    }
-    next();
-  });
+  router.use("/api", publicResponses(options));
 
   router.get(
     "/api/blogs",
@@ -160,38 +92,10 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
       const category = optionalText(query, "category");
       const limit = integerParam(query, "limit", DEFAULT_ITEM_LIMIT, MAX_LIMIT.items);
       const offset = integerParam(query, "offset", 0, MAX_ITEMS_OFFSET, true);
-      const storage = await context.getStorage();
-
-      let blogFilterPasses = true;
-      if (blogId) {
-        const blog = await storage.blogs.get(blogId);
-        blogFilterPasses = blog !== null && isPubliclyVisible(blog) && (!category || blog.category === category);
-      }
-      let page: Item[] = [];
-      let microsubBlogs = new Map<string, Blog>();
-      if (blogFilterPasses) {
-        const { microsub, byFeed } = await microsubBlogsByFeed(context, category, blogId);
-        microsubBlogs = byFeed;
-        const feedIds = [...byFeed.keys()];
-        if (microsub && feedIds.length > 0) {
-          // Merge two newest-first streams: each side gives at most offset + limit + 1 rows.
-          const want = offset + limit + 1;
-          const [ours, theirs] = await Promise.all([
-            storage.items.list({ blogId, category, limit: want, offset: 0 }),
-            microsub.listItems({ feedIds, limit: want, offset: 0 }),
-          ]);
-          page = [...ours, ...theirs].sort(compareItems).slice(offset, offset + limit + 1);
-        } else {
-          page = await storage.items.list({ blogId, category, limit: limit + 1, offset });
-        }
-      }
-      const hasMore = page.length > limit;
-      page = page.slice(0, limit);
-
-      const blogs = await blogsForItems(context, page, microsubBlogs);
+      const { items, hasMore, blogs } = await listPublicItems(context, { blogId, category, limit, offset });
       const now = new Date();
       sendCacheableJson(request, response, options, {
-        items: page.map((item) => ({ ...serializeItem(item, now), blog: serializeBlogContext(blogs.get(item.blogId)) })),
+        items: items.map((item) => ({ ...serializeItem(item, now), blog: serializeBlogContext(blogs.get(item.blogId)) })),
         hasMore,
       });
     }),
@@ -212,7 +116,7 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
   );
 
   const opml = (category: string | undefined): Handler => async (request, response) => {
-    const document = await exportOpml(await context.getStorage(), category);
+    const document = await exportOpml(await context.getStorage(), category, riverLinks(request, category));
     const filename = category === undefined ? "blogroll.opml" : `blogroll-${encodeURIComponent(category)}.opml`;
     response.set("Content-Disposition", `attachment; filename="${filename}"`);
     sendCacheable(request, response, options, Buffer.from(document), "text/x-opml");
@@ -222,6 +126,10 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
     "/api/opml/:category",
     guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(String(request.params.category))(request, response)),
   );
+
+  // Beside the spec's API: the river feeds and the site widget.
+  router.use(createRiverRouter(context));
+  router.use(createWidgetRouter(context));
 
   // A path parameter that is not valid percent-encoding (`/api/blogs/%ZZ`) fails
   // before any handler runs: answer it like any other bad value of that parameter.
@@ -233,13 +141,4 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
   });
 
   return router;
-}
-
-/** Blog context for a page of items, in one query; Microsub items (whose blogId is their feed id) map through `microsubBlogs`. */
-async function blogsForItems(context: BlogrollContext, items: Item[], microsubBlogs: Map<string, Blog>): Promise<Map<string, Blog>> {
-  const storage = await context.getStorage();
-  const ids = [...new Set(items.map((item) => item.blogId))].filter((id) => !microsubBlogs.has(id));
-  const byId = new Map((await storage.blogs.getMany(ids.filter(isValidId))).map((blog) => [blog.id, blog]));
-  for (const [feedId, blog] of microsubBlogs) byId.set(feedId, blog);
-  return byId;
 }

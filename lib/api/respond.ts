@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Request, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import type { BlogrollOptions } from "../options.js";
 
 /** A strong validator from the exact bytes sent. */
@@ -24,9 +24,35 @@ export function setPublicHeaders(response: Response, options: BlogrollOptions): 
   response.set("X-Content-Type-Options", "nosniff");
 }
 
+/** Middleware for public paths: their headers on every response, and the answer to a CORS preflight. */
+export function publicResponses(options: BlogrollOptions) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    setPublicHeaders(response, options);
+    if (request.method === "OPTIONS") {
+      response.set("Access-Control-Allow-Methods", "GET, OPTIONS");
+      response.set("Access-Control-Allow-Headers", "If-None-Match");
+      response.set("Access-Control-Max-Age", "86400");
+      response.status(204).end();
+      return;
+    }
+    next();
+  };
+}
+
+/**
+ * True when the client's copy is current by date: only without If-None-Match,
+ * which takes precedence (RFC 9110, 13.2.2).
+ */
+function notModifiedSince(request: Request, lastModified: Date): boolean {
+  if (request.get("If-None-Match") !== undefined) return false;
+  const since = Date.parse(request.get("If-Modified-Since") ?? "");
+  return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
+}
+
 /**
  * Sends a cacheable public success body with a strong ETag and
- * Cache-Control, answering 304 when the client already has it.
+ * Cache-Control (and Last-Modified when given), answering 304 when the
+ * client already has it.
  */
 export function sendCacheable(
   request: Request,
@@ -34,11 +60,13 @@ export function sendCacheable(
   options: BlogrollOptions,
   body: Buffer,
   contentType: string,
+  lastModified?: Date,
 ): void {
   const etag = strongEtag(body);
   response.set("ETag", etag);
   response.set("Cache-Control", `public, max-age=${options.cacheMaxAge}`);
-  if (matchesIfNoneMatch(request.get("If-None-Match"), etag)) {
+  if (lastModified) response.set("Last-Modified", lastModified.toUTCString());
+  if (matchesIfNoneMatch(request.get("If-None-Match"), etag) || (lastModified && notModifiedSince(request, lastModified))) {
     response.status(304).end();
     return;
   }

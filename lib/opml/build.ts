@@ -4,6 +4,7 @@
  * cannot carry at all, so the output is always well-formed.
  */
 import { create } from "xmlbuilder2";
+import { attributeSafe, xmlSafe } from "../xml/safe-text.js";
 
 type XMLBuilder = ReturnType<typeof create>;
 
@@ -22,12 +23,23 @@ export interface OpmlExportGroup {
   feeds: OpmlExportFeed[];
 }
 
+/** A link in the head, as an `atom:link` (OPML allows namespaced elements; readers ignore what they do not know). */
+export interface OpmlHeadLink {
+  rel: string;
+  type: string;
+  href: string;
+  title?: string;
+}
+
 export interface BuildOpmlInput {
   title: string;
   dateCreated?: Date;
   ownerName?: string;
+  links?: OpmlHeadLink[];
   groups: OpmlExportGroup[];
 }
+
+const ATOM_NS = "http://www.w3.org/2005/Atom";
 
 /**
  * Build a pretty-printed OPML 2.0 document. Each feed outline carries `type`
@@ -42,6 +54,11 @@ export function buildOpml(input: BuildOpmlInput): string {
   // OPML 2.0 asks for RFC 822 dates; toUTCString() gives the RFC 1123 form of it.
   if (input.dateCreated) head.ele("dateCreated").txt(input.dateCreated.toUTCString());
   if (input.ownerName) head.ele("ownerName").txt(xmlSafe(input.ownerName));
+  for (const link of input.links ?? []) {
+    const attributes: Record<string, string> = { rel: attributeSafe(link.rel), type: attributeSafe(link.type), href: attributeSafe(link.href) };
+    if (link.title) attributes.title = attributeSafe(link.title);
+    head.ele(ATOM_NS, "atom:link", attributes);
+  }
 
   const body = opml.ele("body");
   for (const group of input.groups) {
@@ -67,25 +84,4 @@ function addFeedOutline(parent: XMLBuilder, feed: OpmlExportFeed): void {
   const description = attributeSafe(feed.description ?? "").trim();
   if (description) attributes.description = description;
   parent.ele("outline", attributes);
-}
-
-/**
- * Text ready for xmlbuilder2: characters outside the XML 1.0 `Char` production
- * (C0 controls, lone surrogates, U+FFFE/U+FFFF) removed, and every `&`
- * pre-escaped. Why the latter: xmlbuilder2 leaves anything shaped like an
- * entity reference (`&nbsp;`, `&#0;`) unescaped, which would turn a title such
- * as "Tom &nbsp; Jerry" into an undefined entity (malformed XML), and
- * "&amp;" into "&". It does not re-escape our `&amp;`, so each `&` survives.
- */
-function xmlSafe(value: string): string {
-  return value.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "").replace(/&/g, "&amp;");
-}
-
-/**
- * For attribute values: also turn tabs and line breaks into spaces, since a
- * parser would do so anyway (attribute-value normalisation) and xmlbuilder2
- * writes them literally.
- */
-function attributeSafe(value: string): string {
-  return xmlSafe(value).replace(/[\t\n\r]/g, " ");
 }

@@ -7,6 +7,7 @@ import { packageJson } from "../package-root.js";
 import { Authenticator, clientOf, SESSION_COOKIE } from "./auth.js";
 import { parseMultipart } from "./multipart.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
+import { homePage } from "./home.js";
 
 export interface StandaloneHost {
   app: Express;
@@ -131,7 +132,7 @@ export async function createStandaloneApp(
     response.clearCookie(SESSION_COOKIE, { path: "/" });
     response.redirect(303, LOGIN_PATH);
   });
-  app.get("/", (_request, response) => response.redirect(plugin.mountPath));
+  app.get("/", homePage(plugin));
 
   for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routesPublic);
   app.use(auth.middleware(LOGIN_PATH));

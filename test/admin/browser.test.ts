@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { packageRoot } from "../../lib/package-root.js";
+import type { Page } from "playwright-core";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
+import { ARTIFACTS, browserSkip as skip, launchBrowser, type TestBrowser } from "../support/browser.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
 import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = path.join(packageRoot, "test", "artifacts");
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
 
 after(() => closeParsePool());
 
@@ -24,9 +19,8 @@ after(() => closeParsePool());
 describe("admin in a browser (Chromium)", { skip }, () => {
   let server: TestServer;
   let site: FixtureSite;
-  let context: BrowserContext;
+  let browser: TestBrowser;
   let page: Page;
-  let profile: string;
   const consoleErrors: string[] = [];
   let mount: string;
 
@@ -36,19 +30,11 @@ describe("admin in a browser (Chromium)", { skip }, () => {
     page.getByRole("navigation", { name: "Blogroll sections" }).getByRole("link", { name: section }).click();
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     server = await startTestServer("sqlite");
     site = await startFixtureSite();
     mount = server.plugin.mountPath;
-    profile = mkdtempSync(path.join(tmpdir(), "blogroll-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 1100, height: 800 },
-      locale: "en-GB",
-      acceptDownloads: true,
-    });
+    browser = await launchBrowser();
+    const { context } = browser;
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(10_000);
     page.on("console", (message) => {
@@ -58,10 +44,9 @@ describe("admin in a browser (Chromium)", { skip }, () => {
   });
 
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.close();
     await site?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it("logs in with the admin token", async () => {

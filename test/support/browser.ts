@@ -1,0 +1,38 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+import { packageRoot } from "../../lib/package-root.js";
+
+/** Debian's Chromium, driven by playwright-core (never a downloaded browser). */
+export const CHROMIUM = "/usr/bin/chromium";
+/** Screenshots of browser tests (git-ignored). */
+export const ARTIFACTS = path.join(packageRoot, "test", "artifacts");
+/** For `describe(…, { skip })`: false, or why the browser tests cannot run here. */
+export const browserSkip = existsSync(CHROMIUM) ? false : `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
+
+export interface TestBrowser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a throw-away profile; `close` removes the profile too. */
+export async function launchBrowser(options: { locale?: string; viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const profile = mkdtempSync(path.join(tmpdir(), "blogroll-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: options.viewport ?? { width: 1100, height: 800 },
+    locale: options.locale ?? "en-GB",
+    acceptDownloads: true,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { ConsoleMessage, Page } from "playwright-core";
+import { ARTIFACTS, browserSkip as skip, launchBrowser, type TestBrowser } from "../support/browser.js";
+import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { addBlog, addItems, item } from "../support/seed.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+/** A 1×1 PNG, served for the blog icons (intercepted: nothing leaves the machine). */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const ICON = "https://icons.example/alpha.png";
+const EVIL_BLOG = `<img src=x onerror="window.__pwned='blog'">Evil & Co`;
+const EVIL_TITLE = `<script>window.__pwned='item'</script><b>Bold</b> move`;
+const HOUR = 3_600_000;
+
+/** A port nothing listens on: the API "down". */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** A page of another origin that embeds the widget from the blogroll server, as a site owner would. */
+const embedding = (widget: string, body: string, lang = "en") =>
+  `<!DOCTYPE html><html lang="${lang}"><head><meta charset="utf-8"><title>My site</title>` +
+  `<script type="module" src="${widget}"></script></head><body><main>${body}</main></body></html>`;
+
+/**
+ * The widget in a real browser (Debian's Chromium through playwright-core):
+ * pages served from a second local server embed {mountPath}/widget.js from a
+ * running blogroll server (real HTTP, real SQLite), and the test reads what a
+ * visitor sees.
+ */
+describe("widget in a browser (Chromium)", { skip }, () => {
+  let server: TestServer;
+  let site: FixtureServer;
+  let browser: TestBrowser;
+  let page: Page;
+  let consoleErrors: string[] = [];
+  let pageErrors: string[] = [];
+  const now = Date.now();
+
+  const widgetItems = () => page.locator("blogroll-items li.blogroll__item");
+
+  /** Opens a page and waits until every widget on it has finished loading. */
+  async function open(url: string) {
+    consoleErrors = [];
+    pageErrors = [];
+    await page.goto(url);
+    await page.waitForFunction(() => {
+      const widgets = [...document.querySelectorAll("blogroll-blogs, blogroll-items")];
+      return widgets.length > 0 && widgets.every((widget) => widget.getAttribute("aria-busy") === "false");
+    });
+  }
+
+  before(async () => {
+    server = await startTestServer("sqlite");
+    const s = server.storage;
+    const alpha = await addBlog(s, { title: "Alpha Notes", category: "Friends", siteUrl: "https://alpha.example/", photo: ICON });
+    const evil = await addBlog(s, { title: EVIL_BLOG, category: "Tech", siteUrl: "https://evil.example/" });
+    const gamma = await addBlog(s, { title: "Gamma Log", siteUrl: "https://gamma.example/" });
+    const hidden = await addBlog(s, { title: "Hidden Blog", category: "Friends", hidden: true });
+    // 25 visible posts: Evil's newest (half an hour ago), then Alpha and Gamma alternating hour by hour.
+    await addItems(s, evil.id, [item("evil", new Date(now - HOUR / 2), { title: EVIL_TITLE, url: "javascript:window.__pwned='href'" })]);
+    await addItems(s, alpha.id, Array.from({ length: 12 }, (_, n) => item(`alpha${n}`, new Date(now - (2 * n + 1) * HOUR), { title: `Alpha post ${n}`, url: `https://alpha.example/${n}` })));
+    await addItems(s, gamma.id, Array.from({ length: 12 }, (_, n) => item(`gamma${n}`, new Date(now - (2 * n + 2) * HOUR), { title: `Gamma post ${n}`, url: `https://gamma.example/${n}` })));
+    await addItems(s, hidden.id, [item("hidden", new Date(now - HOUR / 4), { title: "Hidden post" })]);
+
+    const mount = `${server.baseUrl}${server.plugin.mountPath}`;
+    const widget = `${mount}/widget.js`;
+    const down = `http://127.0.0.1:${await closedPort()}/blogrollapi`;
+    site = await startFixtureServer();
+    const html = (body: string) => respond.text(body, { headers: { "content-type": "text/html; charset=utf-8" } });
+    site.route("/embed.html", html(embedding(widget, `<h1>Friends of mine</h1><blogroll-blogs heading-level="3"></blogroll-blogs><h2>Reading</h2><blogroll-items limit="10"></blogroll-items>`)));
+    site.route("/de.html", html(embedding(widget, `<blogroll-items src="${mount}" limit="5"></blogroll-items>`, "de")));
+    site.route("/pt-br.html", html(embedding(widget, `<blogroll-items limit="5"></blogroll-items>`, "pt-BR")));
+    site.route("/unstyled.html", html(embedding(widget, `<blogroll-items unstyled limit="3"></blogroll-items>`)));
+    site.route("/down.html", html(embedding(widget, `<blogroll-blogs src="${down}"></blogroll-blogs><blogroll-items src="${down}"></blogroll-items>`)));
+    site.route("/broken.html", html(embedding(widget, `<blogroll-blogs src="${site.url}/broken"></blogroll-blogs><blogroll-items src="${site.url}/garbage"></blogroll-items>`)));
+    // An API that answers errors: a 500 with the API's body, and a 200 that is not JSON.
+    const cors = { "access-control-allow-origin": "*" };
+    site.route("/broken/api/blogs", respond.text('{"error":"Failed to fetch blogs"}', { status: 500, headers: { ...cors, "content-type": "application/json" } }));
+    site.route("/broken/api/items", respond.text('{"error":"Failed to fetch items"}', { status: 500, headers: { ...cors, "content-type": "application/json" } }));
+    site.route("/garbage/api/items", respond.text("<html>Maintenance</html>", { headers: { ...cors, "content-type": "text/html" } }));
+
+    browser = await launchBrowser({ locale: "en-GB" });
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.setDefaultTimeout(10_000);
+    await page.route(ICON, (route) => route.fulfill({ status: 200, contentType: "image/png", body: PNG }));
+    page.on("console", (message: ConsoleMessage) => {
+      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) consoleErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await site?.close();
+  });
+
+  it("shows the blogs from another origin, grouped by category, with icon, linked name and latest post", async () => {
+    await open(`${site.url}/embed.html`);
+    const blogs = page.locator("blogroll-blogs");
+    assert.deepEqual(await blogs.locator("h3.blogroll__heading").allTextContents(), ["Friends", "Tech", "Other blogs"]);
+    const alpha = blogs.locator("li.blogroll__blog", { hasText: "Alpha Notes" });
+    assert.equal(await alpha.getByRole("link", { name: "Alpha Notes" }).getAttribute("href"), "https://alpha.example/");
+    assert.equal(await alpha.locator("a.blogroll__post").textContent(), "Alpha post 0");
+    assert.equal(await alpha.locator("time").getAttribute("datetime"), new Date(now - HOUR).toISOString());
+    assert.equal(await alpha.locator("time").textContent(), "1 hour ago");
+    assert.equal(await alpha.locator("img.blogroll__icon").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), 1);
+    assert.equal(await blogs.getByText("Hidden Blog").count(), 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, "widget-embedded.png"), fullPage: true });
+  });
+
+  it("shows the river: post titles, blog names and relative dates in <time datetime>", async () => {
+    assert.equal(await widgetItems().count(), 10);
+    const second = widgetItems().nth(1);
+    assert.equal(await second.locator("a.blogroll__title").textContent(), "Alpha post 0");
+    assert.equal(await second.locator("a.blogroll__title").getAttribute("href"), "https://alpha.example/0");
+    assert.equal(await second.locator(".blogroll__source").textContent(), "Alpha Notes");
+    assert.equal(await second.locator("time").getAttribute("datetime"), new Date(now - HOUR).toISOString());
+    assert.equal(await second.locator("time").textContent(), "1 hour ago");
+    assert.equal(await widgetItems().nth(2).locator("time").textContent(), "2 hours ago");
+    assert.equal(await page.locator("blogroll-items").getByText("Hidden post").count(), 0);
+    for (const rel of await page.locator("blogroll-blogs a, blogroll-items a").evaluateAll((links) => links.map((link) => link.getAttribute("rel")))) {
+      assert.equal(rel, "noopener");
+    }
+  });
+
+  it("shows titles carrying markup as text and runs none of it; a javascript: address is not a link", async () => {
+    const evilItem = widgetItems().first();
+    assert.equal(await evilItem.locator(".blogroll__title").textContent(), EVIL_TITLE);
+    assert.equal(await evilItem.locator(".blogroll__title").evaluate((node) => node.tagName), "SPAN");
+    assert.equal(await evilItem.locator(".blogroll__source").textContent(), EVIL_BLOG);
+    assert.equal(await page.locator("blogroll-blogs .blogroll__name", { hasText: "Evil & Co" }).textContent(), EVIL_BLOG);
+    assert.equal(await page.locator("blogroll-blogs script, blogroll-blogs b, blogroll-items script, blogroll-items b, img:not(.blogroll__icon)").count(), 0);
+    assert.equal(await page.locator('a[href^="javascript:"]').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+  });
+
+  it("pages with the focusable \"more\" button (offset), then moves focus to the first new post when there is no more", async () => {
+    const more = page.getByRole("button", { name: "More posts" });
+    await more.focus();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll("blogroll-items li").length === 20);
+    assert.equal(await widgetItems().nth(10).locator(".blogroll__title").textContent(), "Gamma post 4", "the 11th post follows the 10th (Alpha post 4)");
+    assert.equal(await page.evaluate(() => document.activeElement?.className), "blogroll__more", "focus stays on the button");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll("blogroll-items li").length === 25);
+    assert.equal(await more.count(), 0, "no more posts: no button");
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Gamma post 9");
+    assert.equal(await page.locator("blogroll-items").getAttribute("aria-busy"), "false");
+    const titles = await widgetItems().locator(".blogroll__title").allTextContents();
+    assert.equal(new Set(titles).size, 25, "no post twice");
+  });
+
+  it("logged no error on the embedding page", () => {
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(consoleErrors, []);
+  });
+
+  it("follows the page's language: strings and relative dates", async () => {
+    await open(`${site.url}/de.html`);
+    assert.equal(await page.getByRole("button", { name: "Weitere Beiträge" }).count(), 1);
+    assert.equal(await widgetItems().nth(1).locator("time").textContent(), "vor 1 Stunde");
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(consoleErrors, []);
+    await open(`${site.url}/pt-br.html`);
+    assert.equal(await page.getByRole("button", { name: "Mais posts" }).count(), 1, "a full tag first (pt-BR), then its language");
+    assert.equal(await widgetItems().nth(1).locator("time").textContent(), "há 1 hora");
+  });
+
+  it("applies its default styles unless `unstyled`", async () => {
+    const listStyle = () => page.locator("blogroll-items ul").evaluate((list) => getComputedStyle(list).listStyleType);
+    await open(`${site.url}/unstyled.html`);
+    assert.equal(await listStyle(), "disc");
+    await open(`${site.url}/embed.html`);
+    assert.equal(await listStyle(), "none");
+  });
+
+  /** Only the browser's own notices of failed requests: the widget itself reports nothing to the console. */
+  const onlyNetworkNotices = () => {
+    assert.deepEqual(pageErrors, []);
+    for (const message of consoleErrors) assert.match(message, /^Failed to load resource/);
+  };
+
+  it("says briefly that the blogroll cannot be loaded when the API is down", async () => {
+    await open(`${site.url}/down.html`);
+    assert.deepEqual(await page.locator(".blogroll__error").allTextContents(), ["The blogroll could not be loaded right now.", "The blogroll could not be loaded right now."]);
+    await page.screenshot({ path: path.join(ARTIFACTS, "widget-down.png") });
+    onlyNetworkNotices();
+  });
+
+  it("and when the API answers an error, or something that is not the API", async () => {
+    await open(`${site.url}/broken.html`);
+    assert.equal(await page.locator("blogroll-blogs .blogroll__error").textContent(), "The blogroll could not be loaded right now.");
+    assert.equal(await page.locator("blogroll-items .blogroll__error").textContent(), "The blogroll could not be loaded right now.");
+    assert.equal(await page.locator("blogroll-items .blogroll__error").getAttribute("role"), "status");
+    onlyNetworkNotices();
+  });
+
+  it("the standalone home page shows the blogroll through the widget under its strict CSP, with both rivers as alternates", async () => {
+    await open(`${server.baseUrl}/`);
+    assert.equal(await page.locator("blogroll-blogs").getByRole("link", { name: "Alpha Notes" }).count(), 1);
+    assert.equal(await widgetItems().count(), 20);
+    assert.equal(await page.locator("blogroll-items ul").evaluate((list) => getComputedStyle(list).listStyleType), "none", "default styles despite style-src 'self'");
+    const alternates = await page.locator('link[rel="alternate"]').evaluateAll((links) => links.map((link) => link.getAttribute("type")));
+    assert.deepEqual(alternates, ["application/atom+xml", "application/feed+json"]);
+    await page.screenshot({ path: path.join(ARTIFACTS, "widget-home.png"), fullPage: true });
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(consoleErrors, []);
+  });
+});

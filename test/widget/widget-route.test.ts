@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
+import { WIDGET_FILE } from "../../lib/widget/route.js";
+import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { logIn } from "../admin/admin-session.js";
+
+const MAX_GZIPPED = 12 * 1024;
+
+describe("GET {mountPath}/widget.js", () => {
+  let server: TestServer;
+  let url: string;
+  before(async () => {
+    server = await startTestServer("sqlite");
+    url = `${server.baseUrl}${server.plugin.mountPath}/widget.js`;
+  });
+  after(() => server.close());
+
+  it("serves the module as JavaScript, with CORS (module scripts from another origin need it), ETag and Cache-Control", async () => {
+    const response = await server.get(url);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.equal(response.headers.get("access-control-allow-origin"), "*");
+    assert.equal(response.headers.get("cache-control"), "public, max-age=300");
+    assert.equal(await response.text(), readFileSync(WIDGET_FILE, "utf8"));
+    const etag = response.headers.get("etag") as string;
+    assert.match(etag, /^"[^"]+"$/);
+    const again = await server.get(url, { headers: { "If-None-Match": etag } });
+    assert.equal(again.status, 304);
+  });
+
+  it("is at most 12 KB gzipped and imports nothing", () => {
+    const source = readFileSync(WIDGET_FILE);
+    const size = gzipSync(source, { level: 9 }).length;
+    assert.ok(size <= MAX_GZIPPED, `${size} bytes gzipped`);
+    assert.doesNotMatch(source.toString(), /^\s*import\s/m);
+    assert.doesNotMatch(source.toString(), /\bimport\(/);
+  });
+});
+
+describe("the standalone home page", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer("sqlite");
+    const blog = await addBlog(server.storage, { title: "Alpha Notes" });
+    await addItems(server.storage, blog.id, [item("a", daysAgo(1))]);
+  });
+  after(() => server.close());
+
+  it("GET / is a public page with the widget and both river feeds as alternates (no redirect to the admin)", async () => {
+    const response = await server.get("/", { redirect: "manual" });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(response.headers.get("content-security-policy") ?? "", /script-src 'self'/);
+    const html = await response.text();
+    const mount = server.plugin.mountPath;
+    assert.match(html, new RegExp(`<link rel="alternate" type="application/atom\\+xml" title="Blogroll \\(Atom\\)" href="${mount}/river.atom">`));
+    assert.match(html, new RegExp(`<link rel="alternate" type="application/feed\\+json" title="Blogroll \\(JSON Feed\\)" href="${mount}/river.json">`));
+    assert.match(html, new RegExp(`<script type="module" src="${mount}/widget.js"></script>`));
+    assert.match(html, /<blogroll-blogs[^>]*><\/blogroll-blogs>/);
+    assert.match(html, /<blogroll-items[^>]*><\/blogroll-items>/);
+    assert.match(html, new RegExp(`href="${mount}/api/opml"`));
+    assert.match(html, new RegExp(`<a href="${mount}">Admin</a>`), "the header links to the admin");
+  });
+
+  it("is translated by Accept-Language", async () => {
+    const html = await (await server.get("/", { headers: { "Accept-Language": "de" } })).text();
+    assert.match(html, /<html lang="de"/);
+    assert.match(html, /Neueste Beiträge/);
+  });
+
+  it("the admin dashboard links both river feeds", async () => {
+    const { html } = await (await logIn(server)).page(server.plugin.mountPath);
+    const mount = server.plugin.mountPath;
+    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.atom" type="application/atom\\+xml">River feed \\(Atom\\)</a>`));
+    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.json" type="application/feed\\+json">River feed \\(JSON Feed\\)</a>`));
+  });
+
+  it("leaves the admin behind its login", async () => {
+    const response = await server.get(server.plugin.mountPath, { redirect: "manual" });
+    assert.equal(response.status, 302);
+    assert.match(response.headers.get("location") ?? "", /\/session\/login/);
+  });
+});
