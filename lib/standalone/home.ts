@@ -15,7 +15,7 @@ export function homePage(plugin: BlogrollEndpoint) {
     response.render("home", {
       // Visitors land here: the header's one link says where the admin is.
       application: { ...application, navigation: [{ href: mount, text: __("blogroll.home.admin") }] },
-      title: plugin.options.riverTitle,
+      title: plugin.settings.riverTitle,
       widget: `${mount}${WIDGET_PATH}`,
       feeds: { atom: `${mount}${RIVER_PATHS.atom}`, json: `${mount}${RIVER_PATHS.json}`, opml: `${mount}/api/opml` },
     });
