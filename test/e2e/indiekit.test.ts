@@ -34,6 +34,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
   let storage: Storage;
   let installed: string;
   let unlock: (() => void) | undefined;
+  let hostBadges: Set<string>;
   const databasePath = () => path.join(work, "blogroll.db");
   const pluginOptions = () => ({ databasePath: databasePath(), allowPrivateNetworks: true, initialSyncDelay: 3_600_000, syncInterval: 3_600_000 });
 
@@ -47,11 +48,16 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     });
     assert.equal(page.status, 200, `${pathname} answered ${page.status}: ${page.html.slice(0, 300)}`);
     assert.deepEqual(pageProblems(page.html, keys, options), [], pathname);
+    for (const [, color] of page.html.matchAll(/class="badge badge--([\w-]+)/g)) {
+      assert.ok(hostBadges.has(color), `${pathname}: badge colour "${color}" does not exist in the host's frontend`);
+    }
     return page;
   };
 
   before(async () => {
     kit = await setUpKit();
+    const badgeStyles = readFileSync(path.join(kit.root, "packages", "frontend", "components", "badge", "styles.css"), "utf8");
+    hostBadges = new Set([...badgeStyles.matchAll(/\.badge--([\w-]+)/g)].map((match) => match[1]));
     work = workFolder();
     installed = await installPackedPlugin(kit, work);
     unlock = await lockKit(kit);
