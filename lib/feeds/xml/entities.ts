@@ -7,12 +7,10 @@ const XML_ENTITIES = new Map([["amp", "&"], ["lt", "<"], ["gt", ">"], ["quot", '
 /** HTML named entities met so far (name -> text, or null when unknown). */
 const htmlEntityCache = new Map<string, string | null>();
 
-/**
- * A reference we decode, matched where an "&" stands (sticky): its name is
- * at most 32 characters, so each "&" costs a bounded look-ahead and decoding
- * stays linear however many "&" there are without a ";".
- */
-const REFERENCE = /&(#\d{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31});/y;
+/** What may stand between "&" and ";" in a reference we decode: at most 32 characters. */
+const REFERENCE_NAME = /^(?:#\d{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31})$/;
+const LONGEST_NAME = 32;
+const SEMICOLON = 59;
 
 /**
  * Decodes character and entity references in raw XML text or attribute
@@ -30,15 +28,24 @@ export function decodeReferences(raw: string, declared?: DeclaredEntities | null
   let out = "";
   let copied = 0;
   while (at !== -1) {
-    REFERENCE.lastIndex = at;
-    const match = REFERENCE.exec(raw);
-    const value = match ? referenceText(match[1], declared) : null;
+    // The ";" is looked for only as far as the longest name: each "&" costs a bounded look-ahead,
+    // so decoding stays linear however many "&" there are without a ";".
+    const limit = Math.min(raw.length, at + LONGEST_NAME + 2);
+    let semicolon = -1;
+    for (let index = at + 1; index < limit; index++) {
+      if (raw.charCodeAt(index) === SEMICOLON) {
+        semicolon = index;
+        break;
+      }
+    }
+    const name = semicolon === -1 ? "" : raw.slice(at + 1, semicolon);
+    const value = name && REFERENCE_NAME.test(name) ? referenceText(name, declared) : null;
     if (value === null) {
       at = raw.indexOf("&", at + 1);
       continue;
     }
     out += raw.slice(copied, at) + value;
-    copied = REFERENCE.lastIndex;
+    copied = semicolon + 1;
     at = raw.indexOf("&", copied);
   }
   return copied === 0 ? raw : out + raw.slice(copied);
