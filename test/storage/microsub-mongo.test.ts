@@ -59,5 +59,17 @@ for (const [name, bson] of drivers) {
       );
       assert.deepEqual(await store.listItems({ feedIds: ["not-an-id"], limit: 10, offset: 0 }), [], "invalid ids match nothing");
     });
+
+    it("dates an undated item's fetch by when Microsub stored it (its ObjectId's time), never the epoch", async () => {
+      const db = createFakeDb({ bson });
+      const items = db.collection("microsub_items");
+      const feed = new bson.ObjectId();
+      const stored = new bson.ObjectId(Math.floor(Date.UTC(2026, 10, 20) / 1000).toString(16).padStart(8, "0") + "0000000000000000");
+      await items.insertOne({ _id: stored, feedId: feed, uid: "u1", name: "Undated" });
+      const store = createMongoMicrosubStore({ channels: db.collection("microsub_channels"), feeds: db.collection("microsub_feeds"), items });
+      const [item] = await store.listItems({ feedIds: [feed.toHexString()], limit: 10, offset: 0 });
+      assert.equal(item.published, null);
+      assert.equal(item.fetchedAt.toISOString(), "2026-11-20T00:00:00.000Z");
+    });
   });
 }

@@ -1,5 +1,5 @@
 import type { Collection, Document } from "mongodb";
-import { objectIdsFor, refHex } from "../mongo/object-ids.js";
+import { isObjectId, objectIdsFor, refHex } from "../mongo/object-ids.js";
 import type { Item } from "../types.js";
 import { StorageError } from "../types.js";
 import type { MicrosubChannel, MicrosubFeed, MicrosubStore } from "../../microsub/types.js";
@@ -41,8 +41,13 @@ function toItem(doc: Document): Item {
     author: text(doc.author?.name),
     photo: text(photos[0]),
     categories: Array.isArray(doc.category) ? doc.category.filter((c: unknown): c is string => typeof c === "string") : [],
-    fetchedAt: published ?? new Date(0),
+    fetchedAt: published ?? storedAt(doc._id),
   };
+}
+
+/** When the Microsub plugin stored an item: the time its ObjectId carries (the epoch if it has none). */
+function storedAt(id: unknown): Date {
+  return isObjectId(id) ? id.getTimestamp() : new Date(0);
 }
 
 /**
