@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
-import Database from "better-sqlite3";
+import { openSqliteFile } from "../support/sqlite-file.js";
 import { rss, startFeedServer, type FeedServer } from "../sync/feed-server.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -141,7 +141,7 @@ export interface DatabaseCheck {
 
 /** Opens the SQLite file (recovering its WAL, as the next start would) and checks it. Only while no server runs. */
 export function checkDatabase(file: string): DatabaseCheck {
-  const db = new Database(file, { fileMustExist: true });
+  const db = openSqliteFile(file, { fileMustExist: true });
   try {
     const integrity = (db.pragma("integrity_check", { simple: true }) as string) ?? "";
     const blogs = (db.prepare("SELECT count(*) AS n FROM blogs").get() as { n: number }).n;

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqliteFile } from "../support/sqlite-file.js";
 import { createSqliteStorage, MIGRATIONS, SCHEMA_VERSION } from "../../lib/storage/sqlite/index.js";
 import { migrate } from "../../lib/storage/sqlite/migrations.js";
 import { StorageError } from "../../lib/storage/types.js";
@@ -26,7 +27,7 @@ describe("sqlite specifics", () => {
     await storage.init();
     assert.ok(existsSync(file));
     await storage.close();
-    const db = new Database(file, { readonly: true });
+    const db = openSqliteFile(file, { readonly: true });
     try {
       assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
       assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
@@ -62,7 +63,7 @@ describe("sqlite specifics", () => {
     const storage = createSqliteStorage(file);
     await storage.init();
     await storage.close();
-    const db = new Database(file);
+    const db = openSqliteFile(file);
     try {
       const addColumn = { description: "test: a column", up: (d: Database.Database) => d.exec("ALTER TABLE meta ADD COLUMN note TEXT") };
       assert.equal(migrate(db, [...MIGRATIONS, addColumn]), SCHEMA_VERSION + 1);
@@ -87,7 +88,7 @@ describe("sqlite specifics", () => {
     const storage = createSqliteStorage(file);
     await storage.init();
     await storage.close();
-    const db = new Database(file);
+    const db = openSqliteFile(file);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     const newer = createSqliteStorage(file);
@@ -139,7 +140,7 @@ describe("sqlite specifics", () => {
     const storage = createSqliteStorage(file);
     await storage.init();
     await storage.close();
-    const db = new Database(file, { readonly: true });
+    const db = openSqliteFile(file, { readonly: true });
     const plan = (sql: string, params: unknown[]) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join(" | ");
     try {

@@ -28,6 +28,12 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 const keptForever: unknown[] = [];
 
+/** Keeps a better-sqlite3 object from the garbage collector for the life of the process (see keptForever). */
+export function keepForever<T>(value: T): T {
+  keptForever.push(value);
+  return value;
+}
+
 /** A prepared statement kept for the life of the process (see keptForever). */
 export function keptStatement(db: Database.Database, sql: string): Database.Statement {
   const statement = db.prepare(sql);
