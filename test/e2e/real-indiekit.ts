@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -128,7 +128,7 @@ export function linkIntoKit(kit: Kit, installed: string): void {
   symlinkSync(installed, link, "dir");
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
@@ -209,14 +209,6 @@ export function signHostToken(kit: Kit, secret: string, payload: Record<string, 
   const requireFromKit = createRequire(path.join(kit.root, "packages", "endpoint-auth", "package.json"));
   const jwt = requireFromKit("jsonwebtoken") as { sign(payload: object, secret: string, options: object): string };
   return jwt.sign(payload, secret, { expiresIn: "90d" });
-}
-
-/** The locales the host offers (its own catalogs), e.g. ["de", "en", …]. */
-export function hostLocales(kit: Kit): string[] {
-  return readdirSync(path.join(kit.root, "packages", "indiekit", "locales"))
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => name.slice(0, -5))
-    .sort();
 }
 
 /** A fresh working folder for one suite. */
