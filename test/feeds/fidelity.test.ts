@@ -291,6 +291,40 @@ describe("links and xml:base", () => {
   });
 });
 
+describe("issue 23: the last misses on feedparser's suite", () => {
+  it("takes an Atom alternate link written as text (no href) over an enclosure, whichever comes first", async () => {
+    const { items } = await parse(
+      atom(`<entry><id>urn:1</id><link rel="alternate" type="text/html">https://blog.example.com/1</link><link rel="enclosure" type="text/html">https://cdn.example/1</link></entry>
+        <entry><id>urn:2</id><link rel="enclosure" type="text/html">https://cdn.example/2</link><link rel="alternate" type="text/html">https://blog.example.com/2</link></entry>
+        <entry><id>urn:3</id><link rel="enclosure" type="text/html">https://cdn.example/3</link><link rel="alternate" href="https://blog.example.com/3"/></entry>`),
+    );
+    assert.deepEqual(new Map(items.map((item) => [item.uid, item.url])), new Map([["urn:1", "https://blog.example.com/1"], ["urn:2", "https://blog.example.com/2"], ["urn:3", "https://blog.example.com/3"]]));
+  });
+
+  it("takes an Atom 1.0 entry's own id and title, never those of an element nested in it, in either order", async () => {
+    const { items } = await parse(
+      atom(`<entry><id>urn:right-1</id><title>Right 1</title><image><id>urn:wrong</id><title>Wrong</title></image></entry>
+        <entry><image><id>urn:wrong</id><title>Wrong</title></image><id>urn:right-2</id><title>Right 2</title></entry>`),
+    );
+    assert.deepEqual(items.map((item) => [item.uid, item.title]).sort(), [["urn:right-1", "Right 1"], ["urn:right-2", "Right 2"]]);
+  });
+
+  it("reads an RSS item's <summary> as its summary and its <description> as its content, in either order", async () => {
+    const { items } = await parse(
+      rss(`<item><guid>1</guid><description>The whole &lt;b&gt;post&lt;/b&gt;</description><summary>In short</summary></item>
+        <item><guid>2</guid><summary>In short</summary><description>The whole post</description></item>
+        <item><guid>3</guid><summary>Only a summary</summary></item>`),
+    );
+    const byUid = new Map(items.map((item) => [item.uid, item]));
+    assert.equal(byUid.get("1")?.summary, "In short");
+    assert.equal(byUid.get("1")?.content, "The whole <b>post</b>");
+    assert.equal(byUid.get("2")?.summary, "In short");
+    assert.equal(byUid.get("2")?.content, "The whole post");
+    assert.equal(byUid.get("3")?.summary, "Only a summary");
+    assert.equal(byUid.get("3")?.content, "Only a summary");
+  });
+});
+
 describe("other encodings of content", () => {
   it("decodes base64 Atom content (a non-text media type, or Atom 0.3 mode=base64)", async () => {
     const encoded = Buffer.from("Example <b>Atom</b>").toString("base64");

@@ -175,8 +175,10 @@ function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
   const guid = guidElement ? clean(textOf(guidElement)) : null;
   const plainLink = rssPlainLink(fields);
   const link = origLink(fields) ?? plainLink ?? permalinkGuid(item, guidElement, guid);
-  const description =
-    first(fields, "rss:description") ?? first(fields, "dc:description") ?? first(fields, "rss:summary") ??
+  const descriptionElement = first(fields, "rss:description") ?? first(fields, "dc:description");
+  const summaryElement = first(fields, "rss:summary");
+  // A <summary> is the summary; beside a description, the description is then the content.
+  const description = summaryElement ?? descriptionElement ??
     first(fields, "itunes:subtitle") ?? first(fields, "itunes:summary") ?? mediaField(fields, "media:description");
   const summary = description && keyOf(description) === "media:description" ? mediaText(description) : htmlText(description);
   return {
@@ -187,7 +189,7 @@ function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
     title: guessedText(first(fields, "rss:title") ?? first(fields, "dc:title") ?? first(fields, "itunes:title")) ??
       mediaText(mediaField(fields, "media:title")),
     summary,
-    content: rssContent(fields) ?? summary,
+    content: rssContent(fields) ?? (descriptionElement && summaryElement ? htmlText(descriptionElement) : summary),
     dates: dates(fields),
     author: personName(
       textOfFirst(fields, "rss:author") ?? textOfFirst(fields, "dc:creator") ?? textOfFirst(fields, "dc:author") ??
