@@ -34,6 +34,13 @@ export interface ParseFeedOptions {
   url: string;
   /** The HTTP Content-Type, used for the charset and as a format hint. */
   contentType?: string | null;
+  /**
+   * The HTTP Content-Location: for RSS and Atom, a base around the document
+   * (as an outer xml:base) for relative links and ids, resolved against
+   * `url`, http(s) only; as feed readers take it. Not for HTML, whose base
+   * browsers never take from it.
+   */
+  contentLocation?: string | null;
   /** Keep at most this many items (default 50). */
   maxItems?: number;
 }

@@ -69,6 +69,8 @@ export interface FetchResult {
   lastModified: string | null;
   /** From Retry-After, clamped to [now, now + 1 day]. */
   retryAfter: Date | null;
+  /** Content-Location as sent (a feed's base for relative URLs, see parseFeed). */
+  contentLocation: string | null;
   /** Decompressed body. */
   body: Uint8Array;
   /** Bytes of the final body on the wire (before decompression). */
@@ -199,6 +201,7 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
       etag: header(response.headers, "etag"),
       lastModified: header(response.headers, "last-modified"),
       retryAfter: parseRetryAfter(header(response.headers, "retry-after")),
+      contentLocation: header(response.headers, "content-location"),
     };
     if (status === 304) {
       await drain(response);

@@ -127,6 +127,7 @@ export async function syncBlog(
       parsed = await deps.parse(response.body, {
         url: response.url,
         contentType: response.contentType,
+        contentLocation: response.contentLocation,
         maxItems: options.maxItemsPerBlog,
       });
     } catch (error) {

@@ -309,6 +309,22 @@ describe("issue 23: the last misses on feedparser's suite", () => {
     assert.deepEqual(items.map((item) => [item.uid, item.title]).sort(), [["urn:right-1", "Right 1"], ["urn:right-2", "Right 2"]]);
   });
 
+  it("takes Content-Location as the base of an XML feed's relative ids and links; never an unsafe one, never for HTML", async () => {
+    const feed = atom(`<link href="home/"/><entry><id>/posts/1</id><link href="1.html"/></entry>`);
+    const moved = await parseFeed(feed, { url: FEED_URL, contentLocation: "https://cdn.example.net/blog/feed.atom" });
+    assert.equal(moved.feed.siteUrl, "https://cdn.example.net/blog/home/");
+    assert.deepEqual(moved.items.map((item) => [item.uid, item.url]), [["https://cdn.example.net/posts/1", "https://cdn.example.net/blog/1.html"]]);
+    const relative = await parseFeed(feed, { url: FEED_URL, contentLocation: "/other/feed.atom" });
+    assert.equal(relative.items[0].url, "https://blog.example.com/other/1.html", "a relative Content-Location is resolved against the address fetched");
+    for (const contentLocation of ["javascript:alert(1)", "", null]) {
+      const kept = await parseFeed(feed, { url: FEED_URL, contentLocation });
+      assert.equal(kept.items[0].url, "https://blog.example.com/1.html", String(contentLocation));
+    }
+    const page = `<!DOCTYPE html><html><body><div class="h-feed"><article class="h-entry"><a class="u-url" href="/p/1">One</a></article></div></body></html>`;
+    const hfeed = await parseFeed(page, { url: FEED_URL, contentLocation: "https://cdn.example.net/blog/" });
+    assert.equal(hfeed.items[0].url, "https://blog.example.com/p/1", "browsers take no base from Content-Location");
+  });
+
   it("reads an RSS item's <summary> as its summary and its <description> as its content, in either order", async () => {
     const { items } = await parse(
       rss(`<item><guid>1</guid><description>The whole &lt;b&gt;post&lt;/b&gt;</description><summary>In short</summary></item>

@@ -370,3 +370,15 @@ test("a listed blog keeps the list's title and description; the feed fills in on
   assert.equal(afterUnnamed.title, "The feed title", "the host stood in for a title: the feed's replaces it");
   assert.equal(afterUnnamed.description, "A test feed");
 });
+
+test("a feed's relative ids and links resolve against the Content-Location its server sends", async () => {
+  server.route("/located.atom", (_request, response) => {
+    const body = `<feed xmlns="http://www.w3.org/2005/Atom"><title>Located</title><entry><id>/posts/1</id><link href="1.html"/><updated>${recent(1).toISOString()}</updated></entry></feed>`;
+    response.writeHead(200, { "content-type": "application/atom+xml", "content-location": "https://blog.example.net/feeds/main.atom" }).end(body);
+  });
+  const blog = await addBlog(storage, `${origin}/located.atom`, "placeholder");
+  assert.equal((await run(blog)).outcome, "updated");
+  const [stored] = await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
+  assert.equal(stored.url, "https://blog.example.net/feeds/1.html");
+  assert.equal(stored.uid, "https://blog.example.net/posts/1");
+});

@@ -68,7 +68,7 @@ function childrenByKey(element: XmlElement): Map<string, XmlElement[]> {
  *
  * @throws FeedParseError when the root is not rss, RDF or feed.
  */
-export function readXmlFeed(xml: string, feedUrl: string): RawFeed {
+export function readXmlFeed(xml: string, feedUrl: string, contentBase: string | null = null): RawFeed {
   const start = findRootElement(xml);
   if (!start) throw new FeedParseError("Not an RSS or Atom feed: no root element");
   // Hand-written feeds often leave the Atom namespace off <feed>: read them as Atom all the same.
@@ -76,6 +76,7 @@ export function readXmlFeed(xml: string, feedUrl: string): RawFeed {
   // Reading from the root element on leaves any DOCTYPE (and its entity declarations) unread.
   const root = parseXmlTree(xml.slice(start.start).replace(ILLEGAL_XML_CHARS, ""), feedUrl, bareFeed ? ATOM_NAMESPACE : "", {
     entities: declaredEntities(xml.slice(0, start.start), xml.length),
+    base: contentBase,
   });
   if (root?.local === "feed") return withoutBrokenEntries(readAtom(inVocabulary(root, "atom", ATOM_NAMESPACE), feedUrl), root);
   if (root?.local === "rss") return withoutBrokenEntries(readRss(inVocabulary(root, "rss", RSS_NAMESPACE), feedUrl), root);

@@ -56,29 +56,32 @@ const PREDECLARED = new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]);
  * @param xml text starting at (or before) the root element
  * @param documentUrl base for relative xml:base values
  * @param defaultNamespace namespace for unprefixed names when the document declares none
+ * @param options.base the base in scope outside the root element (the HTTP Content-Location), as an
+ *   xml:base around the document would be
  * @returns the root element, or null when there is none
  */
 export function parseXmlTree(
   xml: string,
   documentUrl: string,
   defaultNamespace = "",
-  options: { entities?: DeclaredEntities | null } = {},
+  options: { entities?: DeclaredEntities | null; base?: string | null } = {},
 ): XmlElement | null {
   const entities = options.entities ?? null;
+  const outerBase = options.base ?? null;
   const budget = entities?.budget ?? 0;
   try {
-    return buildTree(xml, documentUrl, defaultNamespace, entities);
+    return buildTree(xml, documentUrl, outerBase, defaultNamespace, entities);
   } catch (error) {
     if (!(error instanceof TooDeep)) throw error;
     // htmlparser2's element stack costs time growing with the square of the depth (hostile feeds nest
     // 10^6 elements): read a copy with the deep tags dropped instead. Only such feeds pay for the copy,
     // and the copy gets the whole entity budget again.
     if (entities) entities.budget = budget;
-    return buildTree(boundXmlNesting(xml, MAX_DEPTH), documentUrl, defaultNamespace, entities);
+    return buildTree(boundXmlNesting(xml, MAX_DEPTH), documentUrl, outerBase, defaultNamespace, entities);
   }
 }
 
-function buildTree(xml: string, documentUrl: string, defaultNamespace: string, entities: DeclaredEntities | null): XmlElement | null {
+function buildTree(xml: string, documentUrl: string, outerBase: string | null, defaultNamespace: string, entities: DeclaredEntities | null): XmlElement | null {
   const rootNamespaces = new Map(PREDECLARED);
   rootNamespaces.set("", defaultNamespace);
   const stack: OpenElement[] = [{ element: null, namespaces: rootNamespaces }];
@@ -121,7 +124,7 @@ function buildTree(xml: string, documentUrl: string, defaultNamespace: string, e
           ns: namespaces.get(prefix) ?? "",
           attrs,
           children: [],
-          base: resolveBase(attrs["xml:base"], parentElement ? parentElement.base : null, documentUrl),
+          base: resolveBase(attrs["xml:base"], parentElement ? parentElement.base : outerBase, documentUrl),
         };
         if (parentElement) parentElement.children.push(element);
         else root = element;
