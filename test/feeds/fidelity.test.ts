@@ -325,6 +325,13 @@ describe("issue 23: the last misses on feedparser's suite", () => {
     assert.equal(hfeed.items[0].url, "https://blog.example.com/p/1", "browsers take no base from Content-Location");
   });
 
+  it("keeps an item's categories in the order the feed writes them, whichever element each comes from", async () => {
+    const { items } = await parse(
+      rss(`<item><guid>1</guid><tags>tag one, tag two</tags><category>category one</category><dc:subject>subject</dc:subject><itunes:keywords>k1,k2</itunes:keywords><category>category two</category></item>`),
+    );
+    assert.deepEqual(items[0].categories, ["tag one", "tag two", "category one", "subject", "k1", "k2", "category two"]);
+  });
+
   it("reads an RSS item's <summary> as its summary and its <description> as its content, in either order", async () => {
     const { items } = await parse(
       rss(`<item><guid>1</guid><description>The whole &lt;b&gt;post&lt;/b&gt;</description><summary>In short</summary></item>

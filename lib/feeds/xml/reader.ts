@@ -197,7 +197,7 @@ function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
         textOfFirst(fields, "itunes:author") ?? textOfFirst(fields, "dc:publisher"),
     ),
     images: itemImages(fields),
-    categories: categories(fields, "rss"),
+    categories: categories(item, fields, "rss"),
   };
 }
 
@@ -292,7 +292,7 @@ function readAtomEntry(entry: XmlElement, feedUrl: string): RawEntry {
     author: (author ? atomPerson(author) : null) ??
       personName(textOfFirst(fields, "dc:creator") ?? textOfFirst(fields, "dc:author") ?? textOfFirst(fields, "itunes:author")),
     images: itemImages(fields),
-    categories: categories(fields, "atom"),
+    categories: categories(entry, fields, "atom"),
   };
 }
 
@@ -404,24 +404,30 @@ function imageEnclosure(element: XmlElement): string | null {
   return isImage ? resolved(url, element) : null;
 }
 
-function categories(fields: Map<string, XmlElement[]>, format: "rss" | "atom"): string[] {
-  const found: string[] = [];
+/** An entry's categories from every vocabulary (category, Dublin Core, Media RSS, iTunes, keywords and tags lists). */
+function categories(entry: XmlElement, fields: Map<string, XmlElement[]>, format: "rss" | "atom"): string[] {
+  const found: Array<[XmlElement, string]> = [];
   for (const category of fields.get(`${format}:category`) ?? []) {
     const value = category.attrs.term ?? (format === "rss" ? textOf(category) : undefined);
-    if (value) found.push(value.trim());
+    if (value) found.push([category, value]);
   }
-  if (format === "atom") for (const category of fields.get("rss:category") ?? []) found.push(textOf(category).trim());
-  for (const key of ["dc:subject", "media:category"]) for (const element of fields.get(key) ?? []) found.push(textOf(element).trim());
+  if (format === "atom") for (const category of fields.get("rss:category") ?? []) found.push([category, textOf(category)]);
+  for (const key of ["dc:subject", "media:category"]) for (const element of fields.get(key) ?? []) found.push([element, textOf(element)]);
   // iTunes categories nest (<itunes:category text="Technology"><itunes:category text="Gadgets"/>): each level is one.
-  const pending = [...(fields.get("itunes:category") ?? [])];
-  for (let element = pending.shift(); element; element = pending.shift()) {
-    if (element.attrs.text) found.push(element.attrs.text.trim());
-    pending.unshift(...(childrenByKey(element).get("itunes:category") ?? []));
+  for (const top of fields.get("itunes:category") ?? []) {
+    const pending = [top];
+    for (let element = pending.shift(); element; element = pending.shift()) {
+      if (element.attrs.text) found.push([top, element.attrs.text]);
+      pending.unshift(...(childrenByKey(element).get("itunes:category") ?? []));
+    }
   }
   for (const key of ["itunes:keywords", "media:keywords", "rss:tags"]) {
-    for (const element of fields.get(key) ?? []) found.push(...textOf(element).split(","));
+    for (const element of fields.get(key) ?? []) for (const value of textOf(element).split(",")) found.push([element, value]);
   }
-  return found.map((value) => value.trim()).filter(Boolean);
+  // In the order the feed writes them, whichever element each comes from (the sort is stable).
+  const position = new Map(entry.children.map((child, index) => [child, index]));
+  found.sort(([a], [b]) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
+  return found.map(([, value]) => value.trim()).filter(Boolean);
 }
 
 /** An iTunes image: its href, the url attribute some feeds write instead, or the old <itunes:link rel="image">. */
