@@ -113,7 +113,8 @@ class Html(str):
 
 def url_key(value):
     """A URL as compared: scheme and host case and percent-encoding do not matter."""
-    parts = urllib.parse.urlsplit(urllib.parse.unquote(value))
+    # A plain str: urlsplit caches by argument, and comparing a Url key there would call Url.__eq__ again.
+    parts = urllib.parse.urlsplit(urllib.parse.unquote(str(value)))
     return parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()).geturl()
 
 
