@@ -332,6 +332,13 @@ describe("issue 23: the last misses on feedparser's suite", () => {
     assert.deepEqual(items[0].categories, ["tag one", "tag two", "category one", "subject", "k1", "k2", "category two"]);
   });
 
+  it("reads the <item>s of an Atom feed that has no <entry> (an RSS habit in hand-written feeds) as its entries", async () => {
+    const { items } = await parse(atom(`<item><id>urn:1</id><title>One</title><link href="https://blog.example.com/1"/></item>`));
+    assert.deepEqual(items.map((item) => [item.uid, item.title, item.url]), [["urn:1", "One", "https://blog.example.com/1"]]);
+    const mixed = await parse(atom(`<entry><id>urn:e</id></entry><item><id>urn:i</id></item>`));
+    assert.deepEqual(mixed.items.map((item) => item.uid), ["urn:e"], "beside real entries, an <item> is not one");
+  });
+
   it("reads an RSS item's <summary> as its summary and its <description> as its content, in either order", async () => {
     const { items } = await parse(
       rss(`<item><guid>1</guid><description>The whole &lt;b&gt;post&lt;/b&gt;</description><summary>In short</summary></item>

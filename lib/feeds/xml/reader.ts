@@ -252,7 +252,8 @@ function permalinkGuid(item: XmlElement, guidElement: XmlElement | undefined, gu
 
 function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlElement[] } {
   const meta = childrenByKey(root);
-  const entries = meta.get("atom:entry") ?? [];
+  // Hand-written feeds sometimes write their entries as RSS <item>s: read those when there is no <entry>.
+  const entries = meta.get("atom:entry") ?? meta.get("atom:item") ?? [];
   const author = meta.get("atom:author")?.[0];
   return {
     type: "atom",
