@@ -81,8 +81,8 @@ async function reader(file: string, url: string, overHttp: boolean) {
   if (!overHttp) return { body: new Uint8Array(readFileSync(file)), parse: (body: Uint8Array | string) => parseFeed(body, { url, maxItems }) };
   const response = await fetchUrl(url, { timeout: 5000, maxBodySize: 10_000_000, allowPrivateNetworks: true });
   if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-  const { contentType, contentLocation } = response;
-  return { body: response.body, parse: (body: Uint8Array | string) => parseFeed(body, { url: response.url, contentType, contentLocation, maxItems }) };
+  const { contentType, contentLocation, contentLanguage } = response;
+  return { body: response.body, parse: (body: Uint8Array | string) => parseFeed(body, { url: response.url, contentType, contentLocation, contentLanguage, maxItems }) };
 }
 
 const ENTRY_RE = /<(entry|item)\b[^>]*>[\s\S]*?<\/\1>/g;

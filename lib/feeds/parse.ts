@@ -21,6 +21,7 @@ export async function parseFeed(body: string | Uint8Array, options: ParseFeedOpt
   if (!URL.canParse(options.url)) throw new TypeError(`parseFeed: options.url must be an absolute URL, got ${options.url}`);
   const text = typeof body === "string" ? body.replace(/^\uFEFF/, "") : decodeText(body, options.contentType);
   const raw = await readAnyFormat(text, options);
+  raw.language ||= options.contentLanguage?.split(",")[0].trim() || null;
   return normaliseFeed(raw, { url: options.url, maxItems: options.maxItems });
 }
 

@@ -41,6 +41,8 @@ export interface ParseFeedOptions {
    * browsers never take from it.
    */
   contentLocation?: string | null;
+  /** The HTTP Content-Language: the feed's language when the document declares none (its first tag). */
+  contentLanguage?: string | null;
   /** Keep at most this many items (default 50). */
   maxItems?: number;
 }

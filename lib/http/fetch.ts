@@ -71,6 +71,8 @@ export interface FetchResult {
   retryAfter: Date | null;
   /** Content-Location as sent (a feed's base for relative URLs, see parseFeed). */
   contentLocation: string | null;
+  /** Content-Language as sent (a feed's language when it declares none). */
+  contentLanguage: string | null;
   /** Decompressed body. */
   body: Uint8Array;
   /** Bytes of the final body on the wire (before decompression). */
@@ -202,6 +204,7 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
       lastModified: header(response.headers, "last-modified"),
       retryAfter: parseRetryAfter(header(response.headers, "retry-after")),
       contentLocation: header(response.headers, "content-location"),
+      contentLanguage: header(response.headers, "content-language"),
     };
     if (status === 304) {
       await drain(response);

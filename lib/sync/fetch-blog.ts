@@ -128,6 +128,7 @@ export async function syncBlog(
         url: response.url,
         contentType: response.contentType,
         contentLocation: response.contentLocation,
+        contentLanguage: response.contentLanguage,
         maxItems: options.maxItemsPerBlog,
       });
     } catch (error) {

@@ -339,6 +339,12 @@ describe("issue 23: the last misses on feedparser's suite", () => {
     assert.deepEqual(mixed.items.map((item) => item.uid), ["urn:e"], "beside real entries, an <item> is not one");
   });
 
+  it("takes the feed's language from Content-Language when the document declares none", async () => {
+    assert.equal((await parseFeed(atom(""), { url: FEED_URL, contentLanguage: "de-AT, en" })).feed.language, "de-AT");
+    assert.equal((await parseFeed(`<feed xmlns="${NS.atom}" xml:lang="fr"/>`, { url: FEED_URL, contentLanguage: "de" })).feed.language, "fr");
+    assert.equal((await parseFeed(atom(""), { url: FEED_URL })).feed.language, null);
+  });
+
   it("reads an RSS item's <summary> as its summary and its <description> as its content, in either order", async () => {
     const { items } = await parse(
       rss(`<item><guid>1</guid><description>The whole &lt;b&gt;post&lt;/b&gt;</description><summary>In short</summary></item>

@@ -15,7 +15,7 @@ describe("fetchUrl: answers", () => {
     site.route("/feed", respond.conditional("<rss/>", { etag: '"v1"', lastModified: "Mon, 23 Nov 2026 08:00:00 GMT", headers: { "content-type": "application/rss+xml; charset=utf-8" } }));
     site.route("/echo", (request, response) => void response.end(JSON.stringify(request.headers)));
     site.route("/gone", respond.text("gone", { status: 410 }));
-    site.route("/moved-base", respond.text("<feed/>", { headers: { "content-location": "/elsewhere/feed.xml" } }));
+    site.route("/moved-base", respond.text("<feed/>", { headers: { "content-location": "/elsewhere/feed.xml", "content-language": "de, en" } }));
   });
   after(() => site.close());
 
@@ -33,10 +33,13 @@ describe("fetchUrl: answers", () => {
     assert.equal(result.retryAfter, null);
     assert.equal(result.bytesReceived, 6);
     assert.equal(result.contentLocation, null);
+    assert.equal(result.contentLanguage, null);
   });
 
-  it("passes Content-Location on as sent (parseFeed resolves it)", async () => {
-    assert.equal((await fetchUrl(`${site.url}/moved-base`, open)).contentLocation, "/elsewhere/feed.xml");
+  it("passes Content-Location and Content-Language on as sent (parseFeed reads them)", async () => {
+    const result = await fetchUrl(`${site.url}/moved-base`, open);
+    assert.equal(result.contentLocation, "/elsewhere/feed.xml");
+    assert.equal(result.contentLanguage, "de, en");
   });
 
   it("sends the User-Agent with the package version, the feed Accept and the encodings it decodes", async () => {
