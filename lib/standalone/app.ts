@@ -37,8 +37,14 @@ export function createIndiekitShim(application: Record<string, unknown>, collect
   };
 }
 
-/** Content-Security-Policy for HTML pages: only this host's own assets. */
-const CSP = "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * Content-Security-Policy for HTML pages: only this host's own assets, except images. Blog icons and
+ * pictures are the blogs' own, on their hosts, many still on plain http: (a browser upgrades them on an
+ * https: page, and a failed one shows its letter tile). An image cannot run code, so http: images cost
+ * nothing that https: ones do not; proxying them instead would make this server fetch any address a
+ * feed names for every visitor.
+ */
+const CSP = "default-src 'self'; img-src 'self' http: https: data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * An Express app hosting the plugin the way Indiekit does: public routes at

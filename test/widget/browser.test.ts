@@ -11,6 +11,9 @@ import { startTestServer, type TestServer } from "../support/server.js";
 /** A 1×1 PNG, served for the blog icons (intercepted: nothing leaves the machine). */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const ICON = "https://icons.example/alpha.png";
+/** A plain http: icon (many blogs still serve theirs so) and one that fails to load. */
+const HTTP_ICON = "http://icons.example/delta.png";
+const BROKEN_ICON = "https://icons.example/epsilon.png";
 const EVIL_BLOG = `<img src=x onerror="window.__pwned='blog'">Evil & Co`;
 const EVIL_TITLE = `<script>window.__pwned='item'</script><b>Bold</b> move`;
 const HOUR = 3_600_000;
@@ -64,6 +67,8 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     const evil = await addBlog(s, { title: EVIL_BLOG, category: "Tech", siteUrl: "https://evil.example/" });
     const gamma = await addBlog(s, { title: "Gamma Log", siteUrl: "https://gamma.example/" });
     const hidden = await addBlog(s, { title: "Hidden Blog", category: "Friends", hidden: true });
+    await addBlog(s, { title: "Delta Diary", category: "Friends", siteUrl: "https://delta.example/", photo: HTTP_ICON });
+    await addBlog(s, { title: "epsilon zine", category: "Tech", siteUrl: "https://epsilon.example/", photo: BROKEN_ICON });
     // 25 visible posts: Evil's newest (half an hour ago), then Alpha and Gamma alternating hour by hour.
     await addItems(s, evil.id, [item("evil", new Date(now - HOUR / 2), { title: EVIL_TITLE, url: "javascript:window.__pwned='href'" })]);
     await addItems(s, alpha.id, Array.from({ length: 12 }, (_, n) => item(`alpha${n}`, new Date(now - (2 * n + 1) * HOUR), { title: `Alpha post ${n}`, url: `https://alpha.example/${n}` })));
@@ -78,6 +83,7 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     site.route("/embed.html", html(embedding(widget, `<h1>Friends of mine</h1><blogroll-blogs heading-level="3"></blogroll-blogs><h2>Reading</h2><blogroll-items limit="10"></blogroll-items>`)));
     site.route("/de.html", html(embedding(widget, `<blogroll-items src="${mount}" limit="5"></blogroll-items>`, "de")));
     site.route("/pt-br.html", html(embedding(widget, `<blogroll-items limit="5"></blogroll-items>`, "pt-BR")));
+    site.route("/flat.html", html(embedding(widget, `<aside style="max-width:30rem;font-family:system-ui,sans-serif"><h1>Blogs I read</h1><blogroll-blogs group="none" sort="recent"></blogroll-blogs></aside>`)));
     site.route("/unstyled.html", html(embedding(widget, `<blogroll-items unstyled limit="3"></blogroll-items>`)));
     site.route("/down.html", html(embedding(widget, `<blogroll-blogs src="${down}"></blogroll-blogs><blogroll-items src="${down}"></blogroll-items>`)));
     site.route("/broken.html", html(embedding(widget, `<blogroll-blogs src="${site.url}/broken"></blogroll-blogs><blogroll-items src="${site.url}/garbage"></blogroll-items>`)));
@@ -90,7 +96,9 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     browser = await launchBrowser({ locale: "en-GB" });
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(10_000);
-    await page.route(ICON, (route) => route.fulfill({ status: 200, contentType: "image/png", body: PNG }));
+    for (const icon of [ICON, HTTP_ICON]) await page.route(icon, (route) => route.fulfill({ status: 200, contentType: "image/png", body: PNG }));
+    // Not an image (a decoding failure, which the browser does not log); a 404 in the last tests.
+    await page.route(BROKEN_ICON, (route) => route.fulfill({ status: 200, contentType: "image/png", body: "<html>gone</html>" }));
     page.on("console", (message: ConsoleMessage) => {
       if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) consoleErrors.push(`${message.text()} (${message.location().url})`);
     });
@@ -214,5 +222,107 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     await page.screenshot({ path: path.join(ARTIFACTS, "widget-home.png"), fullPage: true });
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(consoleErrors, []);
+  });
+
+  /** Each blog entry's icon: "img" when its picture loaded, else the letter its tile shows. */
+  const icons = (scope: string) =>
+    page.locator(`${scope} li.blogroll__blog`).evaluateAll((rows) =>
+      Object.fromEntries(rows.map((row) => {
+        const icon = row.querySelector(".blogroll__icon")!;
+        const shown = icon instanceof HTMLImageElement ? (icon.complete && icon.naturalWidth > 0 ? "img" : "broken") : `${icon.textContent} (${icon.getAttribute("aria-hidden")})`;
+        return [row.querySelector(".blogroll__name")!.textContent, shown];
+      })),
+    );
+
+  it("the home page's CSP lets http: icons load; a blog without a picture, or whose picture fails, shows its letter tile", async () => {
+    await open(`${server.baseUrl}/`);
+    await page.waitForFunction(() => [...document.querySelectorAll("img.blogroll__icon")].every((img) => (img as HTMLImageElement).complete));
+    assert.deepEqual(await icons("blogroll-blogs"), {
+      "Alpha Notes": "img",
+      "Delta Diary": "img",
+      "epsilon zine": "E (true)",
+      [EVIL_BLOG]: "< (true)",
+      "Gamma Log": "G (true)",
+    });
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(consoleErrors, [], "no image refused by the CSP");
+  });
+
+  it("an icon answered with a 404 becomes the letter tile too, on any page", async () => {
+    await page.route(BROKEN_ICON, (route) => route.fulfill({ status: 404, contentType: "text/html", body: "Not found" }));
+    for (const url of [`${site.url}/embed.html`, `${server.baseUrl}/`]) {
+      await open(url);
+      await page.waitForFunction(() => !document.querySelector('img.blogroll__icon[src*="epsilon"]'));
+      const tiles = await icons("blogroll-blogs");
+      assert.equal(tiles["epsilon zine"], "E (true)", url);
+      assert.equal(tiles["Alpha Notes"], "img", url);
+      assert.equal(await page.locator("img.blogroll__icon").count(), 2, "no broken image left");
+    }
+  });
+
+  it('group="none" sort="recent" shows one list, the blog with the newest post first', async () => {
+    await open(`${site.url}/flat.html`);
+    const blogs = page.locator("blogroll-blogs");
+    assert.equal(await blogs.locator(".blogroll__heading, .blogroll__group").count(), 0);
+    assert.equal(await blogs.locator("ul.blogroll__blogs").count(), 1);
+    const names = await blogs.locator("li.blogroll__blog > .blogroll__name").allTextContents();
+    assert.deepEqual(names.slice(0, 3), [EVIL_BLOG, "Alpha Notes", "Gamma Log"], "newest post first (Evil's half an hour ago, Alpha's 1 h, Gamma's 2 h)");
+    assert.deepEqual(names.slice(3).sort(), ["Delta Diary", "epsilon zine"], "blogs without posts after");
+  });
+
+  it("a blog expands to its five latest posts: a real button with aria-expanded and aria-controls, one request, focus kept", async () => {
+    const requests: string[] = [];
+    const listen = (request: { url(): string }) => {
+      if (request.url().includes("/api/items") && request.url().includes("blog=")) requests.push(request.url());
+    };
+    page.on("request", listen);
+    try {
+      const alpha = page.locator("li.blogroll__blog", { hasText: "Alpha Notes" });
+      const toggle = alpha.getByRole("button", { name: "Latest posts: Alpha Notes" });
+      assert.equal(await toggle.evaluate((node) => node.tagName), "BUTTON");
+      assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+      const panelId = await toggle.getAttribute("aria-controls");
+      const panel = page.locator(`#${panelId}`);
+      assert.equal(await panel.isHidden(), true);
+      assert.equal(await page.locator("li.blogroll__blog", { hasText: "Delta Diary" }).getByRole("button").count(), 0, "a blog without posts has nothing to expand");
+
+      // Keyboard: Tab from the blog's latest post reaches the button; Enter opens it.
+      await alpha.locator("a.blogroll__post").focus();
+      await page.keyboard.press("Tab");
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Latest posts: Alpha Notes");
+      await page.keyboard.press("Enter");
+      await panel.locator("li").nth(4).waitFor();
+      assert.equal(await toggle.getAttribute("aria-expanded"), "true");
+      assert.deepEqual(await panel.locator("a.blogroll__title").allTextContents(), ["Alpha post 0", "Alpha post 1", "Alpha post 2", "Alpha post 3", "Alpha post 4"]);
+      assert.equal(await panel.locator("time").first().textContent(), "1 hour ago");
+      assert.equal(await panel.getAttribute("aria-busy"), "false");
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Latest posts: Alpha Notes", "focus stays on the button");
+      assert.equal(requests.length, 1);
+      assert.match(requests[0], /blog=[^&]+/);
+      assert.match(requests[0], /limit=5(&|$)/);
+
+      // Tab goes into the opened posts; Space on the button closes them, Enter opens them again without a new request.
+      await page.keyboard.press("Tab");
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Alpha post 0");
+      await toggle.focus();
+      await page.keyboard.press("Space");
+      assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+      assert.equal(await panel.isHidden(), true);
+      await page.keyboard.press("Enter");
+      assert.equal(await panel.isVisible(), true);
+      assert.equal(await panel.locator("li").count(), 5);
+      assert.equal(requests.length, 1, "opened again from what was fetched");
+
+      const gamma = page.locator("li.blogroll__blog", { hasText: "Gamma Log" }).getByRole("button");
+      await gamma.click();
+      await page.locator(`#${await gamma.getAttribute("aria-controls")} li`).nth(4).waitFor();
+      assert.equal(requests.length, 2);
+      assert.notEqual(await gamma.getAttribute("aria-controls"), panelId);
+      await gamma.click();
+      await page.screenshot({ path: path.join(ARTIFACTS, "widget-flat-expanded.png"), fullPage: true });
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      page.off("request", listen);
+    }
   });
 });
