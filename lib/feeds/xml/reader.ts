@@ -405,30 +405,37 @@ function imageEnclosure(element: XmlElement): string | null {
   return isImage ? resolved(url, element) : null;
 }
 
-/** An entry's categories from every vocabulary (category, Dublin Core, Media RSS, iTunes, keywords and tags lists). */
+/** An entry's categories from every vocabulary (category, Dublin Core, Media RSS, iTunes, keyword and tag lists). */
 function categories(entry: XmlElement, fields: Map<string, XmlElement[]>, format: "rss" | "atom"): string[] {
-  const found: Array<[XmlElement, string]> = [];
-  for (const category of fields.get(`${format}:category`) ?? []) {
-    const value = category.attrs.term ?? (format === "rss" ? textOf(category) : undefined);
-    if (value) found.push([category, value]);
+  const found: Array<[XmlElement, string | undefined]> = [];
+  let kinds = 0; // elements of one kind are already in the feed's order
+  const add = (elements: XmlElement[] | undefined, values: (element: XmlElement) => Array<string | undefined>) => {
+    if (!elements) return;
+    kinds++;
+    for (const element of elements) for (const value of values(element)) found.push([element, value]);
+  };
+  add(fields.get(`${format}:category`), (element) => [element.attrs.term ?? (format === "rss" ? textOf(element) : undefined)]);
+  if (format === "atom") add(fields.get("rss:category"), (element) => [textOf(element)]);
+  for (const key of ["dc:subject", "media:category"]) add(fields.get(key), (element) => [textOf(element)]);
+  add(fields.get("itunes:category"), itunesCategories);
+  for (const key of ["itunes:keywords", "media:keywords", "rss:tags"]) add(fields.get(key), (element) => textOf(element).split(","));
+  if (kinds > 1) {
+    // In the order the feed writes them, whichever element each comes from (the sort is stable).
+    const position = new Map(entry.children.map((child, index) => [child, index]));
+    found.sort(([a], [b]) => position.get(a)! - position.get(b)!);
   }
-  if (format === "atom") for (const category of fields.get("rss:category") ?? []) found.push([category, textOf(category)]);
-  for (const key of ["dc:subject", "media:category"]) for (const element of fields.get(key) ?? []) found.push([element, textOf(element)]);
-  // iTunes categories nest (<itunes:category text="Technology"><itunes:category text="Gadgets"/>): each level is one.
-  for (const top of fields.get("itunes:category") ?? []) {
-    const pending = [top];
-    for (let element = pending.shift(); element; element = pending.shift()) {
-      if (element.attrs.text) found.push([top, element.attrs.text]);
-      pending.unshift(...(childrenByKey(element).get("itunes:category") ?? []));
-    }
+  return found.map(([, value]) => value?.trim()).filter((value): value is string => Boolean(value));
+}
+
+/** iTunes categories nest (<itunes:category text="Technology"><itunes:category text="Gadgets"/>): each level is one. */
+function itunesCategories(top: XmlElement): string[] {
+  const names: string[] = [];
+  const pending = [top];
+  for (let element = pending.shift(); element; element = pending.shift()) {
+    if (element.attrs.text) names.push(element.attrs.text);
+    pending.unshift(...(childrenByKey(element).get("itunes:category") ?? []));
   }
-  for (const key of ["itunes:keywords", "media:keywords", "rss:tags"]) {
-    for (const element of fields.get(key) ?? []) for (const value of textOf(element).split(",")) found.push([element, value]);
-  }
-  // In the order the feed writes them, whichever element each comes from (the sort is stable).
-  const position = new Map(entry.children.map((child, index) => [child, index]));
-  found.sort(([a], [b]) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
-  return found.map(([, value]) => value.trim()).filter(Boolean);
+  return names;
 }
 
 /** An iTunes image: its href, the url attribute some feeds write instead, or the old <itunes:link rel="image">. */
