@@ -5,6 +5,7 @@ import type { Source, Storage } from "../storage/types.js";
 import { feedlandOpmlUrl, listFeedlandCategories } from "../sources/feedland.js";
 import { previewImport, type FeedList, type ImportPreview } from "../sources/import.js";
 import { refreshSource } from "../sources/refresh.js";
+import { findBlogroll } from "../network/find-blogroll.js";
 import { fetchRemoteOpml, readOpmlText } from "../sources/remote-opml.js";
 import { SourceError, type SourceContext } from "../sources/types.js";
 import { idParam, notFound, renderForm, type FormErrors } from "./forms.js";
@@ -64,6 +65,12 @@ async function previewSource(values: SourceFormValues, context: BlogrollContext,
   let list: FeedList;
   if (values.type === "opml_file") {
     list = await readOpmlText(values.xml, sourceContext);
+  } else if (values.type === "blogroll") {
+    const found = await findBlogroll(source.settings.url, context.options);
+    if (!found.ok) throw new SourceError(found.error);
+    const remote = await fetchRemoteOpml(found.blogroll.url, source, sourceContext);
+    if (remote.notModified) throw new SourceError("The server answered 304 Not Modified to a request without validators");
+    list = remote.list;
   } else {
     const url = values.type === "feedland" ? feedlandOpmlUrl(source.settings) : source.settings.url;
     const remote = await fetchRemoteOpml(url, source, sourceContext);
@@ -75,7 +82,7 @@ async function previewSource(values: SourceFormValues, context: BlogrollContext,
 
 /** The form field a source error belongs to. */
 function fieldOfType(type: FormSourceType): string {
-  return { opml_url: "url", opml_file: "xml", feedland: "screenName", microsub: "channelUid" }[type];
+  return { opml_url: "url", opml_file: "xml", feedland: "screenName", microsub: "channelUid", blogroll: "url" }[type];
 }
 
 /** Imports a saved source right away, so the owner sees its blogs and counts; returns the notice to show. */

@@ -6,7 +6,7 @@ import { checkboxField, httpUrl, textField, type FormErrors } from "./forms.js";
 import type { UploadedFile } from "./upload.js";
 
 /** Source types the owner can create from the admin (manual blogs are added one by one on the blogs page). */
-export const FORM_TYPES = ["opml_url", "opml_file", "feedland", "microsub"] as const satisfies readonly SourceType[];
+export const FORM_TYPES = ["opml_url", "opml_file", "feedland", "blogroll", "microsub"] as const satisfies readonly SourceType[];
 export type FormSourceType = (typeof FORM_TYPES)[number];
 
 export const NAME_MAX = 200;
@@ -74,6 +74,8 @@ export function settingsOf(values: SourceFormValues): Record<string, string> {
   switch (values.type) {
     case "opml_url":
       return { url: httpUrl(values.url) ?? values.url };
+    case "blogroll":
+      return { url: siteUrlOf(values.url) ?? values.url };
     case "opml_file":
       return { xml: values.xml };
     case "feedland":
@@ -112,6 +114,10 @@ export async function validateSourceForm(values: SourceFormValues, __: Translate
       else if (parsed.feeds === 0) errors.xml = __("blogroll.sources.errors.noFeeds");
       break;
     }
+    case "blogroll":
+      if (!values.url) errors.url = __("blogroll.sources.errors.siteRequired");
+      else if (!siteUrlOf(values.url)) errors.url = __("blogroll.sources.errors.urlInvalid");
+      break;
     case "feedland":
       if (!httpUrl(values.instance)) errors.instance = __("blogroll.sources.errors.instanceInvalid");
       if (!values.screenName) errors.screenName = __("blogroll.sources.errors.screenNameRequired");
@@ -122,6 +128,13 @@ export async function validateSourceForm(values: SourceFormValues, __: Translate
       break;
   }
   return errors;
+}
+
+/** A site address as typed, scheme optional (https assumed), as an absolute http(s) URL; null when it is none. */
+export function siteUrlOf(value: string): string | null {
+  const text = value.trim();
+  if (text === "" || /\s/.test(text)) return null;
+  return httpUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
 }
 
 /** Parses OPML text (in the parse pool) to check it: how many feeds it lists, or the parser's complaint. */

@@ -6,6 +6,7 @@ import { describeFetchFailure, describeHttpStatus } from "./fetch-messages.js";
 import { readDiscoveryPageInWorker } from "../sync/parse-pool.js";
 import type { PageLink } from "./html-links.js";
 import { bestIcon } from "./page-icon.js";
+import { blogrollsOfHead, blogrollsOfLinkHeader, type AnnouncedBlogroll } from "../network/announce.js";
 import { fetchPage, isSuccess, readAsFeed, type FetchedPage } from "./page.js";
 
 export type DiscoveredFeedType = "rss" | "atom" | "json" | "hfeed";
@@ -16,8 +17,12 @@ export interface DiscoveredFeed {
   title: string | null;
 }
 
+/**
+ * `blogrolls`: the OPML blogrolls the address announces (Link header,
+ * `<link rel="blogroll">`, or the feed's `<source:blogroll>`), best first.
+ */
 export type DiscoveryResult =
-  | { success: true; feeds: DiscoveredFeed[]; pageTitle: string | null; siteUrl: string }
+  | { success: true; feeds: DiscoveredFeed[]; pageTitle: string | null; siteUrl: string; blogrolls: AnnouncedBlogroll[] }
   | { success: false; error: string; feeds: [] };
 
 /** Paths tried, in this order, when a page declares no feed. */
@@ -141,7 +146,7 @@ async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, sign
   });
   const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);
   if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title });
-  return { feeds, pageTitle: head.title, icon: bestIcon(head.links) };
+  return { feeds, pageTitle: head.title, icon: bestIcon(head.links), blogrolls: blogrollsOfHead(head.links) };
 }
 
 /** Tries the common feed paths at the site's root, a few at a time, keeping the list's order. */
@@ -199,16 +204,20 @@ export async function discoverSite(
   const direct = await readAsFeed(page);
   if (direct) {
     const siteUrl = direct.siteUrl ?? `${new URL(page.url).origin}/`;
-    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title }], pageTitle: direct.title, siteUrl }, page: null };
+    const blogrolls = withoutRepeats([...blogrollsOfLinkHeader(page.result.link, page.url), ...(direct.blogroll ? [{ url: direct.blogroll, title: null }] : [])]);
+    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title }], pageTitle: direct.title, siteUrl, blogrolls }, page: null };
   }
 
   let feeds: DiscoveredFeed[] = [];
   let pageTitle: string | null = null;
   let read: DiscoveredPage | null = null;
+  let blogrolls = blogrollsOfLinkHeader(page.result.link, page.url);
   if (page.format === "html") {
     try {
       let icon: string | null;
-      ({ feeds, pageTitle, icon } = await feedsOfHtmlPage(page, options, signal));
+      let announced: AnnouncedBlogroll[];
+      ({ feeds, pageTitle, icon, blogrolls: announced } = await feedsOfHtmlPage(page, options, signal));
+      blogrolls = withoutRepeats([...blogrolls, ...announced]);
       read = { url: page.url, icon };
     } catch (error) {
       // The page overran the parse pool's time or memory limit: the site's problem, said so.
@@ -217,5 +226,16 @@ export async function discoverSite(
     }
   }
   if (feeds.length === 0) feeds = await guessFeeds(page.url, options, signal);
-  return { result: { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url }, page: read };
+  return { result: { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url, blogrolls }, page: read };
+}
+
+/** Blogrolls announced more than one way, kept once (the first way's title wins unless it has none). */
+function withoutRepeats(blogrolls: AnnouncedBlogroll[]): AnnouncedBlogroll[] {
+  const kept = new Map<string, AnnouncedBlogroll>();
+  for (const entry of blogrolls) {
+    const known = kept.get(entry.url);
+    if (!known) kept.set(entry.url, entry);
+    else if (!known.title && entry.title) known.title = entry.title;
+  }
+  return [...kept.values()];
 }

@@ -40,6 +40,8 @@ export interface RawFeed {
   images: string[];
   author: string | null;
   language: string | null;
+  /** The blogroll (OPML) the feed announces, as written (resolved against xml:base where one is in scope). */
+  blogroll?: string | null;
   entries: RawEntry[];
   /** Set when only part of the document could be read (see ParsedFeed.problem). */
   problem?: string;

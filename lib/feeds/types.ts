@@ -14,6 +14,8 @@ export interface FeedInfo {
   photo: string | null;
   author: string | null;
   language?: string | null;
+  /** The blogroll (OPML, absolute http(s)) the feed announces with `<source:blogroll>` or `<blogChannel:blogRoll>`. */
+  blogroll?: string | null;
 }
 
 export interface ParsedFeed {

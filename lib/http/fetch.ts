@@ -73,6 +73,8 @@ export interface FetchResult {
   contentLocation: string | null;
   /** Content-Language as sent (a feed's language when it declares none). */
   contentLanguage: string | null;
+  /** The Link header(s), joined with ", " when repeated; null when absent. */
+  link: string | null;
   /** Decompressed body. */
   body: Uint8Array;
   /** Bytes of the final body on the wire (before decompression). */
@@ -112,6 +114,12 @@ function checkUrl(url: URL, allowPrivateNetworks: boolean): void {
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
   const value = headers[name];
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
+
+/** A header that may be repeated (Link), as one comma-separated value. */
+function joinedHeader(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(", ") || null : (value ?? null);
 }
 
 function requestHeaders(options: FetchOptions): Record<string, string> {
@@ -205,6 +213,7 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
       retryAfter: parseRetryAfter(header(response.headers, "retry-after")),
       contentLocation: header(response.headers, "content-location"),
       contentLanguage: header(response.headers, "content-language"),
+      link: joinedHeader(response.headers, "link"),
     };
     if (status === 304) {
       await drain(response);

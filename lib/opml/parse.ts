@@ -5,7 +5,7 @@
  * hard limits on size, nesting depth and outline count.
  */
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { feedUrlKey } from "../url/normalise.js";
+import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
 import { categoryFromAttribute, checkFeedUrl, cleanSiteUrl, cleanText, lowerCaseAttributes } from "./outline.js";
 
 /** One feed found in an OPML document. */
@@ -24,6 +24,16 @@ export interface ParsedOpml {
   dateCreated?: string | null;
   feeds: OpmlFeed[];
   skipped: Array<{ xmlUrl: string; reason: string }>;
+  /** OPML 2.0 `<outline type="include" url="…">`: other documents this one pulls in, in document order. */
+  includes: OpmlInclude[];
+  /** `<outline>` elements read (folders and includes too), counted against the outline limit. */
+  outlineCount: number;
+}
+
+/** An included document: its absolute http(s) address and the category its feeds take when they name none. */
+export interface OpmlInclude {
+  url: string;
+  category: string | null;
 }
 
 export interface ParseOpmlOptions {
@@ -31,6 +41,8 @@ export interface ParseOpmlOptions {
   maxOutlines?: number;
   /** Largest document accepted, in UTF-8 bytes. Default 10 MB. */
   maxBytes?: number;
+  /** Base for relative include addresses (the document's own URL); without it only absolute ones are kept. */
+  url?: string;
 }
 
 /** The one error `parseOpml` throws: the document is not usable OPML. */
@@ -78,7 +90,7 @@ export function parseOpml(text: string, options: ParseOpmlOptions = {}): ParsedO
   if (body === "") throw new OpmlParseError("OPML document is empty");
   const lineOffset = leading.split("\n").length - 1;
 
-  const collector = new OpmlCollector(maxOutlines);
+  const collector = new OpmlCollector(maxOutlines, options.url);
   const parser = new SaxesParser<{ xmlns: false; position: true }>({ xmlns: false, position: true });
   const lineNow = () => parser.line + lineOffset;
   parser.on("error", (error) => {
@@ -111,13 +123,17 @@ class OpmlCollector {
   private readonly seenKeys = new Set<string>();
   private readonly feeds: OpmlFeed[] = [];
   private readonly skipped: Array<{ xmlUrl: string; reason: string }> = [];
+  private readonly includes: OpmlInclude[] = [];
   private outlineCount = 0;
   private rootSeen = false;
   private bodySeen = false;
   private title: string | null = null;
   private dateCreated: string | null = null;
 
-  constructor(private readonly maxOutlines: number) {}
+  constructor(
+    private readonly maxOutlines: number,
+    private readonly baseUrl: string | undefined,
+  ) {}
 
   open(tag: SaxesTagPlain, line: number): void {
     if (this.stack.length >= MAX_DEPTH) {
@@ -163,7 +179,7 @@ class OpmlCollector {
   result(): ParsedOpml {
     if (!this.rootSeen) throw new OpmlParseError("Not an OPML document: no root element");
     if (!this.bodySeen) throw new OpmlParseError("Not an OPML document: <opml> has no <body>");
-    return { title: this.title, dateCreated: this.dateCreated, feeds: this.feeds, skipped: this.skipped };
+    return { title: this.title, dateCreated: this.dateCreated, feeds: this.feeds, skipped: this.skipped, includes: this.includes, outlineCount: this.outlineCount };
   }
 
   private countOutline(line: number): void {
@@ -171,6 +187,14 @@ class OpmlCollector {
     if (this.outlineCount > this.maxOutlines) {
       throw new OpmlParseError(`OPML document has more than ${this.maxOutlines} outlines (line ${line})`);
     }
+  }
+
+  /** An include outline stands for the other document's outlines in its place: they take its label as their folder. */
+  private readInclude(rawUrl: string | undefined, category: string | null): string | null {
+    const url = rawUrl?.trim() ? parseHttpUrl(rawUrl.trim(), this.baseUrl) : null;
+    if (url) this.includes.push({ url: url.href, category });
+    else if (rawUrl?.trim()) this.skipped.push({ xmlUrl: rawUrl.trim(), reason: "include address is not an absolute http(s) URL" });
+    return category;
   }
 
   /**
@@ -183,6 +207,7 @@ class OpmlCollector {
     const attributes = lowerCaseAttributes(tag.attributes);
     const rawUrl = attributes.get("xmlurl")?.trim() ?? "";
     const label = cleanText(attributes.get("text")) ?? cleanText(attributes.get("title"));
+    if (rawUrl === "" && attributes.get("type")?.trim().toLowerCase() === "include") return this.readInclude(attributes.get("url"), label ?? enclosing);
     // An empty xmlUrl="" is written by some exporters on folders: treat it as absent.
     if (rawUrl === "") return label ?? enclosing;
 

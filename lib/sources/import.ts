@@ -7,6 +7,8 @@ import { SourceError, type ImportReport, type ListedFeed, type SkippedFeed } fro
 export interface FeedList {
   feeds: ListedFeed[];
   skipped?: SkippedFeed[];
+  /** Part of the list could not be read (an include): blogs it no longer shows are kept as they are, not marked inactive. */
+  partial?: boolean;
 }
 
 /** The `source` value stored on blogs of each list-type source. */
@@ -91,6 +93,7 @@ function toNewBlog(feed: ListedFeed, source: Source, category: string | null): N
  * once and remembers each), then marks the source's blogs that are no longer
  * listed `inactive`. Nothing is ever deleted.
  *
+ * A `partial` list (an include could not be read) marks nothing inactive.
  * An empty list is refused (SourceError "OPML lists no feeds") before anything
  * is written: a remote that answers with a broken or emptied document must
  * never empty the blogroll.
@@ -135,7 +138,8 @@ export async function importFeeds(
     }
   }
   report.skipped = skipped.length;
-  report.missing = await storage.blogs.markMissingInactive(source.id, [...keptIds]);
+  // A list read only in part says nothing of the blogs it does not show.
+  report.missing = list.partial ? 0 : await storage.blogs.markMissingInactive(source.id, [...keptIds]);
   return report;
 }
 

@@ -7,6 +7,7 @@ import { manualSource } from "./manual.js";
 import { microsubSource } from "./microsub.js";
 import { opmlFileSource } from "./opml-file.js";
 import { opmlUrlSource } from "./opml-url.js";
+import { blogrollSource } from "./blogroll.js";
 import { SourceError, type ImportReport, type SourceContext, type SourceKind } from "./types.js";
 
 const KINDS: Record<SourceType, SourceKind> = {
@@ -15,6 +16,7 @@ const KINDS: Record<SourceType, SourceKind> = {
   manual: manualSource,
   feedland: feedlandSource,
   microsub: microsubSource,
+  blogroll: blogrollSource,
 };
 
 /** How one source refresh ended. */

@@ -1,52 +1,92 @@
+import type { Dispatcher } from "undici";
 import { decodeText } from "../encoding/decode.js";
-import { fetchUrl } from "../http/fetch.js";
+import { fetchUrl, type FetchResult } from "../http/fetch.js";
+import { readOpmlTree, type IncludedText } from "../network/opml-tree.js";
+import type { BlogrollOptions } from "../options.js";
 import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import { describeFetchFailure, describeHttpStatus, isAbort } from "../discovery/fetch-messages.js";
 import type { Source } from "../storage/types.js";
 import type { FeedList } from "./import.js";
 import { SourceError, type SourceContext } from "./types.js";
 
-const OPML_ACCEPT = "text/x-opml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1";
+export const OPML_ACCEPT = "text/x-opml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1";
 
 /** A fetched OPML list, or `notModified` when the server answered 304 to our validators. */
 export type RemoteOpml =
   | { notModified: true }
   | { notModified: false; list: FeedList; etag: string | null; lastModified: string | null };
 
-/** Parses OPML text into a feed list in the parse pool; a malformed, oversized or too slow document becomes a SourceError. */
-export async function readOpmlText(text: string, context: SourceContext): Promise<FeedList> {
+/** How an OPML document (and its includes) is fetched: the options' rules, plus a run's politeness when there is one. */
+export interface OpmlFetchDeps {
+  options: Pick<BlogrollOptions, "fetchTimeout" | "maxBodySize" | "allowPrivateNetworks">;
+  signal?: AbortSignal;
+  dispatcher?: Dispatcher;
+  hostGate?: <T>(host: string, task: () => Promise<T>) => Promise<T>;
+}
+
+/** One OPML request under the options' timeout, size cap (or a smaller one) and private-network rule. */
+export function fetchOpmlDocument(url: string, deps: OpmlFetchDeps, extra: { etag?: string | null; lastModified?: string | null; maxBytes?: number } = {}): Promise<FetchResult> {
+  return fetchUrl(url, {
+    timeout: deps.options.fetchTimeout,
+    maxBodySize: Math.min(extra.maxBytes ?? deps.options.maxBodySize, deps.options.maxBodySize),
+    allowPrivateNetworks: deps.options.allowPrivateNetworks,
+    etag: extra.etag ?? undefined,
+    lastModified: extra.lastModified ?? undefined,
+    accept: OPML_ACCEPT,
+    signal: deps.signal,
+    dispatcher: deps.dispatcher,
+    hostGate: deps.hostGate,
+  });
+}
+
+/** Reads an included document for the tree reader: its text, or why not (a stop of the run is rethrown). */
+export function includeFetcher(deps: OpmlFetchDeps): (url: string, maxBytes: number) => Promise<IncludedText> {
+  return async (url, maxBytes) => {
+    try {
+      const result = await fetchOpmlDocument(url, deps, { maxBytes });
+      if (result.status < 200 || result.status >= 300) return { ok: false, reason: describeHttpStatus(result.status) };
+      return { ok: true, text: decodeText(result.body, result.contentType), url: result.url };
+    } catch (error) {
+      if (isAbort(error)) throw error;
+      return { ok: false, reason: describeFetchFailure(error) };
+    }
+  };
+}
+
+/**
+ * Parses OPML text in the parse pool and reads the documents it includes
+ * (see lib/network/opml-tree.ts); a malformed, oversized or too slow first
+ * document becomes a SourceError, an include that cannot be read is skipped
+ * and makes the list `partial`.
+ */
+export async function readOpmlText(text: string, context: SourceContext, baseUrl: string | null = null, deps?: OpmlFetchDeps): Promise<FeedList> {
+  const maxBytes = context.options.maxBodySize;
+  let root;
   try {
-    const { feeds, skipped } = await parseOpmlInWorker(text, { maxBytes: context.options.maxBodySize });
-    return { feeds, skipped };
+    root = await parseOpmlInWorker(text, { maxBytes, ...(baseUrl ? { url: baseUrl } : {}) });
   } catch (error) {
     throw new SourceError(`Not a valid OPML document: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+  const fetchDeps = deps ?? { options: context.options, signal: context.signal };
+  const tree = await readOpmlTree(root, baseUrl, Buffer.byteLength(text, "utf8"), { parse: parseOpmlInWorker, fetchText: includeFetcher(fetchDeps) }, { maxBytes });
+  return { feeds: tree.feeds, skipped: tree.skipped, partial: tree.partial };
 }
 
 /**
  * Fetches and parses a remote OPML document with the source's stored
  * validators (conditional request), under the options' timeout, size cap and
- * private-network rule.
+ * private-network rule, then the documents it includes.
  */
 export async function fetchRemoteOpml(url: string, source: Source, context: SourceContext): Promise<RemoteOpml> {
-  const { options, signal } = context;
   let result;
   try {
-    result = await fetchUrl(url, {
-      timeout: options.fetchTimeout,
-      maxBodySize: options.maxBodySize,
-      allowPrivateNetworks: options.allowPrivateNetworks,
-      etag: source.etag ?? undefined,
-      lastModified: source.lastModified ?? undefined,
-      accept: OPML_ACCEPT,
-      signal,
-    });
+    result = await fetchOpmlDocument(url, { options: context.options, signal: context.signal }, { etag: source.etag, lastModified: source.lastModified });
   } catch (error) {
     if (isAbort(error)) throw error;
     throw new SourceError(describeFetchFailure(error), { cause: error });
   }
   if (result.notModified) return { notModified: true };
   if (result.status < 200 || result.status >= 300) throw new SourceError(describeHttpStatus(result.status));
-  const list = await readOpmlText(decodeText(result.body, result.contentType), context);
+  const list = await readOpmlText(decodeText(result.body, result.contentType), context, result.url);
   return { notModified: false, list, etag: result.etag, lastModified: result.lastModified };
 }

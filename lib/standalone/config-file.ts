@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
 import type { NewSource, SourceType, Storage } from "../storage/types.js";
 
-const SOURCE_TYPES: SourceType[] = ["opml_url", "opml_file", "manual", "feedland", "microsub"];
+const SOURCE_TYPES: SourceType[] = ["opml_url", "opml_file", "manual", "feedland", "microsub", "blogroll"];
 
-/** A source to ensure at start, e.g. `{ "type": "opml_url", "name": "My list", "url": "https://…" }`. */
+/**
+ * A source to ensure at start, e.g. `{ "type": "opml_url", "name": "My list", "url": "https://…" }`
+ * or `{ "type": "blogroll", "url": "friend.example" }` (a blogroll source's name defaults to the site's host).
+ */
 export interface SourceSpec {
   type: SourceType;
   name: string;
@@ -40,6 +43,10 @@ export function readConfigFile(file: string): StandaloneConfig {
     const spec = source as Partial<SourceSpec> | null;
     if (!spec || typeof spec !== "object" || !SOURCE_TYPES.includes(spec.type as SourceType)) {
       throw new ConfigFileError(`sources[${index}].type must be one of ${SOURCE_TYPES.join(", ")}`);
+    }
+    if (spec.type === "blogroll" && spec.name === undefined) {
+      if (typeof spec.url !== "string" || spec.url.trim() === "") throw new ConfigFileError(`sources[${index}].url must be the site's address`);
+      spec.name = spec.url.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
     }
     if (typeof spec.name !== "string" || spec.name.trim() === "") throw new ConfigFileError(`sources[${index}].name must be a non-empty string`);
   });

@@ -184,7 +184,7 @@ export interface ItemUpsertResult {
   updated: number;
 }
 
-export type SourceType = "opml_url" | "opml_file" | "manual" | "feedland" | "microsub";
+export type SourceType = "opml_url" | "opml_file" | "manual" | "feedland" | "microsub" | "blogroll";
 
 export interface ImportCounts {
   added: number;

@@ -216,7 +216,7 @@ function feedMetadata({ feed }: ParsedFeed, blog: Blog): FeedMetadata {
   if (feed.siteUrl) metadata.siteUrl = feed.siteUrl;
   if (feed.photo) metadata.photo = feed.photo;
   if (feed.author) metadata.author = feed.author;
-  if (blog.source === "opml" || blog.source === "feedland") {
+  if (blog.source === "opml" || blog.source === "feedland" || blog.source === "blogroll") {
     for (const field of LISTING_FIELDS) if (namedByListing(blog, field)) delete metadata[field];
   }
   return metadata;

@@ -84,6 +84,7 @@ describe("discoverFeeds against fixture sites on loopback", () => {
       ],
       pageTitle: "Example & Co Blog",
       siteUrl: `${s.origin}/`,
+      blogrolls: [],
     });
     assert.deepEqual(s.requests, ["/"], "declared feeds are trusted; no common path is tried");
   });
@@ -146,6 +147,7 @@ describe("discoverFeeds against fixture sites on loopback", () => {
       feeds: [{ url: `${s.origin}/feed.xml`, type: "rss", title: "Plain-labelled RSS" }],
       pageTitle: "Plain-labelled RSS",
       siteUrl: "https://blog.example/",
+      blogrolls: [],
     });
     const atomResult = await discoverFeeds(`${s.origin}/atom`, options);
     assert.ok(atomResult.success);
@@ -172,13 +174,14 @@ describe("discoverFeeds against fixture sites on loopback", () => {
       ],
       pageTitle: "No links",
       siteUrl: `${s.origin}/blog/`,
+      blogrolls: [],
     });
     assert.deepEqual([...s.requests].filter((path) => path !== "/blog/").sort(), [...GUESS_PATHS].sort());
   });
 
   it("answers success with no feeds for a site that has none", async () => {
     const s = await site({ "/": { body: page("<title>Nothing here</title>") } });
-    assert.deepEqual(await discoverFeeds(`${s.origin}/`, options), { success: true, feeds: [], pageTitle: "Nothing here", siteUrl: `${s.origin}/` });
+    assert.deepEqual(await discoverFeeds(`${s.origin}/`, options), { success: true, feeds: [], pageTitle: "Nothing here", siteUrl: `${s.origin}/`, blogrolls: [] });
   });
 
   it("tries http when an address without a scheme does not answer over https", async () => {
@@ -288,7 +291,7 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
   it("answers 200 with the discovery result, a failure included", async () => {
     const ok = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/`)}`, auth);
     assert.equal(ok.status, 200);
-    assert.deepEqual(await ok.json(), { success: true, feeds: [{ url: `${siteOrigin}/feed`, type: "rss", title: null }], pageTitle: "Site", siteUrl: `${siteOrigin}/` });
+    assert.deepEqual(await ok.json(), { success: true, feeds: [{ url: `${siteOrigin}/feed`, type: "rss", title: null }], pageTitle: "Site", siteUrl: `${siteOrigin}/`, blogrolls: [] });
     const failed = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/missing`)}`, auth);
     assert.equal(failed.status, 200);
     assert.deepEqual(await failed.json(), { success: false, error: "Not found (HTTP 404)", feeds: [] });

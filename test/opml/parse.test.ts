@@ -20,6 +20,8 @@ describe("parseOpml: small fixtures, exact results", () => {
         feed({ xmlUrl: "https://sneaky.example/feed", title: "Sneaky Site Link", type: "rss" }),
       ],
       skipped: [],
+      includes: [],
+      outlineCount: 4,
     });
   });
 
@@ -179,5 +181,21 @@ describe("parseOpml: text decoding and lenient edges", () => {
     const open = Array.from({ length: depth }, (_, i) => `<outline text="L${i}">`).join("");
     const text = `<opml><body>${open}<outline text="Deep" xmlUrl="https://deep.example/"/>${"</outline>".repeat(depth)}</body></opml>`;
     assert.deepEqual(parseOpml(text).feeds.map((f) => f.category), [`L${depth - 1}`]);
+  });
+});
+
+describe("parseOpml: OPML 2.0 include outlines", () => {
+  it("lists includes with their label as category, resolves relative addresses against the document's, and skips unusable ones", () => {
+    const text = `<opml version="2.0"><head/><body><outline text="Friends"><outline type="include" text="Ann's list" url="ann.opml"/>` +
+      `<outline type="INCLUDE" url="https://b.example/list.opml"/></outline><outline type="include" url="javascript:alert(1)"/><outline type="include"/></body></opml>`;
+    const parsed = parseOpml(text, { url: "https://me.example/lists/mine.opml" });
+    assert.deepEqual(parsed.includes, [
+      { url: "https://me.example/lists/ann.opml", category: "Ann's list" },
+      { url: "https://b.example/list.opml", category: "Friends" },
+    ]);
+    assert.deepEqual(parsed.feeds, []);
+    assert.deepEqual(parsed.skipped, [{ xmlUrl: "javascript:alert(1)", reason: "include address is not an absolute http(s) URL" }]);
+    assert.equal(parsed.outlineCount, 5);
+    assert.deepEqual(parseOpml(text).includes.map((include) => include.url), ["https://b.example/list.opml"], "without a base only absolute addresses are kept");
   });
 });

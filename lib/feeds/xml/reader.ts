@@ -23,6 +23,8 @@ const NAMESPACES: Record<string, string> = {
   "http://www.pheedo.com/namespace/pheedo": "pheedo",
   "http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf",
   "http://www.w3.org/1999/xhtml": "xhtml",
+  "http://source.scripting.com/": "source",
+  "http://backend.userland.com/blogchannelmodule": "blogchannel",
 };
 
 const ATOM_NAMESPACE = "http://www.w3.org/2005/Atom";
@@ -158,9 +160,17 @@ function readRss(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlEl
         textOfFirst(meta, "itunes:author") ?? textOfFirst(meta, "rss:webmaster"),
     ),
     language: textOfFirst(meta, "rss:language") ?? textOfFirst(meta, "dc:language") ?? root.attrs["xml:lang"] ?? null,
+    blogroll: announcedBlogroll(meta),
     entries: items.map((item) => readRssItem(item, feedUrl)),
     elements: items,
   };
+}
+
+/** The OPML blogroll the feed names: `<source:blogroll>` (Source namespace), else the older `<blogChannel:blogRoll>`. */
+function announcedBlogroll(meta: Map<string, XmlElement[]>): string | null {
+  const element = first(meta, "source:blogroll") ?? first(meta, "blogchannel:blogroll");
+  const written = element ? textOf(element).trim() : "";
+  return element && written ? resolved(written, element) : null;
 }
 
 function rssLink(meta: Map<string, XmlElement[]>, channel: XmlElement): string | null {
@@ -266,6 +276,7 @@ function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlE
     author: (author ? atomPerson(author) : null) ??
       personName(textOfFirst(meta, "dc:creator") ?? textOfFirst(meta, "dc:author") ?? textOfFirst(meta, "itunes:author")),
     language: root.attrs["xml:lang"] ?? textOfFirst(meta, "dc:language") ?? null,
+    blogroll: announcedBlogroll(meta),
     entries: entries.map((entry) => readAtomEntry(entry, feedUrl)),
     elements: entries,
   };

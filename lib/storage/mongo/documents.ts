@@ -22,7 +22,7 @@ const EDITABLE_FIELDS: readonly EditableBlogField[] = [
   "hidden",
   "notes",
 ];
-const SOURCE_TYPES: readonly SourceType[] = ["opml_url", "opml_file", "manual", "feedland", "microsub"];
+const SOURCE_TYPES: readonly SourceType[] = ["opml_url", "opml_file", "manual", "feedland", "microsub", "blogroll"];
 
 /** The hex id of a document's `_id`. */
 export function hexId(value: unknown): string {
