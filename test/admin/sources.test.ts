@@ -4,6 +4,7 @@ import type { TestServer } from "../support/server.js";
 import { addBlog } from "../support/seed.js";
 import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-session.js";
 import type { FixtureSite } from "./fixture-site.js";
+import { startWeb } from "../network/web.js";
 
 describe("admin: sources pages and forms (standalone host, SQLite)", () => {
   let server: TestServer;
@@ -66,6 +67,30 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     assert.match(list.html, /Source added and imported/);
     assert.match(list.html, /2 added, 1 updated/);
     assert.match(list.html, /Fixture/);
+  });
+
+  it("Someone's blogroll: offered, validated, previewed and saved by the site's address", async () => {
+    const web = await startWeb([{ name: "friend", announce: "link-header", recommends: ["a"] }, { name: "a", announce: "none" }]);
+    try {
+      const chooser = await admin.page(`${sources}/new`);
+      assert.match(chooser.html, /value="blogroll"/);
+      assert.match(chooser.html, /Someone&#39;s blogroll|Someone's blogroll/);
+      const invalid = await admin.post(sources, { type: "blogroll", name: "Friend", url: "", action: "save" });
+      assert.equal(invalid.status, 422);
+      assert.deepEqual(summaryErrors(invalid.html), ["url"]);
+      const friend = web.sites.get("friend")!;
+      const preview = await admin.post(sources, { type: "blogroll", name: "Friend", url: friend.url, action: "preview" });
+      assert.equal(preview.status, 200);
+      assert.match(preview.html, new RegExp(web.sites.get("a")!.feed.replace(/[.]/g, "\\.")));
+      const saved = await admin.post(sources, { type: "blogroll", name: "Friend", url: friend.url, enabled: "true", action: "save" });
+      assert.equal(saved.status, 303);
+      const source = (await server.storage.sources.list()).find((entry) => entry.type === "blogroll");
+      assert.equal(source?.status, "ok");
+      assert.equal(source?.lastImport?.added, 1);
+      await server.storage.sources.delete(source!.id);
+    } finally {
+      await web.close();
+    }
   });
 
   it("uploads an OPML file (multipart), with the CSRF token in the form", async () => {
