@@ -48,7 +48,8 @@ const CSP = "default-src 'self'; img-src 'self' http: https: data:; style-src 's
 
 /**
  * An Express app hosting the plugin the way Indiekit does: public routes at
- * the mount path, then authentication, then the admin routes; views through
+ * the mount path and well-known ones at /.well-known/, then authentication,
+ * then the admin routes; views through
  * Nunjucks with a host-compatible layout and component macros; locales with
  * `__()`; assets at `/assets/<plugin id>/`.
  */
@@ -141,6 +142,15 @@ export async function createStandaloneApp(
   app.get("/", homePage(plugin));
 
   for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routesPublic);
+  // Like Indiekit: well-known routes at the server's root, before authentication.
+  for (const endpoint of indiekit.endpoints) {
+    const wellKnown = endpoint.routesWellKnown;
+    if (wellKnown) app.use("/.well-known/", wellKnown);
+  }
+  // Nothing else lives there: a well-known address never leads to the login.
+  app.use("/.well-known/", (_request: Request, response: Response) => {
+    response.status(404).json({ error: "Not found" });
+  });
   app.use(auth.middleware(LOGIN_PATH));
   for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routes);
 
