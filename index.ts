@@ -12,6 +12,9 @@ import { createPublicApiRouter } from "./lib/api/public-routes.js";
 import { createAdminRouter } from "./lib/admin/router.js";
 import { detectMicrosub } from "./lib/microsub/detect.js";
 import { refreshSources } from "./lib/sources/refresh.js";
+import { blogrollOwner } from "./lib/owner.js";
+import { createWellKnownRouter } from "./lib/well-known/routes.js";
+import { recordBlogrollDates } from "./lib/api/blogroll-dates.js";
 
 /** The parts of an Indiekit instance this plugin uses (all optional but addEndpoint). */
 export interface IndiekitHost {
@@ -19,8 +22,10 @@ export interface IndiekitHost {
   addCollection?(name: string): void;
   collections?: Map<string, unknown>;
   database?: Db | null;
-  config?: { application?: Record<string, unknown> };
+  config?: { application?: Record<string, unknown>; publication?: { me?: unknown } };
   application?: Record<string, unknown>;
+  /** The site Indiekit publishes to; `me` is its address. */
+  publication?: { me?: unknown };
 }
 
 export type { BlogrollOptions } from "./lib/options.js";
@@ -51,26 +56,34 @@ export default class BlogrollEndpoint {
   private storagePromise: Promise<Storage> | null = null;
   private publicRouter: Router | null = null;
   private adminRouter: Router | null = null;
+  private wellKnownRouter: Router | null = null;
 
   constructor(options: Partial<BlogrollOptions> & Record<string, unknown> = {}, log: Logger = consoleLogger) {
     this.settings = resolveOptions({ mongodbUrl: process.env.MONGODB_URL || null, ...options });
     const getStorage = () => this.getStorage();
+    const runSync = createSyncRunner({
+      options: this.settings,
+      refreshSources: (storage, signal) => refreshSources(storage, this.settings, this.context.getMicrosub(), signal),
+      log: (message) => log.warn(message),
+    });
     this.context = {
       options: this.settings,
       getStorage,
       getMicrosub: () => detectMicrosub(this.hostCollections()),
       scheduler: new Scheduler({
         getStorage,
-        run: createSyncRunner({
-          options: this.settings,
-          refreshSources: (storage, signal) => refreshSources(storage, this.settings, this.context.getMicrosub(), signal),
-          log: (message) => log.warn(message),
-        }),
+        run: async (storage, run) => {
+          const stats = await runSync(storage, run);
+          // A sync may change the blogroll: the OPML export's dateModified says so now, not at its next request.
+          await recordBlogrollDates(storage).catch((error: unknown) => log.error("Recording when the blogroll changed failed", error));
+          return stats;
+        },
         interval: this.settings.syncInterval,
         initialDelay: this.settings.initialSyncDelay,
         log: (message) => log.warn(message),
       }),
       log,
+      owner: () => blogrollOwner(this.host?.publication?.me ?? this.host?.config?.publication?.me, this.settings),
     };
   }
 
@@ -105,6 +118,16 @@ export default class BlogrollEndpoint {
   get routesPublic(): Router {
     this.publicRouter ??= createPublicApiRouter(this.context);
     return this.publicRouter;
+  }
+
+  /**
+   * `/.well-known/recommendations.opml` and `.json`: the host mounts this at
+   * `/.well-known/` (before authentication). Absent when `wellKnown` is off.
+   */
+  get routesWellKnown(): Router | undefined {
+    if (!this.settings.wellKnown) return undefined;
+    this.wellKnownRouter ??= createWellKnownRouter(this.context);
+    return this.wellKnownRouter;
   }
 
   /** Registers with the host, asks for its collections and starts the scheduler. */

@@ -2,6 +2,7 @@ import type { BlogrollOptions } from "./options.js";
 import type { Storage } from "./storage/types.js";
 import type { MicrosubStore } from "./microsub/types.js";
 import type { Scheduler } from "./sync/scheduler.js";
+import type { BlogrollOwner } from "./owner.js";
 
 export interface Logger {
   info(message: string): void;
@@ -17,6 +18,8 @@ export interface BlogrollContext {
   getMicrosub(): MicrosubStore | null;
   scheduler: Scheduler;
   log: Logger;
+  /** Whose blogroll this is (read per call: the host's configuration is complete only after init). */
+  owner(): BlogrollOwner;
 }
 
 /** Logs to the console with the plugin's name; causes are logged, never sent to clients. */

@@ -31,12 +31,22 @@ export interface BlogrollOptions {
   databasePath: string;
   /** Starts the scheduler on init. */
   scheduler: boolean;
-  /** Title of the river feeds (`river.atom`, `river.json`). */
+  /** Title of the river feeds (`river.atom`, `river.json`, `river.rss`). */
   riverTitle: string;
   /** Description (subtitle) of the river feeds. */
   riverDescription: string;
   /** The web page the river feeds name as their home (an absolute http(s) URL); the site's root when null. */
   riverHomePageUrl: string | null;
+  /** Serves the public blogroll at `/.well-known/recommendations.opml` and `.json`. */
+  wellKnown: boolean;
+  /**
+   * The address at which this server is reachable from outside (an absolute
+   * http(s) URL). Standalone it also names the blogroll's owner; inside
+   * Indiekit the owner is the publication (`publication.me`).
+   */
+  publicUrl: string | null;
+  /** The owner's name in the OPML export (`ownerName`); the host name of the owner's site when null. */
+  ownerName: string | null;
 }
 
 export const defaultOptions: BlogrollOptions = {
@@ -58,6 +68,9 @@ export const defaultOptions: BlogrollOptions = {
   riverTitle: "Blogroll",
   riverDescription: "The newest posts of the blogs in this blogroll",
   riverHomePageUrl: null,
+  wellKnown: true,
+  publicUrl: null,
+  ownerName: null,
 };
 
 export class OptionsError extends Error {
@@ -125,7 +138,7 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
     throw new OptionsError(`option "mountPath" must be an absolute path such as "/blogrollapi" (got ${JSON.stringify(options.mountPath)})`);
   }
   options.mountPath = options.mountPath.replace(/\/+$/, "");
-  for (const key of ["allowPrivateNetworks", "scheduler"] as const) {
+  for (const key of ["allowPrivateNetworks", "scheduler", "wellKnown"] as const) {
     if (typeof options[key] !== "boolean") throw new OptionsError(`option "${key}" must be true or false`);
   }
   if (typeof options.cors !== "string") throw new OptionsError('option "cors" must be a string');
@@ -137,6 +150,12 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
   }
   if (options.riverHomePageUrl !== null && !isHttpUrl(options.riverHomePageUrl)) {
     throw new OptionsError('option "riverHomePageUrl" must be an absolute http(s) URL');
+  }
+  if (options.publicUrl !== null && !isHttpUrl(options.publicUrl)) {
+    throw new OptionsError('option "publicUrl" must be an absolute http(s) URL');
+  }
+  if (options.ownerName !== null && (typeof options.ownerName !== "string" || options.ownerName.trim() === "")) {
+    throw new OptionsError('option "ownerName" must be a non-empty string');
   }
   if (typeof options.databasePath !== "string" || options.databasePath === "") {
     throw new OptionsError('option "databasePath" must be a file path');

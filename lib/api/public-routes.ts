@@ -5,12 +5,12 @@ import type { BlogSort, Item } from "../storage/types.js";
 import { QueryError, MAX_ITEMS_OFFSET, MAX_LIMIT, integerParam, optionalText } from "./validate.js";
 import { guarded, type Handler } from "./guarded.js";
 import { serializeBlog, serializeBlogContext, serializeItem } from "./serialize.js";
-import { publicResponses, sendCacheable, sendCacheableJson } from "./respond.js";
-import { exportOpml } from "./opml-export.js";
+import { publicResponses, sendCacheableJson } from "./respond.js";
+import { sendOpmlExport } from "./opml-export.js";
 import { readStatus } from "./status.js";
 import { cachedPerContext } from "./short-cache.js";
 import { isPubliclyVisible, listPublicItems } from "./public-items.js";
-import { createRiverRouter, riverLinks } from "../river/routes.js";
+import { createRiverRouter } from "../river/routes.js";
 import { createWidgetRouter } from "../widget/route.js";
 
 /** Categories group every visible blog: kept until a write rather than grouped per request. */
@@ -115,12 +115,7 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
     }),
   );
 
-  const opml = (category: string | undefined): Handler => async (request, response) => {
-    const document = await exportOpml(await context.getStorage(), category, riverLinks(request, category));
-    const filename = category === undefined ? "blogroll.opml" : `blogroll-${encodeURIComponent(category)}.opml`;
-    response.set("Content-Disposition", `attachment; filename="${filename}"`);
-    sendCacheable(request, response, options, Buffer.from(document), "text/x-opml");
-  };
+  const opml = (category: string | undefined): Handler => (request, response) => sendOpmlExport(context, request, response, category);
   router.get("/api/opml", guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(undefined)(request, response)));
   router.get(
     "/api/opml/:category",

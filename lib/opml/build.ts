@@ -34,12 +34,17 @@ export interface OpmlHeadLink {
 export interface BuildOpmlInput {
   title: string;
   dateCreated?: Date;
+  dateModified?: Date;
   ownerName?: string;
+  /** The owner's web page (OPML 2.0: where a reader can find how to reach them). */
+  ownerId?: string;
   links?: OpmlHeadLink[];
   groups: OpmlExportGroup[];
 }
 
 const ATOM_NS = "http://www.w3.org/2005/Atom";
+/** Where the format is described (OPML 2.0's `docs` element). */
+const OPML_DOCS = "http://opml.org/spec2.opml";
 
 /**
  * Build a pretty-printed OPML 2.0 document. Each feed outline carries `type`
@@ -53,7 +58,10 @@ export function buildOpml(input: BuildOpmlInput): string {
   head.ele("title").txt(xmlSafe(input.title));
   // OPML 2.0 asks for RFC 822 dates; toUTCString() gives the RFC 1123 form of it.
   if (input.dateCreated) head.ele("dateCreated").txt(input.dateCreated.toUTCString());
+  if (input.dateModified) head.ele("dateModified").txt(input.dateModified.toUTCString());
   if (input.ownerName) head.ele("ownerName").txt(xmlSafe(input.ownerName));
+  if (input.ownerId) head.ele("ownerId").txt(xmlSafe(input.ownerId));
+  head.ele("docs").txt(OPML_DOCS);
   for (const link of input.links ?? []) {
     const attributes: Record<string, string> = { rel: attributeSafe(link.rel), type: attributeSafe(link.type), href: attributeSafe(link.href) };
     if (link.title) attributes.title = attributeSafe(link.title);

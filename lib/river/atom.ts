@@ -28,6 +28,7 @@ export function buildAtom(river: River): string {
   link(feed, "self", river.atomUrl, "application/atom+xml");
   link(feed, "alternate", river.homePageUrl, "text/html");
   link(feed, "alternate", river.jsonUrl, "application/feed+json");
+  link(feed, "alternate", river.rssUrl, "application/rss+xml");
   text(feed, "generator", river.generator.name, { version: river.generator.version });
   for (const entry of river.entries) addEntry(feed, entry);
   return feed.end({ prettyPrint: true });

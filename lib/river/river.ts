@@ -36,6 +36,9 @@ export interface River {
   /** Canonical address of each format (with the category, when one is asked for). */
   atomUrl: string;
   jsonUrl: string;
+  rssUrl: string;
+  /** The OPML export of the same blogs (`source:blogroll`, `Link: rel="blogroll"`). */
+  blogrollUrl: string;
   /** Newest entry's `updated`, or the epoch for an empty river (a fixed value keeps the body, and its ETag, stable). */
   updated: Date;
   entries: RiverEntry[];

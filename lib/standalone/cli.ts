@@ -9,7 +9,7 @@ import { ensureSources, readConfigFile, type StandaloneConfig } from "./config-f
 
 /**
  * `npm start`: the plugin served on its own. Configuration by environment:
- * PORT, HOST, BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG.
+ * PORT, HOST, BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG, BLOGROLL_PUBLIC_URL.
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     ...config.options,
     ...(env.BLOGROLL_DATABASE ? { databasePath: env.BLOGROLL_DATABASE } : {}),
     ...(env.MONGODB_URL ? { mongodbUrl: env.MONGODB_URL } : {}),
+    ...(env.BLOGROLL_PUBLIC_URL ? { publicUrl: env.BLOGROLL_PUBLIC_URL } : {}),
   });
   let adminToken = env.BLOGROLL_ADMIN_TOKEN ?? "";
   const generated = adminToken === "";

@@ -52,7 +52,9 @@ describe("buildOpml", () => {
     const xml = buildOpml({
       title: "Blogroll",
       dateCreated: created,
+      dateModified: new Date("2025-11-04T11:30:00Z"),
       ownerName: "Ada",
+      ownerId: "https://ada.example/",
       groups: [
         { category: "Tech", feeds: [{ title: "One", xmlUrl: "https://one.example/feed", htmlUrl: "https://one.example/", description: "First", type: "atom" }] },
         { category: null, feeds: [{ title: "Two", xmlUrl: "https://two.example/feed" }] },
@@ -65,7 +67,10 @@ describe("buildOpml", () => {
       ["head", 1],
       ["title", 2],
       ["dateCreated", 2],
+      ["dateModified", 2],
       ["ownerName", 2],
+      ["ownerId", 2],
+      ["docs", 2],
       ["body", 1],
       ["outline", 2],
       ["outline", 3],
@@ -74,15 +79,18 @@ describe("buildOpml", () => {
     assert.equal(all[0].attributes.version, "2.0");
     assert.equal(all[2].text, "Blogroll");
     assert.equal(all[3].text, "Mon, 03 Nov 2025 10:00:00 GMT");
-    assert.equal(all[4].text, "Ada");
-    assert.deepEqual(all[6].attributes, { text: "Tech", title: "Tech" });
-    assert.deepEqual(all[7].attributes, { type: "atom", text: "One", title: "One", xmlUrl: "https://one.example/feed", htmlUrl: "https://one.example/", description: "First" });
-    assert.deepEqual(all[8].attributes, { type: "rss", text: "Two", title: "Two", xmlUrl: "https://two.example/feed" });
+    assert.equal(all[4].text, "Tue, 04 Nov 2025 11:30:00 GMT");
+    assert.equal(all[5].text, "Ada");
+    assert.equal(all[6].text, "https://ada.example/");
+    assert.equal(all[7].text, "http://opml.org/spec2.opml");
+    assert.deepEqual(all[9].attributes, { text: "Tech", title: "Tech" });
+    assert.deepEqual(all[10].attributes, { type: "atom", text: "One", title: "One", xmlUrl: "https://one.example/feed", htmlUrl: "https://one.example/", description: "First" });
+    assert.deepEqual(all[11].attributes, { type: "rss", text: "Two", title: "Two", xmlUrl: "https://two.example/feed" });
   });
 
-  it("leaves out dateCreated and ownerName when not given", () => {
+  it("leaves out the dates and the owner when not given", () => {
     const names = elements(buildOpml({ title: "T", groups: [] })).map((e) => e.name);
-    assert.deepEqual(names, ["opml", "head", "title", "body"]);
+    assert.deepEqual(names, ["opml", "head", "title", "docs", "body"]);
   });
 
   it("escapes markup and strips characters XML 1.0 forbids, staying well-formed", () => {

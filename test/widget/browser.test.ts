@@ -212,13 +212,15 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     onlyNetworkNotices();
   });
 
-  it("the standalone home page shows the blogroll through the widget under its strict CSP, with both rivers as alternates", async () => {
+  it("the standalone home page shows the blogroll through the widget under its strict CSP, with the rivers as alternates and the OPML as its blogroll", async () => {
     await open(`${server.baseUrl}/`);
     assert.equal(await page.locator("blogroll-blogs").getByRole("link", { name: "Alpha Notes" }).count(), 1);
     assert.equal(await widgetItems().count(), 20);
     assert.equal(await page.locator("blogroll-items ul").evaluate((list) => getComputedStyle(list).listStyleType), "none", "default styles despite style-src 'self'");
     const alternates = await page.locator('link[rel="alternate"]').evaluateAll((links) => links.map((link) => link.getAttribute("type")));
-    assert.deepEqual(alternates, ["application/atom+xml", "application/feed+json"]);
+    assert.deepEqual(alternates, ["application/atom+xml", "application/feed+json", "application/rss+xml"]);
+    const blogrolls = await page.locator('link[rel="blogroll"]').evaluateAll((links) => links.map((link) => `${link.getAttribute("type")} ${(link as HTMLLinkElement).href}`));
+    assert.deepEqual(blogrolls, [`text/xml ${server.baseUrl}${server.plugin.mountPath}/api/opml`]);
     await page.screenshot({ path: path.join(ARTIFACTS, "widget-home.png"), fullPage: true });
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(consoleErrors, []);

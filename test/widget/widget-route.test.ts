@@ -49,7 +49,7 @@ describe("the standalone home page", () => {
   });
   after(() => server.close());
 
-  it("GET / is a public page with the widget and both river feeds as alternates (no redirect to the admin)", async () => {
+  it("GET / is a public page with the widget, the river feeds as alternates and the OPML as its blogroll (no redirect to the admin)", async () => {
     const response = await server.get("/", { redirect: "manual" });
     assert.equal(response.status, 200);
     assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
@@ -58,6 +58,11 @@ describe("the standalone home page", () => {
     const mount = server.plugin.mountPath;
     assert.match(html, new RegExp(`<link rel="alternate" type="application/atom\\+xml" title="Blogroll \\(Atom\\)" href="${mount}/river.atom">`));
     assert.match(html, new RegExp(`<link rel="alternate" type="application/feed\\+json" title="Blogroll \\(JSON Feed\\)" href="${mount}/river.json">`));
+    assert.match(html, new RegExp(`<link rel="alternate" type="application/rss\\+xml" title="Blogroll \\(RSS\\)" href="${mount}/river.rss">`));
+    // opml.org's blogroll convention (2024): <link rel="blogroll" type="text/xml"> in the head, and the same as a Link header.
+    const head = html.slice(0, html.indexOf("</head>"));
+    assert.match(head, new RegExp(`<link rel="blogroll" type="text/xml" title="Blogroll" href="${mount}/api/opml">`));
+    assert.equal(response.headers.get("link"), `<${server.baseUrl}${mount}/api/opml>; rel="blogroll"; type="text/xml"`);
     assert.match(html, new RegExp(`<script type="module" src="${mount}/widget.js"></script>`));
     assert.match(html, /<blogroll-blogs[^>]*><\/blogroll-blogs>/);
     assert.match(html, /<blogroll-items[^>]*><\/blogroll-items>/);
@@ -71,11 +76,12 @@ describe("the standalone home page", () => {
     assert.match(html, /Neueste Beiträge/);
   });
 
-  it("the admin dashboard links both river feeds", async () => {
+  it("the admin dashboard links the river feeds", async () => {
     const { html } = await (await logIn(server)).page(server.plugin.mountPath);
     const mount = server.plugin.mountPath;
     assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.atom" type="application/atom\\+xml">River feed \\(Atom\\)</a>`));
     assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.json" type="application/feed\\+json">River feed \\(JSON Feed\\)</a>`));
+    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.rss" type="application/rss\\+xml">River feed \\(RSS\\)</a>`));
   });
 
   it("leaves the admin behind its login", async () => {

@@ -1,0 +1,61 @@
+import { createHash } from "node:crypto";
+import type { Storage } from "../storage/types.js";
+import { cachedPerContext } from "./short-cache.js";
+
+/** When the public blogroll began and last changed, as the OPML export's head says. */
+export interface BlogrollDates {
+  created: Date;
+  modified: Date;
+}
+
+interface DatesRecord {
+  fingerprint: string;
+  created: string;
+  modified: string;
+}
+
+const META_KEY = "opml:blogroll";
+const PAGE = 1000;
+/** The OPML import's outline cap: a blogroll beyond it is not fingerprinted further. */
+const MAX_BLOGS = 20_000;
+
+/** A digest of what the exports say about every visible blog, and the oldest blog's creation. */
+async function fingerprint(storage: Storage): Promise<{ digest: string; oldest: Date | null }> {
+  const hash = createHash("sha1");
+  let oldest: Date | null = null;
+  for (let offset = 0; offset < MAX_BLOGS; offset += PAGE) {
+    const { items } = await storage.blogs.list({ visibility: "public", sort: "title", limit: PAGE, offset });
+    for (const blog of items) {
+      hash.update(JSON.stringify([blog.id, blog.title, blog.feedUrl, blog.siteUrl, blog.description, blog.category, blog.pinned]));
+      if (!oldest || blog.createdAt < oldest) oldest = blog.createdAt;
+    }
+    if (items.length < PAGE) break;
+  }
+  return { digest: hash.digest("base64url"), oldest };
+}
+
+const wholeSeconds = (date: Date) => new Date(Math.floor(date.getTime() / 1000) * 1000);
+const validDate = (value: unknown) => (typeof value === "string" && Number.isFinite(Date.parse(value)) ? new Date(value) : null);
+
+/**
+ * The blogroll's dates, kept in the meta store with a digest of its content:
+ * `modified` moves to `now` only when the digest changes (a blog added,
+ * removed, hidden, renamed, moved to another category, ...), so the export
+ * is the same document, with the same ETag, until the blogroll changes.
+ * `created` is the oldest visible blog's creation when first recorded.
+ */
+export async function recordBlogrollDates(storage: Storage, now = new Date()): Promise<BlogrollDates> {
+  const { digest, oldest } = await fingerprint(storage);
+  const kept = await storage.meta.get<DatesRecord>(META_KEY);
+  const keptCreated = validDate(kept?.created);
+  const keptModified = validDate(kept?.modified);
+  if (kept?.fingerprint === digest && keptCreated && keptModified) return { created: keptCreated, modified: keptModified };
+  const created = wholeSeconds(keptCreated ?? oldest ?? now);
+  // Forward by at least a second, so If-Modified-Since never mistakes a newer list for the one it has.
+  const modified = new Date(Math.max(wholeSeconds(now).getTime(), (keptModified?.getTime() ?? 0) + 1000));
+  await storage.meta.set(META_KEY, { fingerprint: digest, created: created.toISOString(), modified: modified.toISOString() } satisfies DatesRecord);
+  return { created, modified };
+}
+
+/** The dates for a request: recomputed after a write of this process, else at most every 5 s. */
+export const blogrollDates = cachedPerContext(5000, (storage) => recordBlogrollDates(storage));

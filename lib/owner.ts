@@ -1,0 +1,21 @@
+import type { BlogrollOptions } from "./options.js";
+
+/** Who the blogroll belongs to, as its OPML export names them (`ownerId`, `ownerName`). */
+export interface BlogrollOwner {
+  /** The owner's site: Indiekit's `publication.me`, else the `publicUrl` option; null when neither is known. */
+  url: string | null;
+  /** The `ownerName` option, else the host name of the owner's site. */
+  name: string | null;
+}
+
+/** Only absolute http(s) addresses name an owner; anything else is left out rather than published. */
+function httpUrl(value: unknown): URL | null {
+  if (typeof value !== "string" || !URL.canParse(value)) return null;
+  const url = new URL(value);
+  return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+}
+
+export function blogrollOwner(publicationUrl: unknown, options: Pick<BlogrollOptions, "publicUrl" | "ownerName">): BlogrollOwner {
+  const site = httpUrl(publicationUrl) ?? httpUrl(options.publicUrl);
+  return { url: site?.href ?? null, name: options.ownerName ?? site?.hostname ?? null };
+}
