@@ -38,8 +38,8 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
   const databasePath = () => path.join(work, "blogroll.db");
   const pluginOptions = () => ({ databasePath: databasePath(), allowPrivateNetworks: true, initialSyncDelay: 3_600_000, syncInterval: 3_600_000 });
 
-  const boot = async (options: { devMode: boolean; locale?: string }) =>
-    startIndiekit(kit, path.join(work, "site"), { devMode: options.devMode, locale: options.locale, secret: SECRET, pluginOptions: pluginOptions() });
+  const boot = async (options: { devMode: boolean; locale?: string; pluginOptions?: Record<string, unknown> }) =>
+    startIndiekit(kit, path.join(work, "site"), { devMode: options.devMode, locale: options.locale, secret: SECRET, pluginOptions: { ...pluginOptions(), ...options.pluginOptions } });
 
   /** A page that must render for the owner, with no sign of a broken template or catalog. */
   const renders = async (pathname: string, options: { errorsExpected?: boolean } = {}) => {
@@ -249,6 +249,44 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.ok(categories.items.length > 0 && categories.items.every((category) => category.name && category.count > 0), JSON.stringify(categories));
   });
 
+  it("is discoverable through the host: the well-known files (routesWellKnown), river.rss with source:blogroll, Link headers", async () => {
+    const opml = await fetch(`${host.url}/.well-known/recommendations.opml`);
+    assert.equal(opml.status, 200, "mounted by the host at /.well-known/, public");
+    assert.equal(opml.headers.get("content-type"), "text/x-opml");
+    const body = await opml.text();
+    assert.equal(body, await (await fetch(`${host.url}${MOUNT}/api/opml`)).text(), "the same document as /api/opml");
+    assert.match(body, /<ownerId>https:\/\/example\.com\/<\/ownerId>/, "the owner is the publication (publication.me)");
+    assert.match(body, /<ownerName>example\.com<\/ownerName>/);
+    assert.match(body, /<dateModified>[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT<\/dateModified>/);
+    // The host compresses responses: the ETag is still the plugin's, and a second request gets 304.
+    const again = await fetch(`${host.url}/.well-known/recommendations.opml`, { headers: { "If-None-Match": opml.headers.get("etag") ?? "" } });
+    assert.equal(again.status, 304);
+    const json = await fetch(`${host.url}/.well-known/recommendations.json`);
+    assert.equal(json.status, 200);
+    const recommendations = (await json.json()) as Array<{ url: string; created_at: string; updated_at: string }>;
+    assert.ok(recommendations.length >= 3 && recommendations.every((entry) => URL.canParse(entry.url) && Object.keys(entry).join() === "url,updated_at,created_at"), JSON.stringify(recommendations));
+    const hostOwn = await fetch(`${host.url}/.well-known/oauth-authorization-server`);
+    assert.equal(hostOwn.status, 200, "the host's own well-known route still answers");
+
+    const rss = await fetch(`${host.url}${MOUNT}/river.rss`);
+    assert.equal(rss.status, 200);
+    assert.equal(rss.headers.get("content-type"), "application/rss+xml; charset=utf-8");
+    const blogroll = `<${host.url}${MOUNT}/api/opml>; rel="blogroll"; type="text/xml"`;
+    assert.equal(rss.headers.get("link"), blogroll);
+    assert.ok((await rss.text()).includes(`<source:blogroll>${host.url}${MOUNT}/api/opml</source:blogroll>`));
+    for (const river of ["river.atom", "river.json"]) assert.equal((await fetch(`${host.url}${MOUNT}/${river}`)).headers.get("link"), blogroll, river);
+  });
+
+  it("wellKnown: false leaves /.well-known/ to the host (404)", async () => {
+    await host.stop();
+    host = await boot({ devMode: true, pluginOptions: { wellKnown: false } });
+    owner = new Browser(host.url);
+    for (const file of ["recommendations.opml", "recommendations.json"]) {
+      assert.equal((await fetch(`${host.url}/.well-known/${file}`, { redirect: "manual" })).status, 404, file);
+    }
+    assert.equal((await fetch(`${host.url}${MOUNT}/api/opml`)).status, 200);
+  });
+
   it("keeps its data across a restart of the host", async () => {
     const before = ((await (await fetch(`${host.url}${MOUNT}/api/blogs`)).json()) as { total: number }).total;
     await host.stop();
@@ -278,6 +316,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     const page = await stranger.page(MOUNT);
     assert.equal(page.status, 302);
     assert.match(page.location ?? "", /^\/session\/login/);
+    assert.equal((await fetch(`${host.url}/.well-known/recommendations.opml`, { redirect: "manual" })).status, 200, "the well-known file is public, before the host's login");
     const anonymous = await fetch(`${host.url}${MOUNT}/sync`, { method: "POST", headers: { Accept: "application/json" } });
     assert.notEqual(anonymous.status, 202);
 
