@@ -160,3 +160,27 @@ describe("the blogroll's dates, kept in the database (SQLite file)", () => {
     assert.deepEqual(await recordBlogrollDates(storage, new Date("2031-01-01T00:00:00Z")), changed, "kept across a restart");
   });
 });
+
+describe("a sync that changes the blogroll dates it at once (SQLite)", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer("sqlite");
+  });
+  after(() => server.close());
+
+  it("dateModified is when the sync found the change, not when the export was next asked for", async () => {
+    await (await server.get(`${server.api}/opml`)).text();
+    const before = await server.storage.meta.get<{ modified: string }>("opml:blogroll");
+    assert.ok(before, "the first export recorded the blogroll's dates");
+    // A list naming one feed on a closed loopback port: the sync imports the blog, its fetch fails fast.
+    const xml = `<opml version="2.0"><head/><body><outline type="rss" text="Listed" xmlUrl="http://127.0.0.1:9/feed.xml"/></body></opml>`;
+    await server.storage.sources.create({ type: "opml_file", name: "List", settings: { xml } });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal(await server.plugin.context.scheduler.syncNow(), true);
+    const after = await server.storage.meta.get<{ modified: string }>("opml:blogroll");
+    assert.ok(after && Date.parse(after.modified) > Date.parse(before.modified), "recorded by the sync");
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const head = await opmlHead(await server.get(`${server.api}/opml`));
+    assert.equal(Date.parse(head.dateModified), Date.parse(after.modified), "the export says the sync's time, a second and more before this request");
+  });
+});
