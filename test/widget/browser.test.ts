@@ -327,4 +327,23 @@ describe("widget in a browser (Chromium)", { skip }, () => {
       page.off("request", listen);
     }
   });
+
+  it("a blog whose posts cannot be fetched says so in its panel; closing and opening again tries again", async () => {
+    await open(`${site.url}/flat.html`);
+    const failing = (url: URL) => url.pathname.endsWith("/api/items") && url.searchParams.has("blog");
+    await page.route(failing, (route) => route.fulfill({ status: 500, contentType: "application/json", body: '{"error":"Failed to fetch items"}' }));
+    const toggle = page.getByRole("button", { name: "Latest posts: Gamma Log" });
+    const panel = page.locator(`#${await toggle.getAttribute("aria-controls")}`);
+    await toggle.click();
+    await panel.locator(".blogroll__error").waitFor();
+    assert.equal(await panel.locator(".blogroll__error").textContent(), "The blogroll could not be loaded right now.");
+    assert.equal(await panel.getAttribute("aria-busy"), "false");
+    await page.unroute(failing);
+    await toggle.click();
+    await toggle.click();
+    await panel.locator("li").nth(4).waitFor();
+    assert.equal(await panel.locator(".blogroll__error").count(), 0);
+    assert.equal(await panel.locator("a.blogroll__title").first().textContent(), "Gamma post 0");
+    assert.deepEqual(pageErrors, []);
+  });
 });
