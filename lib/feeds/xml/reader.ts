@@ -431,9 +431,9 @@ function categories(entry: XmlElement, fields: Map<string, XmlElement[]>, format
   add(fields.get("itunes:category"), itunesCategories);
   for (const key of ["itunes:keywords", "media:keywords", "rss:tags"]) add(fields.get(key), (element) => textOf(element).split(","));
   if (kinds > 1) {
-    // In the order the feed writes them, whichever element each comes from (the sort is stable).
-    const position = new Map(entry.children.map((child, index) => [child, index]));
-    found.sort(([a], [b]) => position.get(a)! - position.get(b)!);
+    // In the order the feed writes them, whichever element each comes from (the sort is stable; entries have few children).
+    const at = (element: XmlElement) => entry.children.indexOf(element);
+    found.sort(([a], [b]) => at(a) - at(b));
   }
   return found.map(([, value]) => value?.trim()).filter((value): value is string => Boolean(value));
 }
