@@ -100,7 +100,7 @@ describe("plugin class", () => {
     const plugin = new BlogrollEndpoint({ databasePath: path.join(folder, "sub", "b.db"), mongodbUrl: null, scheduler: false }, memoryLogger([]));
     await plugin.init(host);
     assert.deepEqual(host.calls.endpoints, [plugin]);
-    assert.deepEqual(host.calls.collections, ["blogrollSources", "blogrollBlogs", "blogrollItems", "blogrollMeta"]);
+    assert.deepEqual(host.calls.collections, ["blogrollSources", "blogrollBlogs", "blogrollItems", "blogrollMeta", "blogrollPush"]);
     assert.equal(typeof host.application.getBlogrollDb, "function");
     assert.equal((host.application.getBlogrollDb as () => unknown)(), null);
     assert.match(plugin.describeStorage(), /^SQLite/);

@@ -30,7 +30,14 @@ export function readHFeed(hostilePage: string, pageUrl: string): RawFeed {
     author: personName(props.author),
     language: feed?.lang ?? null,
     entries: entries.map(toRawEntry),
+    ...pagePushLinks(doc.rels),
   };
+}
+
+/** A page's rel=hub and rel=self links (WebSub discovery in HTML), as `{ push }` when it has a hub. */
+function pagePushLinks(rels: Record<string, string[]>): { push?: RawFeed["push"] } {
+  const hubs = [...new Set(rels.hub ?? [])];
+  return hubs.length > 0 ? { push: { hubs, self: rels.self?.[0] ?? null, cloud: null } } : {};
 }
 
 function toRawEntry(entry: Mf2Item): RawEntry {

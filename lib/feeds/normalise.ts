@@ -45,6 +45,7 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       // Language tags use "-" (BCP 47); feeds often write the POSIX "en_US".
       language: raw.language?.trim().replace(/_/g, "-") || null,
       ...(raw.blogroll ? { blogroll: absoluteHttpUrl(raw.blogroll, options.url) } : {}),
+      ...(raw.push ? { push: raw.push } : {}),
     },
     items: newestFirst(kept).slice(0, maxItems).map(({ head, uid }) => completeItem(head, uid, feedAuthor)),
     ...(raw.problem ? { problem: raw.problem } : {}),

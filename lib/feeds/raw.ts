@@ -43,8 +43,28 @@ export interface RawFeed {
   /** The blogroll (OPML) the feed announces, as written (resolved against xml:base where one is in scope). */
   blogroll?: string | null;
   entries: RawEntry[];
+  /** Where the feed says it pushes updates (WebSub hubs and self, an RSS <cloud>); absent when it says nothing. */
+  push?: PushLinks;
   /** Set when only part of the document could be read (see ParsedFeed.problem). */
   problem?: string;
+}
+
+/** An RSS 2.0 <cloud> element's attributes, as given. */
+export interface RawCloud {
+  domain: string;
+  port: string;
+  path: string;
+  registerProcedure: string;
+  protocol: string;
+}
+
+/** Push announcements inside a document: hub and self links (WebSub), an RSS <cloud> (rssCloud). */
+export interface PushLinks {
+  /** Absolute hub URLs in document order. */
+  hubs: string[];
+  /** The document's rel=self URL, absolute, or null. */
+  self: string | null;
+  cloud: RawCloud | null;
 }
 
 /** Shorthand constructors that turn empty values into null. */

@@ -1,4 +1,7 @@
 import type { FeedType, NewItem } from "../storage/types.js";
+import type { PushLinks } from "./raw.js";
+
+export type { PushLinks, RawCloud } from "./raw.js";
 
 /** One item of a feed, exactly what the item store takes. */
 export type NormalisedItem = NewItem;
@@ -16,6 +19,8 @@ export interface FeedInfo {
   language?: string | null;
   /** The blogroll (OPML, absolute http(s)) the feed announces with `<source:blogroll>` or `<blogChannel:blogRoll>`. */
   blogroll?: string | null;
+  /** WebSub hubs, self link and RSS <cloud> the document announces (absent when none). */
+  push?: PushLinks;
 }
 
 export interface ParsedFeed {

@@ -11,6 +11,7 @@ export const COLLECTION_NAMES = {
   blogs: "blogrollBlogs",
   items: "blogrollItems",
   meta: "blogrollMeta",
+  push: "blogrollPush",
 } as const;
 
 export interface StorageChoice {
@@ -35,7 +36,8 @@ function hostCollections(choice: StorageChoice) {
   const blogs = get(COLLECTION_NAMES.blogs);
   const items = get(COLLECTION_NAMES.items);
   const meta = get(COLLECTION_NAMES.meta);
-  return sources && blogs && items && meta ? { sources, blogs, items, meta } : null;
+  const push = get(COLLECTION_NAMES.push);
+  return sources && blogs && items && meta && push ? { sources, blogs, items, meta, push } : null;
 }
 
 /**

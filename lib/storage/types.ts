@@ -290,12 +290,66 @@ export interface MetaStore {
   releaseLease(name: string, holder: string): Promise<void>;
 }
 
+/** How a blog pushes: a WebSub hub, or an rssCloud server. */
+export type PushKind = "websub" | "rsscloud";
+
+/**
+ * Where a subscription stands. `requested`: asked, the hub has not verified
+ * yet; `active`: verified (WebSub) or registered (rssCloud), until
+ * `expiresAt`; `denied`: the hub refused (the blog is polled); `failed`: the
+ * request failed (retried later); `unsubscribing`: asked to end, awaiting
+ * the hub's verification.
+ */
+export type PushState = "requested" | "active" | "denied" | "failed" | "unsubscribing";
+
+export interface PushSubscription {
+  id: string;
+  blogId: string;
+  kind: PushKind;
+  /** The WebSub hub, or the rssCloud server's registration endpoint. */
+  hub: string;
+  /** The topic subscribed to (WebSub), or the feed URL registered (rssCloud). */
+  topic: string;
+  /** The random last path segment of this subscription's callback: only the hub knows it. */
+  callbackToken: string;
+  /** hub.secret sent with the request (WebSub), null for rssCloud. */
+  secret: string | null;
+  state: PushState;
+  /** Seconds of lease the hub granted (or we asked for, until it answers). */
+  leaseSeconds: number | null;
+  /** When the lease or registration ends; null before it is active. */
+  expiresAt: Date | null;
+  /** The hub's reason or the request's failure, for the owner. */
+  lastError: string | null;
+  requestedAt: Date | null;
+  verifiedAt: Date | null;
+  lastNotifiedAt: Date | null;
+  /** Set when a safety poll found posts the push never brought: the push is not trusted (the blog is scheduled) until then. */
+  distrustedUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Push subscriptions, one per blog and kind. */
+export interface PushStore {
+  /** Inserts or replaces the subscription with this id (one per blogId + kind: another one of the pair is replaced). */
+  put(subscription: PushSubscription): Promise<void>;
+  get(id: string): Promise<PushSubscription | null>;
+  getByToken(callbackToken: string): Promise<PushSubscription | null>;
+  listByBlog(blogId: string): Promise<PushSubscription[]>;
+  /** Subscriptions of one kind whose topic is exactly this URL. */
+  listByTopic(kind: PushKind, topic: string): Promise<PushSubscription[]>;
+  list(): Promise<PushSubscription[]>;
+  delete(id: string): Promise<boolean>;
+}
+
 export interface Storage {
   readonly kind: "sqlite" | "mongodb";
   readonly blogs: BlogStore;
   readonly items: ItemStore;
   readonly sources: SourceStore;
   readonly meta: MetaStore;
+  readonly push: PushStore;
   /** Create tables/indexes, run migrations. Idempotent. */
   init(): Promise<void>;
   close(): Promise<void>;

@@ -9,7 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { Blog, BlogListQuery, BlogStatus, NewBlog, NewItem, Storage } from "../../lib/storage/types.js";
+import type { Blog, BlogListQuery, BlogStatus, NewBlog, NewItem, PushSubscription, Storage } from "../../lib/storage/types.js";
+import { newId } from "../../lib/storage/id.js";
 
 const DAY = 86_400_000;
 const HEX24 = /^[0-9a-f]{24}$/;
@@ -885,6 +886,65 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.meta.releaseLease("sync", "A");
         assert.equal(await s.meta.acquireLease("sync", "B", 60_000, at(2)), true);
         await s.meta.releaseLease("never-taken", "A");
+      });
+    });
+
+    describe("push subscriptions", () => {
+      const subscription = (blogId: string, fields: Partial<PushSubscription> = {}): PushSubscription => ({
+        id: newId(),
+        blogId,
+        kind: "websub",
+        hub: "https://hub.example/",
+        topic: "https://blog.example/feed.xml",
+        callbackToken: `token-${Math.random().toString(36).slice(2)}`,
+        secret: "s3cret",
+        state: "requested",
+        leaseSeconds: 864_000,
+        expiresAt: null,
+        lastError: null,
+        requestedAt: T0,
+        verifiedAt: null,
+        lastNotifiedAt: null,
+        distrustedUntil: null,
+        createdAt: T0,
+        updatedAt: T0,
+        ...fields,
+      });
+
+      it("stores a subscription and finds it by id, callback token, blog and topic, dates kept to the millisecond", async () => {
+        const blog = await add();
+        const record = subscription(blog.id, { expiresAt: at(DAY), verifiedAt: at(5), state: "active" });
+        await s.push.put(record);
+        assert.deepEqual(await s.push.get(record.id), record);
+        assert.deepEqual(await s.push.getByToken(record.callbackToken), record);
+        assert.deepEqual(await s.push.listByBlog(blog.id), [record]);
+        assert.deepEqual(await s.push.listByTopic("websub", record.topic), [record]);
+        assert.deepEqual(await s.push.listByTopic("rsscloud", record.topic), []);
+        assert.equal(await s.push.getByToken("token-unknown"), null);
+        assert.equal(await s.push.get(newId()), null);
+      });
+
+      it("replaces by id, keeps one subscription per blog and kind, and deletes", async () => {
+        const blog = await add();
+        const first = subscription(blog.id);
+        await s.push.put(first);
+        await s.push.put({ ...first, state: "denied", lastError: "no", updatedAt: at(1) });
+        assert.equal((await s.push.get(first.id))?.state, "denied");
+        const cloud = subscription(blog.id, { kind: "rsscloud", secret: null });
+        await s.push.put(cloud);
+        const second = subscription(blog.id);
+        await s.push.put(second);
+        assert.equal(await s.push.get(first.id), null, "the blog's earlier WebSub subscription was replaced");
+        assert.deepEqual((await s.push.listByBlog(blog.id)).map((x) => x.id).sort(), [cloud.id, second.id].sort());
+        assert.equal((await s.push.list()).length, 2);
+        assert.equal(await s.push.delete(second.id), true);
+        assert.equal(await s.push.delete(second.id), false);
+        assert.deepEqual((await s.push.list()).map((x) => x.id), [cloud.id]);
+      });
+
+      it("refuses a filter object where a callback token belongs", async () => {
+        await s.push.put(subscription((await add()).id));
+        await assert.rejects(s.push.getByToken({ $ne: null } as unknown as string));
       });
     });
   });

@@ -28,6 +28,7 @@ function collectionsOf(db: { collection(name: string): Collection }): MongoColle
     blogs: db.collection(MONGO_COLLECTION_NAMES.blogs),
     items: db.collection(MONGO_COLLECTION_NAMES.items),
     meta: db.collection(MONGO_COLLECTION_NAMES.meta),
+    push: db.collection(MONGO_COLLECTION_NAMES.push),
   };
 }
 

@@ -1,5 +1,5 @@
 import { FeedParseError } from "../errors.js";
-import { html, text, textOrHtml, type RawEntry, type RawFeed, type RawText } from "../raw.js";
+import { html, text, textOrHtml, type PushLinks, type RawEntry, type RawFeed, type RawText } from "../raw.js";
 import { findRootElement } from "../sniff.js";
 import { declaredEntities } from "./doctype.js";
 import { innerXml, parseXmlTree, textOf, type XmlElement } from "./tree.js";
@@ -163,6 +163,7 @@ function readRss(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlEl
     blogroll: announcedBlogroll(meta),
     entries: items.map((item) => readRssItem(item, feedUrl)),
     elements: items,
+    ...pushLinks(meta, feedUrl),
   };
 }
 
@@ -279,7 +280,35 @@ function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlE
     blogroll: announcedBlogroll(meta),
     entries: entries.map((entry) => readAtomEntry(entry, feedUrl)),
     elements: entries,
+    ...pushLinks(meta, feedUrl),
   };
+}
+
+/**
+ * WebSub hubs and self (Atom links, also inside an RSS channel) and an RSS
+ * <cloud>, as `{ push }` when the feed announces any, else nothing.
+ */
+function pushLinks(meta: Map<string, XmlElement[]>, feedUrl: string): { push?: PushLinks } {
+  const hubs: string[] = [];
+  let self: string | null = null;
+  for (const link of meta.get("atom:link") ?? []) {
+    const rels = (link.attrs.rel ?? "").toLowerCase().split(/\s+/);
+    const href = link.attrs.href?.trim() ? absolute(resolved(link.attrs.href, link), feedUrl) : null;
+    if (!href) continue;
+    if (rels.includes("hub") && !hubs.includes(href)) hubs.push(href);
+    if (rels.includes("self")) self ??= href;
+  }
+  const cloudElement = first(meta, "rss:cloud");
+  const cloud = cloudElement
+    ? {
+        domain: cloudElement.attrs.domain?.trim() ?? "",
+        port: cloudElement.attrs.port?.trim() ?? "",
+        path: cloudElement.attrs.path?.trim() ?? "",
+        registerProcedure: cloudElement.attrs.registerProcedure?.trim() ?? cloudElement.attrs.registerprocedure?.trim() ?? "",
+        protocol: cloudElement.attrs.protocol?.trim() ?? "",
+      }
+    : null;
+  return hubs.length > 0 || self || cloud ? { push: { hubs, self, cloud } } : {};
 }
 
 function readAtomEntry(entry: XmlElement, feedUrl: string): RawEntry {

@@ -1,9 +1,11 @@
 import type { Collection } from "mongodb";
 
-/** The four collections the adapter works on (the host's, or our own client's). */
+/** The collections the adapter works on (the host's, or our own client's). */
 export interface MongoCollections {
   sources: Collection;
   blogs: Collection;
   items: Collection;
   meta: Collection;
+  /** Push subscriptions (WebSub, rssCloud). */
+  push: Collection;
 }

@@ -6,6 +6,7 @@ import { guard } from "./errors.js";
 import { createMongoItemStore } from "./items.js";
 import { createMongoMetaStore } from "./meta.js";
 import { objectIdsFor } from "./object-ids.js";
+import { createMongoPushStore } from "./push.js";
 import { setUpCollections } from "./setup.js";
 import { createMongoSourceStore } from "./sources.js";
 
@@ -17,6 +18,7 @@ export const MONGO_COLLECTION_NAMES = {
   blogs: "blogrollBlogs",
   items: "blogrollItems",
   meta: "blogrollMeta",
+  push: "blogrollPush",
 } as const;
 
 const DEFAULT_DATABASE = "blogroll";
@@ -34,6 +36,7 @@ export function createMongoStorage(collections: MongoCollections, options: { clo
     items: createMongoItemStore(collections, ids),
     sources: createMongoSourceStore(collections, ids),
     meta: createMongoMetaStore(collections),
+    push: createMongoPushStore(collections),
     init: () => guard("prepare its collections", () => setUpCollections(collections)),
     close: async () => {
       await options.close?.();
@@ -69,6 +72,7 @@ export async function connectMongoStorage(url: string): Promise<Storage> {
     blogs: db.collection(MONGO_COLLECTION_NAMES.blogs),
     items: db.collection(MONGO_COLLECTION_NAMES.items),
     meta: db.collection(MONGO_COLLECTION_NAMES.meta),
+    push: db.collection(MONGO_COLLECTION_NAMES.push),
   };
   return createMongoStorage(collections, { close: () => client.close() });
 }

@@ -63,7 +63,7 @@ async function removeDuplicateItems(items: Collection): Promise<void> {
 
 /** Creates the indexes the queries need and migrates older data. Idempotent. */
 export async function setUpCollections(collections: MongoCollections): Promise<void> {
-  const { blogs, items, meta } = collections;
+  const { blogs, items, meta, push } = collections;
   await convertTextDates(collections);
 
   await ensureIndex(blogs, { feedKey: 1 }, { unique: true, partialFilterExpression: { feedKey: { $exists: true } }, name: "feedKey_unique" });
@@ -86,4 +86,9 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(items, { blogId: 1, published: -1, _id: -1 });
 
   await ensureIndex(meta, { key: 1 }, { unique: true });
+
+  await ensureIndex(push, { id: 1 }, { unique: true });
+  await ensureIndex(push, { callbackToken: 1 }, { unique: true });
+  await ensureIndex(push, { blogId: 1, kind: 1 });
+  await ensureIndex(push, { kind: 1, topic: 1 });
 }

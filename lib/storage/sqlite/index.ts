@@ -3,6 +3,7 @@ import { createSqliteBlogStore } from "./blogs.js";
 import { openSqlite } from "./database.js";
 import { createSqliteItemStore } from "./items.js";
 import { createSqliteMetaStore } from "./meta.js";
+import { createSqlitePushStore } from "./push.js";
 import { migrate } from "./migrations.js";
 import { createSqliteSourceStore } from "./sources.js";
 
@@ -21,6 +22,7 @@ export function createSqliteStorage(path: string): Storage {
     items: createSqliteItemStore(ctx),
     sources: createSqliteSourceStore(ctx),
     meta: createSqliteMetaStore(ctx),
+    push: createSqlitePushStore(ctx),
     init: () =>
       ctx.guard("init", () => {
         migrate(ctx.db);

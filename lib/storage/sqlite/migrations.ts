@@ -130,6 +130,35 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "push subscriptions (WebSub, rssCloud), one per blog and kind",
+    up(db) {
+      db.exec(`
+        CREATE TABLE push_subscriptions (
+          id TEXT PRIMARY KEY,
+          blog_id TEXT NOT NULL,
+          kind TEXT NOT NULL CHECK (kind IN ('websub', 'rsscloud')),
+          hub TEXT NOT NULL,
+          topic TEXT NOT NULL,
+          callback_token TEXT NOT NULL UNIQUE,
+          secret TEXT,
+          state TEXT NOT NULL CHECK (state IN ('requested', 'active', 'denied', 'failed', 'unsubscribing')),
+          lease_seconds INTEGER,
+          expires_at TEXT,
+          last_error TEXT,
+          requested_at TEXT,
+          verified_at TEXT,
+          last_notified_at TEXT,
+          distrusted_until TEXT,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        ) STRICT;
+        -- No foreign key: a deleted blog's subscription must outlive it until the hub is told.
+        CREATE UNIQUE INDEX push_subscriptions_blog_kind ON push_subscriptions (blog_id, kind);
+        CREATE INDEX push_subscriptions_topic ON push_subscriptions (kind, topic);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */
