@@ -15,6 +15,7 @@ import { refreshSources } from "./lib/sources/refresh.js";
 import { blogrollOwner } from "./lib/owner.js";
 import { createWellKnownRouter } from "./lib/well-known/routes.js";
 import { recordBlogrollDates } from "./lib/api/blogroll-dates.js";
+import { PushManager } from "./lib/push/manager.js";
 
 /** The parts of an Indiekit instance this plugin uses (all optional but addEndpoint). */
 export interface IndiekitHost {
@@ -61,10 +62,21 @@ export default class BlogrollEndpoint {
   constructor(options: Partial<BlogrollOptions> & Record<string, unknown> = {}, log: Logger = consoleLogger) {
     this.settings = resolveOptions({ mongodbUrl: process.env.MONGODB_URL || null, ...options });
     const getStorage = () => this.getStorage();
+    const push = new PushManager({
+      options: this.settings,
+      getStorage,
+      // Inside Indiekit: the host's address, read late (the host may learn it from its first request).
+      publicUrl: () => {
+        const url = this.application()?.url;
+        return typeof url === "string" && url !== "" ? url : null;
+      },
+      log,
+    });
     const runSync = createSyncRunner({
       options: this.settings,
       refreshSources: (storage, signal) => refreshSources(storage, this.settings, this.context.getMicrosub(), signal),
       log: (message) => log.warn(message),
+      onFeedRead: push.observe,
     });
     this.context = {
       options: this.settings,
@@ -82,6 +94,7 @@ export default class BlogrollEndpoint {
         initialDelay: this.settings.initialSyncDelay,
         log: (message) => log.warn(message),
       }),
+      push,
       log,
       owner: () => blogrollOwner(this.host?.publication?.me ?? this.host?.config?.publication?.me, this.settings),
     };
@@ -142,7 +155,10 @@ export default class BlogrollEndpoint {
       // The Microsub plugin writes follows/unfollows straight into blogrollBlogs through this.
       application.getBlogrollDb = () => (this.hostCollections()?.get(COLLECTION_NAMES.blogs) ? Indiekit.database ?? null : null);
     }
-    if (this.settings.scheduler) this.context.scheduler.start();
+    if (this.settings.scheduler) {
+      this.context.scheduler.start();
+      this.context.push.start();
+    }
     for (const signal of EXIT_SIGNALS) process.prependListener(signal, this.onExitSignal);
   }
 
@@ -176,6 +192,7 @@ export default class BlogrollEndpoint {
   async destroy(): Promise<void> {
     for (const signal of EXIT_SIGNALS) process.off(signal, this.onExitSignal);
     await this.context.scheduler.stop();
+    await this.context.push.stop();
     await closeParsePool();
     const storage = this.storagePromise;
     this.storagePromise = null;

@@ -3,6 +3,7 @@ import type { Storage } from "./storage/types.js";
 import type { MicrosubStore } from "./microsub/types.js";
 import type { Scheduler } from "./sync/scheduler.js";
 import type { BlogrollOwner } from "./owner.js";
+import type { PushManager } from "./push/manager.js";
 
 export interface Logger {
   info(message: string): void;
@@ -17,6 +18,8 @@ export interface BlogrollContext {
   /** The Microsub plugin's data, or null while its collections are absent (checked per call). */
   getMicrosub(): MicrosubStore | null;
   scheduler: Scheduler;
+  /** WebSub and rssCloud subscriptions and their callbacks. */
+  push: PushManager;
   log: Logger;
   /** Whose blogroll this is (read per call: the host's configuration is complete only after init). */
   owner(): BlogrollOwner;

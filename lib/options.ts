@@ -42,11 +42,15 @@ export interface BlogrollOptions {
   /**
    * The address at which this server is reachable from outside (an absolute
    * http(s) URL). Standalone it also names the blogroll's owner; inside
-   * Indiekit the owner is the publication (`publication.me`).
+   * Indiekit the owner is the publication (`publication.me`). WebSub hubs
+   * and rssCloud servers call back under it (the mount path added); inside
+   * Indiekit the host's `application.url` serves when it is null.
    */
   publicUrl: string | null;
   /** The owner's name in the OPML export (`ownerName`); the host name of the owner's site when null. */
   ownerName: string | null;
+  /** Subscribes to blogs' WebSub hubs and rssCloud servers. */
+  push: boolean;
 }
 
 export const defaultOptions: BlogrollOptions = {
@@ -71,6 +75,7 @@ export const defaultOptions: BlogrollOptions = {
   wellKnown: true,
   publicUrl: null,
   ownerName: null,
+  push: true,
 };
 
 export class OptionsError extends Error {
@@ -138,7 +143,7 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
     throw new OptionsError(`option "mountPath" must be an absolute path such as "/blogrollapi" (got ${JSON.stringify(options.mountPath)})`);
   }
   options.mountPath = options.mountPath.replace(/\/+$/, "");
-  for (const key of ["allowPrivateNetworks", "scheduler", "wellKnown"] as const) {
+  for (const key of ["allowPrivateNetworks", "scheduler", "wellKnown", "push"] as const) {
     if (typeof options[key] !== "boolean") throw new OptionsError(`option "${key}" must be true or false`);
   }
   if (typeof options.cors !== "string") throw new OptionsError('option "cors" must be a string');

@@ -12,6 +12,7 @@ import { cachedPerContext } from "./short-cache.js";
 import { isPubliclyVisible, listPublicItems } from "./public-items.js";
 import { createRiverRouter } from "../river/routes.js";
 import { createWidgetRouter } from "../widget/route.js";
+import { createPushRouter } from "../push/routes.js";
 
 /** Categories group every visible blog: kept until a write rather than grouped per request. */
 const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categories());
@@ -125,6 +126,8 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
   // Beside the spec's API: the river feeds and the site widget.
   router.use(createRiverRouter(context));
   router.use(createWidgetRouter(context));
+  // WebSub and rssCloud callbacks: hubs call them without credentials.
+  router.use(createPushRouter(context));
 
   // A path parameter that is not valid percent-encoding (`/api/blogs/%ZZ`) fails
   // before any handler runs: answer it like any other bad value of that parameter.

@@ -86,7 +86,8 @@ const PERMANENT = new Set([301, 308]);
 
 // One agent per policy, shared by every caller so connections are pooled.
 const sharedAgents = new Map<boolean, Dispatcher>();
-function agentFor(allowPrivateNetworks: boolean): Dispatcher {
+/** The shared guarded agent of a private-network policy (every outbound request goes through one). */
+export function agentFor(allowPrivateNetworks: boolean): Dispatcher {
   let agent = sharedAgents.get(allowPrivateNetworks);
   if (!agent) {
     agent = createGuardedAgent({ allowPrivateNetworks, connections: 8 });
@@ -100,7 +101,7 @@ function agentFor(allowPrivateNetworks: boolean): Dispatcher {
  * guarded lookup), the address itself. The WHATWG parser has already turned
  * odd spellings such as 127.1, 2130706433 or 0x7f000001 into 127.0.0.1.
  */
-function checkUrl(url: URL, allowPrivateNetworks: boolean): void {
+export function checkUrl(url: URL, allowPrivateNetworks: boolean): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new FetchError("bad_url", `unsupported address scheme ${url.protocol}`);
   }

@@ -1,18 +1,18 @@
 import type { Dispatcher } from "undici";
 import { fetchUrl, FetchError, type FetchResult } from "../http/fetch.js";
 import type { HostLimiter } from "../http/host-limiter.js";
-import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
+import type { ParsedFeed, ParseFeedOptions, PushLinks } from "../feeds/types.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
 import { feedUrlKey, hostTitle } from "../url/normalise.js";
 import { nextAttemptAt } from "./backoff.js";
 import { describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
 import type { IconNeed } from "./site-icons.js";
+import { storeItems } from "./store-items.js";
 
 const FEED_ACCEPT =
   "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, " +
   "application/xml;q=0.9, text/xml;q=0.9, text/html;q=0.5, */*;q=0.1";
-const DAY = 24 * 60 * 60_000;
 
 export interface SyncBlogDeps {
   /** Caps simultaneous requests per host (each redirect hop counted at its own host), shared by every fetch of the run. */
@@ -23,6 +23,18 @@ export interface SyncBlogDeps {
   dispatcher?: Dispatcher;
   /** Told of errors that are neither the remote's nor the feed's fault (the owner only sees a generic message). */
   log?: (message: string) => void;
+  /** Told of every feed read and stored (push discovery, safety polls of pushed blogs); must not throw or wait. */
+  onFeedRead?: (blog: Blog, read: FeedRead) => void;
+}
+
+/** What a read of a feed told beyond its items: where it pushes, and how many posts were new. */
+export interface FeedRead {
+  /** The URL that answered (after redirects). */
+  url: string;
+  /** The response's Link header. */
+  link: string | null;
+  push?: PushLinks;
+  itemsAdded: number;
 }
 
 /** What one blog's sync came to. `aborted`: the run was stopped and nothing was written. */
@@ -139,11 +151,7 @@ export async function syncBlog(
     if (signal.aborted) return aborted;
 
     // From here on the blog's writes run to the end even if the run is stopped.
-    const cutoff = new Date(fetchedAt.getTime() - options.maxItemAge * DAY);
-    const fresh = parsed.items.filter((item) => item.published === null || item.published >= cutoff);
-    const { added } = fresh.length > 0 ? await storage.items.upsertMany(blog.id, fresh, fetchedAt) : { added: 0 };
-    const trimmed = await storage.items.trimBlog(blog.id, options.maxItemsPerBlog);
-    await storage.blogs.refreshItemStats(blog.id);
+    const { added, trimmed } = await storeItems(storage, blog.id, parsed.items, fetchedAt, options);
     const record = parsed.problem ? partlyRead(blog, fetchedAt, describeProblem(parsed.problem)) : success(fetchedAt);
     const saved = await storage.blogs.recordFetch(blog.id, {
       ...record,
@@ -152,6 +160,7 @@ export async function syncBlog(
       feedUrl: await movedFeedUrl(storage, blog, response),
       metadata: feedMetadata(parsed, blog),
     });
+    deps.onFeedRead?.(saved ?? blog, { url: response.url, link: response.link, push: parsed.feed.push, itemsAdded: added });
     const page = parsed.feed.type === "hfeed" ? { url: response.url, body: response.body, contentType: response.contentType } : undefined;
     return withIcon({ outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed }, iconNeed(saved, response, page));
   } catch (error) {

@@ -4,7 +4,7 @@ import { HostLimiter } from "../http/host-limiter.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Storage } from "../storage/types.js";
 import { forEachDueBlog } from "./due-blogs.js";
-import { syncBlog, type BlogSyncResult } from "./fetch-blog.js";
+import { syncBlog, type BlogSyncResult, type SyncBlogDeps } from "./fetch-blog.js";
 import { feedParser } from "./parse-pool.js";
 import type { RunContext, SyncRunner, SyncStats } from "./scheduler.js";
 import { createSiteIconLookups } from "./site-icons.js";
@@ -28,6 +28,8 @@ export interface SyncRunnerDeps {
   /** Parse feeds in worker threads (default true) rather than on the main thread. */
   parseInWorkers?: boolean;
   log?: (message: string) => void;
+  /** Told of every feed read (push discovery and safety polls: see SyncBlogDeps.onFeedRead). */
+  onFeedRead?: SyncBlogDeps["onFeedRead"];
 }
 
 /**
@@ -67,7 +69,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       items.deleted += result.itemsDeleted;
     };
     const limiter = new HostLimiter(options.perHostConcurrency);
-    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log };
+    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log, onFeedRead: deps.onFeedRead };
     // Icon requests are small (a page's head, a favicon's first bytes) and parse nothing: their own lane, as wide as the feeds'.
     const lane = new HostLimiter(options.concurrency);
     const icons = createSiteIconLookups({ storage, options, limiter, lane, signal, now, dispatcher: deps.dispatcher, log });

@@ -1,0 +1,104 @@
+import { request, type Dispatcher } from "undici";
+import { FetchError, toFetchError, type AbortState } from "./errors.js";
+import { agentFor, checkUrl, USER_AGENT } from "./fetch.js";
+import { readBody } from "./read-body.js";
+
+export interface PostFormOptions {
+  /** Milliseconds for the whole exchange, every redirect hop included. */
+  timeout: number;
+  allowPrivateNetworks: boolean;
+  /** Bytes of the answer kept (the rest is not read); 16 KiB by default. */
+  maxAnswer?: number;
+  /** Hops followed (307/308 only) before giving up; 5 by default. */
+  maxRedirects?: number;
+  signal?: AbortSignal;
+  /** Overrides the shared guarded agent (tests, benchmarks). */
+  dispatcher?: Dispatcher;
+}
+
+export interface PostFormResult {
+  status: number;
+  /** The URL that answered, after redirects. */
+  url: string;
+  /** True when every hop was a 308: the first URL has moved for good to `url`. */
+  movedPermanently: boolean;
+  /** The start of the answer's body as text (at most `maxAnswer` bytes). */
+  text: string;
+}
+
+/** Statuses after which a POST is repeated, body and method unchanged, at the new address (RFC 9110 15.4.8, 15.4.9). */
+const REPEAT = new Set([307, 308]);
+
+/**
+ * POSTs an application/x-www-form-urlencoded body (WebSub subscription
+ * requests, rssCloud registrations) under the same rules as every other
+ * outbound request: the private-network guard on each hop, one deadline,
+ * a cap on what is read of the answer. 307 and 308 are followed with the
+ * same body; any other status, a 301/302/303 included, is returned.
+ */
+export async function postForm(input: string, fields: Record<string, string>, options: PostFormOptions): Promise<PostFormResult> {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw new FetchError("bad_url", "not a valid address");
+  }
+  const controller = new AbortController();
+  const state: AbortState = { timedOut: false, aborted: false };
+  const timer = setTimeout(() => {
+    state.timedOut = true;
+    controller.abort();
+  }, options.timeout);
+  const onAbort = () => {
+    state.aborted = true;
+    controller.abort();
+  };
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const body = new URLSearchParams(fields).toString();
+  const dispatcher = options.dispatcher ?? agentFor(options.allowPrivateNetworks);
+  const maxRedirects = options.maxRedirects ?? 5;
+  let hops = 0;
+  let permanent = true;
+  try {
+    for (;;) {
+      checkUrl(url, options.allowPrivateNetworks);
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(url, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": USER_AGENT, accept: "*/*" },
+          dispatcher,
+          signal: controller.signal,
+        });
+      } catch (error) {
+        throw toFetchError(error, url.hostname, state);
+      }
+      const location = response.headers.location;
+      if (REPEAT.has(response.statusCode) && typeof location === "string") {
+        await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        if (++hops > maxRedirects) throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
+        permanent &&= response.statusCode === 308;
+        try {
+          url = new URL(location, url);
+        } catch {
+          throw new FetchError("bad_url", "the server redirected to an invalid address");
+        }
+        continue;
+      }
+      let text = "";
+      try {
+        const encoding = response.headers["content-encoding"];
+        const answer = await readBody(response.body, typeof encoding === "string" ? encoding : null, options.maxAnswer ?? 16 * 1024, { stopAt: [] });
+        text = Buffer.from(answer.bytes).toString("utf8");
+      } catch (error) {
+        throw toFetchError(error, url.hostname, state);
+      }
+      return { status: response.statusCode, url: url.href, movedPermanently: hops > 0 && permanent, text };
+    }
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
