@@ -4,6 +4,7 @@ import type { BlogrollContext } from "../context.js";
 import type { Blog, BlogEdit, Item } from "../storage/types.js";
 import { checkboxField, idParam, notFound, parseTags, renderForm, textField, type FormErrors } from "./forms.js";
 import { redirectWithNotice } from "./notices.js";
+import { blogPushLines } from "./blog-push.js";
 
 const RECENT_ITEMS = 20;
 export const LIMITS = { title: 200, category: 100, tags: 20, tag: 50, notes: 2000 } as const;
@@ -83,7 +84,12 @@ async function recentItems(context: BlogrollContext, blog: Blog): Promise<Item[]
 async function renderBlogPage(context: BlogrollContext, response: Response, blog: Blog, values: BlogFormValues, errors: FormErrors = {}) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
-  const [items, categories, sources] = await Promise.all([recentItems(context, blog), storage.blogs.categories(), storage.sources.list()]);
+  const [items, categories, sources, pushLines] = await Promise.all([
+    recentItems(context, blog),
+    storage.blogs.categories(),
+    storage.sources.list(),
+    blogPushLines(context, response, blog),
+  ]);
   const named = sources.filter((source) => blog.sourceIds.includes(source.id)).map((source) => source.name);
   const sourceNames = named.length > 0 ? named : [blogOriginLabel(blog, __)];
   renderForm(
@@ -97,6 +103,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       items,
       categories: categories.map((entry) => entry.name),
       sourceNames,
+      pushLines,
     },
     errors,
   );

@@ -106,10 +106,15 @@ export class PushManager {
     this.limiter = new HostLimiter(deps.options.perHostConcurrency);
   }
 
+  /** The public URL in use: the `publicUrl` option, else the host's address. */
+  offeredUrl(): string | null {
+    return this.deps.options.publicUrl ?? this.deps.publicUrl();
+  }
+
   /** Where callbacks are offered, or why there are none (shown in the admin). */
   address(): PushAddress {
     const { options } = this.deps;
-    return pushAddress({ push: options.push, publicUrl: options.publicUrl ?? this.deps.publicUrl(), mountPath: options.mountPath, allowPrivateNetworks: options.allowPrivateNetworks });
+    return pushAddress({ push: options.push, publicUrl: this.offeredUrl(), mountPath: options.mountPath, allowPrivateNetworks: options.allowPrivateNetworks });
   }
 
   /** The callback URL of a subscription, or null without a public address. */

@@ -21,6 +21,7 @@ import { createFakeDb } from "../support/fake-mongo.js";
 import { startLocalHub } from "../support/local-push.js";
 import { ADMIN_TOKEN, memoryLogger, startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
+import { logIn } from "../admin/admin-session.js";
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
@@ -229,6 +230,9 @@ describe("redirects, refusals and letting go", () => {
         assert.equal(hub.requests.length, 0, JSON.stringify(options));
         assert.deepEqual(await server.storage.push.listByBlog(blog.id), []);
         assert.equal(server.plugin.context.push.address().ok, false);
+        const page = await (await logIn(server)).page(`${server.plugin.mountPath}/blogs/${blog.id}`);
+        const why = "allowPrivateNetworks" in options ? /loopback or private network/ : "push" in options ? /Push is turned off/ : /no public address/;
+        assert.match(page.html, why, "the admin says why");
       } finally {
         await server.close();
         await feeds.close();

@@ -12,6 +12,7 @@ import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { startLocalHub, type LocalHub } from "../support/local-push.js";
 import type { Blog, PushSubscription } from "../../lib/storage/types.js";
+import { logIn } from "../admin/admin-session.js";
 
 interface Entry {
   id: string;
@@ -92,6 +93,14 @@ for (const backend of httpBackends()) {
       assert.ok(subscription.expiresAt && Math.abs(subscription.expiresAt.getTime() - (Date.now() + 7200_000)) < 60_000);
       assert.equal(subscription.hub, hub.url);
       assert.deepEqual([...(await server.plugin.context.push.pushedBlogIds())], [blog.id]);
+    });
+
+    it("says on the blog's admin page which hub pushes it and until when", async () => {
+      const admin = await logIn(server);
+      const page = await admin.page(`${server.plugin.mountPath}/blogs/${blog.id}`);
+      assert.equal(page.status, 200);
+      const section = /<section[^>]*id="push"[\s\S]*?<\/section>/.exec(page.html)?.[0] ?? page.html;
+      assert.match(section, /Pushed by the WebSub hub http:\/\/127\.0\.0\.1:\d+\/, lease until/);
     });
 
     it("stores the posts of a signed notification at once, without fetching the feed", async () => {
