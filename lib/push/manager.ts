@@ -55,7 +55,7 @@ const NOT_FOUND: CallbackAnswer = { status: 404, body: "Not found" };
 /** A callback token: 192 random bits, URL-safe. */
 const newToken = () => randomBytes(24).toString("base64url");
 /** Notification-triggered fetches of one blog are at least this far apart (a flood of notices costs one request per period). */
-const NOTIFIED_FETCH_SPACING_MS = 10_000;
+const NOTIFIED_FETCH_SPACING_MS = 2_000;
 /** Longest hub.lease_seconds believed (ten years); a larger or unreadable value keeps the requested lease. */
 const MAX_LEASE_SECONDS = 10 * 365 * 24 * 3600;
 /** How often subscriptions are renewed and tidied while the plugin runs. */
@@ -148,6 +148,28 @@ export class PushManager {
     const storage = await this.deps.getStorage();
     const now = this.now();
     return new Set((await storage.push.list()).filter((subscription) => pushActive(subscription, now)).map((subscription) => subscription.blogId));
+  }
+
+  /** True when a verified, unexpired, trusted subscription pushes this blog's posts (the schedule's input). */
+  async isActive(blog: Pick<Blog, "id">): Promise<boolean> {
+    const storage = await this.deps.getStorage();
+    const now = this.now();
+    return (await storage.push.listByBlog(blog.id)).some((subscription) => pushActive(subscription, now));
+  }
+
+  /**
+   * A poll of a pushed blog found posts the push never brought: the push is
+   * not trusted for DISTRUST_MS (the blog goes back to its schedule), then
+   * subscribed afresh.
+   */
+  async missed(blog: Pick<Blog, "id" | "feedUrl">): Promise<void> {
+    const storage = await this.deps.getStorage();
+    const now = this.now();
+    for (const subscription of await storage.push.listByBlog(blog.id)) {
+      if (!pushActive(subscription, now)) continue;
+      this.deps.log.info(`a poll of ${blog.feedUrl} found posts its ${subscription.kind} push did not bring: scheduled until it is renewed`);
+      await storage.push.put({ ...subscription, distrustedUntil: new Date(now.getTime() + DISTRUST_MS), updatedAt: now });
+    }
   }
 
   /**
@@ -261,14 +283,8 @@ export class PushManager {
     if (!eligibleForPush(blog) || !this.address().ok) return;
     const storage = await this.deps.getStorage();
     const now = this.now();
+    if (read.itemsAdded > 0) await this.missed(blog);
     const existing = await storage.push.listByBlog(blog.id);
-    for (const subscription of existing) {
-      if (read.itemsAdded > 0 && pushActive(subscription, now)) {
-        // A poll found posts the push never brought: poll on the schedule, and subscribe afresh later.
-        this.deps.log.info(`a poll of ${blog.feedUrl} found posts its ${subscription.kind} push did not bring: scheduled until it is renewed`);
-        await storage.push.put({ ...subscription, distrustedUntil: new Date(now.getTime() + DISTRUST_MS), updatedAt: now });
-      }
-    }
     const targets = pushTargets(read);
     const websub = existing.find((subscription) => subscription.kind === "websub") ?? null;
     const cloud = existing.find((subscription) => subscription.kind === "rsscloud") ?? null;
