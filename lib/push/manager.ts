@@ -123,12 +123,15 @@ export class PushManager {
     return address.ok ? `${address.callbackBase}/push/${subscription.kind}/${subscription.callbackToken}` : null;
   }
 
-  /** Renews and tidies subscriptions now and then every ten minutes (the timer does not keep the process alive). */
+  /**
+   * Renews and tidies subscriptions every ten minutes (the timer does not
+   * keep the process alive). Not at once: inside Indiekit the database and
+   * the host's address may only be known after the first requests.
+   */
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => this.track(this.maintain()), MAINTAIN_INTERVAL_MS);
     this.timer.unref();
-    this.track(this.maintain());
   }
 
   /** Stops the timer and waits for work in flight. */
@@ -189,10 +192,12 @@ export class PushManager {
       const address = this.address();
       for (const subscription of await storage.push.list()) {
         const blog = await storage.blogs.get(subscription.blogId);
-        if (!address.ok || !eligibleForPush(blog)) {
+        if ((!address.ok && address.reason === "disabled") || !eligibleForPush(blog)) {
           await this.end(storage, subscription);
           continue;
         }
+        // Without a usable address (Indiekit may not know its own yet) nothing can be renewed; nothing is ended either.
+        if (!address.ok) continue;
         if (subscription.state === "unsubscribing") {
           if (this.now().getTime() - subscription.updatedAt.getTime() >= UNSUBSCRIBE_WAIT_MS) await storage.push.delete(subscription.id);
           continue;

@@ -9,6 +9,8 @@ import { openStorage } from "../../lib/storage/open.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { startFixtureSite, type FixtureSite } from "../admin/fixture-site.js";
 import { Browser, catalogKeys, pageProblems } from "./http-client.js";
+import { startLocalCloud, startLocalHub } from "../support/local-push.js";
+import { startFeedServer } from "../sync/feed-server.js";
 import { installPackedPlugin, linkIntoKit, lockKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
 
 /**
@@ -285,6 +287,59 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
       assert.equal((await fetch(`${host.url}/.well-known/${file}`, { redirect: "manual" })).status, 404, file);
     }
     assert.equal((await fetch(`${host.url}${MOUNT}/api/opml`)).status, 200);
+  });
+
+  it("a blog that pushes: WebSub and rssCloud call back through the host's public routes, and the posts show at once", async () => {
+    // Hubs reach the plugin at the host's own address (application.url, learnt from the first request).
+    const hub = await startLocalHub();
+    const cloud = await startLocalCloud();
+    const feeds = await startFeedServer();
+    try {
+      const atomUrl = `${feeds.origins[0]}/pushed.atom`;
+      const rssUrl = `${feeds.origins[0]}/cloudy.rss`;
+      let entries = [{ id: "pushed-old", at: new Date(Date.now() - 3_600_000) }];
+      let cloudItems = [{ id: "cloudy-old", at: new Date(Date.now() - 3_600_000) }];
+      const atom = () => `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Pushed</title><id>urn:pushed</id><updated>2026-01-01T00:00:00Z</updated>` +
+        `<link rel="hub" href="${hub.url}"/><link rel="self" href="${atomUrl}"/>` +
+        entries.map((entry) => `<entry><id>urn:${entry.id}</id><title>${entry.id}</title><updated>${entry.at.toISOString()}</updated></entry>`).join("") + `</feed>`;
+      feeds.route("/pushed.atom", (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom()));
+      feeds.route("/cloudy.rss", (_request, response) => {
+        response.writeHead(200, { "content-type": "application/rss+xml" }).end(
+          `<?xml version="1.0"?><rss version="2.0"><channel><title>Cloudy</title><link>https://cloudy.example/</link><description>d</description>` +
+            `<cloud domain="${cloud.domain}" port="${cloud.port}" path="${cloud.path}" registerProcedure="" protocol="http-post"/>` +
+            cloudItems.map((item) => `<item><guid>${item.id}</guid><title>${item.id}</title><pubDate>${item.at.toUTCString()}</pubDate></item>`).join("") +
+            `</channel></rss>`,
+        );
+      });
+      await storage.blogs.upsertFromSource({ feedUrl: atomUrl, title: "Pushed", source: "manual" });
+      await storage.blogs.upsertFromSource({ feedUrl: rssUrl, title: "Cloudy", source: "manual" });
+      const verified = hub.verified(atomUrl);
+      assert.equal((await owner.post(`${MOUNT}/sync`, {})).status, 303);
+      await waitForIdle(host.url);
+      const event = await Promise.race([verified, new Promise<null>((resolve) => setTimeout(() => resolve(null), 60_000))]);
+      assert.equal(event?.outcome, "confirmed", `the hub verified the subscription; Indiekit said:\n${host.output().slice(-2000)}`);
+      assert.ok(event && event.callback.startsWith(`${host.url}${MOUNT}/push/websub/`), event?.callback);
+
+      const titles = async () => ((await (await fetch(`${host.url}${MOUNT}/api/items?limit=100`)).json()) as { items: Array<{ title: string }> }).items.map((item) => item.title);
+      entries = [{ id: "pushed-new", at: new Date() }, ...entries];
+      assert.deepEqual(await hub.publish(atomUrl, atom()), [200]);
+      assert.ok((await titles()).includes("pushed-new"), "stored before the hub had its answer");
+      assert.deepEqual(await hub.publish(atomUrl, atom().replace("pushed-new", "forged"), { signature: "wrong" }), [202]);
+      assert.ok(!(await titles()).includes("forged"));
+
+      const deadline = Date.now() + 60_000;
+      while (!cloud.registrations.some((registration) => registration.feedUrl === rssUrl) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.ok(cloud.requests.some((request) => request.success), `registered with the cloud: ${JSON.stringify(cloud.requests)}`);
+      cloudItems = [{ id: "cloudy-new", at: new Date() }, ...cloudItems];
+      // Indiekit parses the form body before the plugin sees it: the notification still names the feed.
+      assert.deepEqual(await cloud.notify(rssUrl), [200]);
+      while (!(await titles()).includes("cloudy-new") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.ok((await titles()).includes("cloudy-new"));
+    } finally {
+      await feeds.close();
+      await hub.close();
+      await cloud.close();
+    }
   });
 
   it("keeps its data across a restart of the host", async () => {
