@@ -154,6 +154,15 @@ function nextHop(url: URL, location: string, redirects: FetchResult["redirects"]
   return next;
 }
 
+/** The URL of an outbound request, or a FetchError ("bad_url") when the text is not one. */
+export function outboundUrl(input: string): URL {
+  try {
+    return new URL(input);
+  } catch {
+    throw new FetchError("bad_url", "not a valid address");
+  }
+}
+
 /**
  * The one outbound request function: GET with a deadline covering the whole
  * exchange, manual redirects (each hop re-checked), conditional headers,
@@ -161,12 +170,7 @@ function nextHop(url: URL, location: string, redirects: FetchResult["redirects"]
  * status is returned; transport problems throw FetchError.
  */
 export async function fetchUrl(input: string, options: FetchOptions): Promise<FetchResult> {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw new FetchError("bad_url", "not a valid address");
-  }
+  let url = outboundUrl(input);
   const controller = new AbortController();
   const state: AbortState = { timedOut: false, aborted: false };
   const deadline = new Deadline(options.timeout, () => {

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from "undici";
 import { FetchError, toFetchError, type AbortState } from "./errors.js";
-import { agentFor, checkUrl, USER_AGENT } from "./fetch.js";
+import { agentFor, checkUrl, outboundUrl, USER_AGENT } from "./fetch.js";
 import { readBody } from "./read-body.js";
 
 export interface PostFormOptions {
@@ -37,68 +37,50 @@ const REPEAT = new Set([307, 308]);
  * same body; any other status, a 301/302/303 included, is returned.
  */
 export async function postForm(input: string, fields: Record<string, string>, options: PostFormOptions): Promise<PostFormResult> {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw new FetchError("bad_url", "not a valid address");
-  }
-  const controller = new AbortController();
-  const state: AbortState = { timedOut: false, aborted: false };
-  const timer = setTimeout(() => {
-    state.timedOut = true;
-    controller.abort();
-  }, options.timeout);
-  const onAbort = () => {
-    state.aborted = true;
-    controller.abort();
-  };
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let url = outboundUrl(input);
+  // The deadline covers every hop; an outside stop (options.signal) ends the exchange too.
+  const deadline = AbortSignal.timeout(options.timeout);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  const state = (): AbortState => ({ timedOut: deadline.aborted, aborted: options.signal?.aborted ?? false });
   const body = new URLSearchParams(fields).toString();
   const dispatcher = options.dispatcher ?? agentFor(options.allowPrivateNetworks);
   const maxRedirects = options.maxRedirects ?? 5;
   let hops = 0;
   let permanent = true;
-  try {
-    for (;;) {
-      checkUrl(url, options.allowPrivateNetworks);
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await request(url, {
-          method: "POST",
-          body,
-          headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": USER_AGENT, accept: "*/*" },
-          dispatcher,
-          signal: controller.signal,
-        });
-      } catch (error) {
-        throw toFetchError(error, url.hostname, state);
-      }
-      const location = response.headers.location;
-      if (REPEAT.has(response.statusCode) && typeof location === "string") {
-        await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-        if (++hops > maxRedirects) throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
-        permanent &&= response.statusCode === 308;
-        try {
-          url = new URL(location, url);
-        } catch {
-          throw new FetchError("bad_url", "the server redirected to an invalid address");
-        }
-        continue;
-      }
-      let text = "";
-      try {
-        const encoding = response.headers["content-encoding"];
-        const answer = await readBody(response.body, typeof encoding === "string" ? encoding : null, options.maxAnswer ?? 16 * 1024, { stopAt: [] });
-        text = Buffer.from(answer.bytes).toString("utf8");
-      } catch (error) {
-        throw toFetchError(error, url.hostname, state);
-      }
-      return { status: response.statusCode, url: url.href, movedPermanently: hops > 0 && permanent, text };
+  for (;;) {
+    checkUrl(url, options.allowPrivateNetworks);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": USER_AGENT, accept: "*/*" },
+        dispatcher,
+        signal,
+      });
+    } catch (error) {
+      throw toFetchError(error, url.hostname, state());
     }
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
+    const location = response.headers.location;
+    if (REPEAT.has(response.statusCode) && typeof location === "string") {
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      if (++hops > maxRedirects) throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
+      permanent &&= response.statusCode === 308;
+      try {
+        url = new URL(location, url);
+      } catch {
+        throw new FetchError("bad_url", "the server redirected to an invalid address");
+      }
+      continue;
+    }
+    let text = "";
+    try {
+      const encoding = response.headers["content-encoding"];
+      const answer = await readBody(response.body, typeof encoding === "string" ? encoding : null, options.maxAnswer ?? 16 * 1024, { stopAt: [] });
+      text = Buffer.from(answer.bytes).toString("utf8");
+    } catch (error) {
+      throw toFetchError(error, url.hostname, state());
+    }
+    return { status: response.statusCode, url: url.href, movedPermanently: hops > 0 && permanent, text };
   }
 }
