@@ -161,7 +161,9 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
           const secret = publishOptions.signature === "wrong" ? `${subscription.secret}x` : subscription.secret;
           headers["x-hub-signature"] = `${algorithm}=${createHmac(algorithm, secret).update(bytes).digest("hex")}`;
         }
-        const response = await fetch(subscription.callback, { method: "POST", headers, body: new Uint8Array(bytes) });
+        // A hub retries a delivery that failed in transit (here: a kept-alive connection the subscriber's restart closed).
+        const deliver = () => fetch(subscription.callback, { method: "POST", headers, body: new Uint8Array(bytes) });
+        const response = await deliver().catch(deliver);
         await response.arrayBuffer();
         statuses.push(response.status);
       }
