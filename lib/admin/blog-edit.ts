@@ -128,6 +128,7 @@ export function updateBlogController(context: BlogrollContext) {
     if (Object.keys(errors).length > 0) return renderBlogPage(context, response, blog, values, errors);
     const edit = changedFields(blog, values);
     if (Object.keys(edit).length > 0) await (await context.getStorage()).blogs.edit(blog.id, edit);
+    if (edit.hidden === true) context.push.release(blog.id);
     redirectWithNotice(response, `${context.options.mountPath}/blogs/${blog.id}`, "blogSaved");
   };
 }
@@ -152,6 +153,7 @@ export function deleteBlogController(context: BlogrollContext) {
     const blog = await liveBlog(context, request);
     if (!blog) return notFound(response);
     await (await context.getStorage()).blogs.softDelete(blog.id);
+    context.push.release(blog.id);
     redirectWithNotice(response, `${context.options.mountPath}/blogs`, "blogDeleted");
   };
 }
