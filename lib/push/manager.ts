@@ -398,7 +398,7 @@ export class PushManager {
     const { options } = this.deps;
     let problem: string | undefined;
     try {
-      const result = await postForm(record.hub, fields, { timeout: options.fetchTimeout, allowPrivateNetworks: options.allowPrivateNetworks, dispatcher: this.deps.dispatcher });
+      const result = await this.post(record.hub, fields);
       if (result.status >= 200 && result.status <= 299) {
         problem = await accepted(result);
         if (!problem && result.movedPermanently) {
@@ -420,6 +420,13 @@ export class PushManager {
     await storage.push.put({ ...current, state: current.state === "active" ? "active" : "failed", lastError: problem, updatedAt: this.now() });
   }
 
+  /** A request to a hub or cloud server, at most `perHostConcurrency` at a time per host (hundreds of blogs may share one hub). */
+  private post(url: string, fields: Record<string, string>): Promise<PostFormResult> {
+    const { options } = this.deps;
+    const request = () => postForm(url, fields, { timeout: options.fetchTimeout, allowPrivateNetworks: options.allowPrivateNetworks, dispatcher: this.deps.dispatcher });
+    return URL.canParse(url) ? this.limiter.run(new URL(url).hostname, request) : request();
+  }
+
   /** Ends a subscription: WebSub hubs are asked to unsubscribe (and verify it); anything else is just forgotten. */
   private async end(storage: Storage, subscription: PushSubscription): Promise<void> {
     const callback = this.callbackUrl(subscription);
@@ -430,11 +437,7 @@ export class PushManager {
     const at = this.now();
     await storage.push.put({ ...subscription, state: "unsubscribing", updatedAt: at });
     try {
-      const result = await postForm(subscription.hub, { "hub.callback": callback, "hub.mode": "unsubscribe", "hub.topic": subscription.topic }, {
-        timeout: this.deps.options.fetchTimeout,
-        allowPrivateNetworks: this.deps.options.allowPrivateNetworks,
-        dispatcher: this.deps.dispatcher,
-      });
+      const result = await this.post(subscription.hub, { "hub.callback": callback, "hub.mode": "unsubscribe", "hub.topic": subscription.topic });
       if (result.status < 200 || result.status > 299) await storage.push.delete(subscription.id);
     } catch {
       await storage.push.delete(subscription.id);
