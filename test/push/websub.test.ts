@@ -162,6 +162,15 @@ for (const backend of httpBackends()) {
       assert.ok((await itemTitles(server)).includes("Announced by a thin ping"));
     });
 
+    it("fetches the feed when the host had already parsed the body (application/json: its signature cannot be checked)", async () => {
+      const fetchesBefore = feeds.hits("/feed.xml");
+      const before = await itemTitles(server);
+      assert.deepEqual(await hub.publish(feedUrl, JSON.stringify({ items: [{ id: "forged", title: "Forged in JSON" }] }), { contentType: "application/json" }), [202]);
+      await server.plugin.context.push.idle();
+      assert.equal(feeds.hits("/feed.xml"), fetchesBefore + 1, "the blog's own feed was read instead");
+      assert.deepEqual(await itemTitles(server), before, "nothing from the body was stored");
+    });
+
     it("refuses a notification body larger than maxBodySize", async () => {
       const huge = Buffer.alloc(server.plugin.settings.maxBodySize + 1, 0x20);
       assert.deepEqual(await hub.publish(feedUrl, huge), [413]);
