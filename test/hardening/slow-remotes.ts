@@ -23,8 +23,14 @@ export interface SlowRemoteResult {
  * `hanging` feeds spread over `hangingHosts` loopback addresses never answer;
  * `fast` feeds on two other addresses answer at once. One sync run with the
  * given pool size and timeout.
+ *
+ * With `dropHangingWhenFastDone`, the hanging requests are cut off by the
+ * server as soon as every fast feed has been served (and later ones at once),
+ * so a correct pool finishes without waiting for the timeout: the verdict is
+ * then an order of events even on a loaded machine, and only a pool that
+ * blocks fast feeds behind hanging ones meets the (long) timeout first.
  */
-export async function runSlowRemotes(options: { hanging: number; fast: number; hangingHosts: number; concurrency: number; perHost: number; timeout: number }): Promise<SlowRemoteResult> {
+export async function runSlowRemotes(options: { hanging: number; fast: number; hangingHosts: number; concurrency: number; perHost: number; timeout: number; dropHangingWhenFastDone?: boolean }): Promise<SlowRemoteResult> {
   const fastHosts = ["127.0.0.1", "127.0.0.2"];
   const slowHosts = Array.from({ length: options.hangingHosts }, (_, index) => `127.0.1.${index + 1}`);
   const server = await startFeedServer([...fastHosts, ...slowHosts]);
@@ -35,17 +41,23 @@ export async function runSlowRemotes(options: { hanging: number; fast: number; h
   let hangingCutOff = 0;
   let lastFastAt = 0;
   const body = rss([{ guid: "one", published: new Date(Date.now() - 3600_000) }]);
+  const waiting = new Set<import("node:http").ServerResponse>();
+  const dropping = () => options.dropHangingWhenFastDone === true && fastServed >= options.fast;
   try {
     const fast: Parameters<typeof server.route>[1] = (_request, response) => {
       fastServed++;
       lastFastAt = Date.now() - started;
       response.writeHead(200, { "content-type": "application/rss+xml" }).end(body);
+      if (dropping()) for (const held of waiting) held.destroy();
     };
     const hang: Parameters<typeof server.route>[1] = (_request, response) => {
       response.on("close", () => {
+        waiting.delete(response);
         hangingCutOff++;
         if (fastServedBeforeFirstTimeout === -1) fastServedBeforeFirstTimeout = fastServed;
       });
+      if (dropping()) response.destroy();
+      else waiting.add(response);
     };
     const port = new URL(server.origins[0]).port;
     for (let index = 0; index < options.hanging; index++) {
