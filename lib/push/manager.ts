@@ -321,7 +321,8 @@ export class PushManager {
   /** A subscription record to (re)request: a renewal keeps its callback and secret (the hub keys on topic + callback). */
   private requestRecord(blog: Blog, kind: PushKind, hub: string, topic: string, previous: PushSubscription | null): PushSubscription {
     const now = this.now();
-    const renewal = previous !== null && !previous.distrustedUntil && previous.state !== "denied";
+    // A renewal (also after a spell of distrust) keeps the callback, so the hub updates its one subscription; a denied one starts anew.
+    const renewal = previous !== null && previous.state !== "denied";
     return {
       id: renewal ? previous.id : newId(now.getTime()),
       blogId: blog.id,
@@ -330,8 +331,8 @@ export class PushManager {
       topic,
       callbackToken: renewal ? previous.callbackToken : newToken(),
       secret: kind === "websub" ? (renewal ? previous.secret : newToken()) : null,
-      // A renewal of a verified lease stays active meanwhile: the old lease still runs.
-      state: renewal && previous.state === "active" ? "active" : "requested",
+      // A renewal of a trusted lease stays active meanwhile (the old lease still runs); a distrusted one waits for the hub's verification.
+      state: renewal && previous.state === "active" && !previous.distrustedUntil ? "active" : "requested",
       leaseSeconds: renewal ? previous.leaseSeconds : null,
       expiresAt: renewal ? previous.expiresAt : null,
       lastError: null,

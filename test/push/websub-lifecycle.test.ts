@@ -191,6 +191,16 @@ describe("redirects, refusals and letting go", () => {
       const [subscription] = await server.storage.push.listByBlog(blog.id);
       assert.ok(subscription.distrustedUntil && subscription.distrustedUntil > new Date());
       assert.equal((await server.plugin.context.push.pushedBlogIds()).size, 0, "polled on the schedule again");
+
+      // When the spell is over the hub is asked again, on the same callback, and the push is trusted once it verifies.
+      const again = hub.verified(feedUrl);
+      await server.storage.push.put({ ...subscription, distrustedUntil: new Date(Date.now() - 1000) });
+      await server.plugin.context.push.maintain();
+      assert.equal((await again).outcome, "confirmed");
+      const [renewed] = await server.storage.push.listByBlog(blog.id);
+      assert.equal(renewed.callbackToken, subscription.callbackToken);
+      assert.equal(renewed.distrustedUntil, null);
+      assert.deepEqual([...(await server.plugin.context.push.pushedBlogIds())], [blog.id]);
     } finally {
       await server.close();
       await feeds.close();
