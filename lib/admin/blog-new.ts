@@ -74,6 +74,7 @@ export function createBlogController(context: BlogrollContext) {
     const result = await addManualBlog(storage, context.options, { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null });
     if (!result.ok) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.discoveryFailed", { reason: result.error }) });
     if (result.outcome === "skipped-deleted") return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });
+    if (result.outcome === "added") context.scheduler.fetchNewBlogs();
     redirectWithNotice(response, `${context.options.mountPath}/blogs/${result.blog.id}`, result.outcome === "added" ? "blogAdded" : "blogExists");
   };
 }

@@ -89,7 +89,9 @@ function fieldOfType(type: FormSourceType): string {
 async function importNow(context: BlogrollContext, storage: Storage, source: Source, success: NoticeKey): Promise<NoticeKey> {
   if (!source.enabled) return success;
   const outcome = await refreshSource(source, { storage, options: context.options, microsub: context.getMicrosub() });
-  return outcome.status === "error" ? "sourceImportFailed" : success;
+  if (outcome.status === "error") return "sourceImportFailed";
+  context.scheduler.fetchNewBlogs();
+  return success;
 }
 
 /** Select options with the current value marked `selected`, as the host's select macro expects. */

@@ -49,8 +49,9 @@ export function toggleSourceController(context: BlogrollContext) {
 }
 
 /**
- * POST /sources/:id/sync: re-reads one source's blog list now (blogs are
- * fetched by the next sync). 202 with the status record, or a redirect.
+ * POST /sources/:id/sync: re-reads one source's blog list now; blogs it
+ * newly lists are fetched at once in the background. 202 with the status
+ * record, or a redirect.
  */
 export function syncSourceController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
@@ -58,6 +59,7 @@ export function syncSourceController(context: BlogrollContext) {
     if (!source) return notFound(response);
     const storage = await context.getStorage();
     const outcome = await refreshSource(source, { storage, options: context.options, microsub: context.getMicrosub() });
+    if (outcome.status !== "error") context.scheduler.fetchNewBlogs();
     await accepted(context, request, response, `${context.options.mountPath}/sources`, outcome.status === "error" ? "sourceSyncFailed" : "sourceSynced");
   };
 }

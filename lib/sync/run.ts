@@ -54,7 +54,8 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
     // Every request in flight listens for the stop (and lets go when done): not a leak, so no warning.
     setMaxListeners(Math.max(10, options.concurrency * 2 + 10), signal);
 
-    const sources = await refreshSources(storage, deps, signal, log);
+    const newOnly = context.newBlogsOnly === true;
+    const sources = newOnly ? { total: 0, success: 0, failed: 0 } : await refreshSources(storage, deps, signal, log);
     signal.throwIfAborted();
 
     const blogs = { total: 0, success: 0, failed: 0, notModified: 0 };
@@ -81,6 +82,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
         { concurrency: options.concurrency, perHost: options.perHostConcurrency },
         signal,
         async (blog) => {
+          if (newOnly && blog.lastFetchAt !== null) return;
           const result = await syncBlog(storage, blog, options, signal, blogDeps);
           tally(result);
           if (result.icon) icons.want(blog, result.icon);
@@ -88,7 +90,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
         (done, total) => context.progress(done, total),
       );
       signal.throwIfAborted();
-      items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
+      if (!newOnly) items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
       contentFinished = true;
     } finally {
       // A stopped or failed run leaves no lookup running unobserved.

@@ -44,6 +44,11 @@ export interface RunContext {
   progress(done: number, total: number): void;
   /** Every blog's posts are stored; what follows is cosmetic (site icons). */
   contentDone?(at: string): void;
+  /**
+   * Fetch only the blogs never fetched yet (added by hand, or listed by a source just read),
+   * without re-reading the sources or pruning: the owner wants to see them now.
+   */
+  newBlogsOnly?: boolean;
 }
 
 /** One sync run: sources refreshed, due blogs fetched, retention applied. */
@@ -58,6 +63,8 @@ export interface SchedulerOptions {
   leaseTtl?: number;
   log?: (message: string) => void;
 }
+
+type RunKind = "full" | "new";
 
 export const STATUS_KEY = "syncStatus";
 const LEASE_NAME = "sync";
@@ -77,6 +84,10 @@ export class Scheduler {
   readonly holder = randomUUID();
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<boolean> | null = null;
+  /** What the run in `current` is: a scheduled/manual sync, or a fetch of new blogs only. */
+  private currentKind: RunKind | null = null;
+  /** A run asked for while another went on, started when that one ends. */
+  private queued: RunKind | null = null;
   private abort: AbortController | null = null;
   private stopped = true;
   private nextAt: Date | null = null;
@@ -140,7 +151,21 @@ export class Scheduler {
    * true if this process ran it, false if another run (here or elsewhere) held it.
    */
   syncNow(): Promise<boolean> {
-    return this.begin(null);
+    return this.begin(null, "full");
+  }
+
+  /**
+   * Fetches the blogs never fetched yet, now and in the background, under the
+   * same lease and limits as a sync (so never beside one): a blog added by hand
+   * or new blogs of a source show their posts within seconds rather than at the
+   * next scheduled sync. During a run it comes right after that run (which may
+   * have started before the blogs existed). The schedule is not moved. Nothing
+   * happens while the scheduler is stopped (`scheduler: false`).
+   */
+  fetchNewBlogs(): void {
+    if (this.stopped) return;
+    if (this.current) this.queued ??= "new";
+    else void this.begin(null, "new");
   }
 
   /**
@@ -148,12 +173,23 @@ export class Scheduler {
    * sync completed since (another process ran it), this attempt stands down
    * and the next is due an interval after that sync.
    */
-  private begin(refusedAt: number | null): Promise<boolean> {
-    if (this.current) return this.current.then(() => false);
-    this.retryIn = null;
-    this.current = this.runOnce(refusedAt).finally(() => {
+  private begin(refusedAt: number | null, kind: RunKind): Promise<boolean> {
+    if (this.current) {
+      if (kind === "new" || this.currentKind === "full") return this.current.then(() => false);
+      // A sync asked for during a fetch of new blogs runs right after it.
+      this.queued = "full";
+      return this.current.then(() => this.current ?? false);
+    }
+    if (kind === "full") this.retryIn = null;
+    this.currentKind = kind;
+    this.current = this.runOnce(kind === "full" ? refusedAt : null, kind).finally(() => {
       this.current = null;
-      if (!this.stopped) this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity));
+      this.currentKind = null;
+      const queued = this.queued;
+      this.queued = null;
+      if (this.stopped) return;
+      if (kind === "full") this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity));
+      if (queued) void this.begin(null, queued);
     });
     return this.current;
   }
@@ -178,19 +214,21 @@ export class Scheduler {
     const refusedAt = this.refusedAt;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.begin(refusedAt);
+      void this.begin(refusedAt, "full");
     }, delay);
     this.timer.unref?.();
   }
 
-  private async runOnce(refusedAt: number | null): Promise<boolean> {
+  private async runOnce(refusedAt: number | null, kind: RunKind): Promise<boolean> {
     const log = this.options.log ?? (() => undefined);
-    this.refusedAt = null;
+    if (kind === "full") this.refusedAt = null;
     let storage: Storage;
     try {
       storage = await this.options.getStorage();
       if (!(await storage.meta.acquireLease(LEASE_NAME, this.holder, this.leaseTtl))) {
         // Held by a run elsewhere, or by this process before a crash: try again when the lease lapses.
+        // New blogs wait for that run's end here, or are fetched by the other process's run.
+        if (kind === "new") return false;
         const until = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY))?.runningUntil;
         const left = until ? new Date(until).getTime() - Date.now() : Number.NaN;
         this.retryIn = (Number.isFinite(left) && left > 0 ? Math.min(left, this.leaseTtl) : this.leaseTtl) + LEASE_MARGIN;
@@ -249,7 +287,12 @@ export class Scheduler {
           }
         },
         contentDone: (at) => void update({ progress, contentDoneAt: at }).catch(() => undefined),
+        newBlogsOnly: kind === "new",
       });
+      if (kind === "new") {
+        await update({ runningUntil: null, progress: null, contentDoneAt: null }, true);
+        return true;
+      }
       const next = this.stopped ? null : new Date(Date.now() + this.options.interval).toISOString();
       await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next, contentDoneAt: null }, true);
       return true;

@@ -263,3 +263,24 @@ test("the per-host limit holds on the host redirects lead to, not only on the ho
   assert.ok(peak >= 1, "the platform was fetched");
   assert.ok(peak <= 2, `${platformHost} saw ${peak} requests at once`);
 });
+
+test("a new-blogs-only run fetches the blogs never fetched, reads no source and prunes nothing", async () => {
+  server = await startFeedServer();
+  const origin = server.origins[0];
+  server.route("/old.xml", conditionalFeed(() => rss([{ guid: "o1", published: hoursAgo(1) }])));
+  server.route("/new.xml", conditionalFeed(() => rss([{ guid: "n1", published: hoursAgo(1) }])));
+  await addBlog(storage, `${origin}/old.xml`);
+  let sourceReads = 0;
+  const run = runner({ refreshSources: async () => ({ total: 1, success: 1, failed: sourceReads++ }) });
+  await run(storage, context());
+  assert.equal(sourceReads, 1);
+  // The old blog is due again (a success leaves no next fetch time); only the new one is fetched.
+  const added = await addBlog(storage, `${origin}/new.xml`);
+  const stats = await run(storage, { ...context(), newBlogsOnly: true });
+  assert.equal(sourceReads, 1, "no source re-read");
+  assert.deepEqual(stats.sources, { total: 0, success: 0, failed: 0 });
+  assert.equal(stats.blogs.total, 1);
+  assert.equal(server.hits("/new.xml"), 1);
+  assert.equal(server.hits("/old.xml"), 1, "a blog fetched before waits for the sync");
+  assert.equal((await reload(storage, added)).itemCount, 1);
+});

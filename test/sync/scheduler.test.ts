@@ -128,3 +128,48 @@ test("a progress write still in flight when the run ends cannot bring back the r
   assert.equal((await scheduler.getStatus()).isRunning, false);
   await scheduler.stop();
 });
+
+test("fetchNewBlogs runs a new-blogs-only run at once, under the lease, without moving the schedule or recording a sync", async () => {
+  const gated = gatedRun();
+  const scheduler = new Scheduler({ getStorage: async () => temp.storage, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000 });
+  scheduler.fetchNewBlogs();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(gated.runs(), 0, "nothing while the scheduler is stopped (scheduler: false)");
+  scheduler.start();
+  const planned = (await scheduler.getStatus()).nextSync;
+  scheduler.fetchNewBlogs();
+  await until(() => gated.runs() === 1, 2000);
+  assert.equal(gated.contexts[0].newBlogsOnly, true);
+  assert.equal((await scheduler.getStatus()).isRunning, true, "it holds the lease like any run");
+  gated.release();
+  await until(() => !scheduler.running, 2000);
+  const after = await scheduler.getStatus();
+  assert.equal(after.isRunning, false);
+  assert.equal(after.lastSync, null, "not a sync of the whole blogroll");
+  assert.equal(after.nextSync, planned, "the scheduled sync keeps its time");
+  await scheduler.stop();
+});
+
+test("new blogs asked for during a sync are fetched right after it; a sync asked for during that fetch runs after it", async () => {
+  const gated = gatedRun();
+  const scheduler = new Scheduler({ getStorage: async () => temp.storage, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000 });
+  scheduler.start();
+  const sync = scheduler.syncNow();
+  await until(() => gated.runs() === 1, 2000);
+  scheduler.fetchNewBlogs();
+  scheduler.fetchNewBlogs();
+  assert.equal(gated.runs(), 1, "never beside the sync");
+  gated.release();
+  assert.equal(await sync, true);
+  await until(() => gated.runs() === 2, 2000);
+  assert.equal(gated.contexts[1].newBlogsOnly, true, "one fetch of new blogs follows, however often asked");
+  const second = scheduler.syncNow();
+  gated.release();
+  await until(() => gated.runs() === 3, 2000);
+  assert.notEqual(gated.contexts[2].newBlogsOnly, true, "the sync asked for meanwhile runs next");
+  gated.release();
+  assert.equal(await second, true);
+  assert.equal(gated.runs(), 3);
+  assert.ok((await scheduler.getStatus()).lastSync);
+  await scheduler.stop();
+});
