@@ -150,6 +150,8 @@ export default class BlogrollEndpoint {
     if (typeof Indiekit.addCollection === "function") {
       for (const name of Object.values(COLLECTION_NAMES)) Indiekit.addCollection(name);
     }
+    // The host connects its database before plugins start, so the choice is known now.
+    this.context.log.info(`data: ${this.describeStorage()}`);
     const application = this.application();
     if (application) {
       // The Microsub plugin writes follows/unfollows straight into blogrollBlogs through this.

@@ -36,6 +36,8 @@
           : line.dataset.runningText);
       } else if (sawRunning || (status.lastSync || null) !== lastSyncAtLoad) {
         show(line.dataset.finishedText);
+        // admin.js brings the figures, latest items and errors on the page up to date.
+        if (typeof document.dispatchEvent === "function") document.dispatchEvent(new CustomEvent("blogroll:changed"));
         return; // finished: stop polling
       } else if (++idlePolls >= 3) {
         return; // nothing started after all

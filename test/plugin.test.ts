@@ -97,8 +97,10 @@ describe("plugin class", () => {
   it("init without a host database: registers, asks for collections, falls back to SQLite", async () => {
     const folder = mkdtempSync(path.join(tmpdir(), "blogroll-plugin-"));
     const host = fakeIndiekit(false);
-    const plugin = new BlogrollEndpoint({ databasePath: path.join(folder, "sub", "b.db"), mongodbUrl: null, scheduler: false }, memoryLogger([]));
+    const logged: string[] = [];
+    const plugin = new BlogrollEndpoint({ databasePath: path.join(folder, "sub", "b.db"), mongodbUrl: null, scheduler: false }, memoryLogger(logged));
     await plugin.init(host);
+    assert.ok(logged.some((line) => line.includes(`data: SQLite (${path.join(folder, "sub", "b.db")})`)), `the start says where the data goes: ${logged.join(" | ")}`);
     assert.deepEqual(host.calls.endpoints, [plugin]);
     assert.deepEqual(host.calls.collections, ["blogrollSources", "blogrollBlogs", "blogrollItems", "blogrollMeta", "blogrollPush"]);
     assert.equal(typeof host.application.getBlogrollDb, "function");
@@ -114,9 +116,11 @@ describe("plugin class", () => {
 
   it("init with a host database: uses the host's collections and offers getBlogrollDb", async () => {
     const host = fakeIndiekit(true);
-    const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null }, memoryLogger([]));
+    const logged: string[] = [];
+    const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null }, memoryLogger(logged));
     await plugin.init(host);
     assert.match(plugin.describeStorage(), /MongoDB \(host collections\)/);
+    assert.ok(logged.some((line) => line.includes("data: MongoDB (host collections)")), logged.join(" | "));
     const storage = await plugin.getStorage();
     assert.equal(storage.kind, "mongodb");
     assert.equal((host.application.getBlogrollDb as () => unknown)(), host.db);

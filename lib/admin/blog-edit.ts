@@ -1,4 +1,4 @@
-import { blogOriginLabel } from "./view-helpers.js";
+import { isAwaitingFetch, sourcesOf } from "./blog-list.js";
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import type { Blog, BlogEdit, Item } from "../storage/types.js";
@@ -90,8 +90,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
     storage.sources.list(),
     blogPushLines(context, response, blog),
   ]);
-  const named = sources.filter((source) => blog.sourceIds.includes(source.id)).map((source) => source.name);
-  const sourceNames = named.length > 0 ? named : [blogOriginLabel(blog, __)];
+  const sourceNames = sourcesOf(blog, new Map(sources.map((source) => [source.id, source.name])), __);
   renderForm(
     response,
     "blogroll-blog",
@@ -104,6 +103,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       categories: categories.map((entry) => entry.name),
       sourceNames,
       pushLines,
+      pending: isAwaitingFetch(blog),
     },
     errors,
   );

@@ -1,13 +1,16 @@
 import { blogOriginLabel } from "./view-helpers.js";
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
-import type { BlogListQuery, BlogStatus, Source } from "../storage/types.js";
+import type { Blog, BlogListQuery, BlogStatus, Source } from "../storage/types.js";
 
 export const PAGE_SIZE = 50;
 const SEARCH_MAX = 200;
 /** Status filters offered on the blogs page ("hidden" is a flag, not a status). */
 export const STATUS_FILTERS = ["active", "pending", "error", "gone", "inactive", "hidden"] as const;
 type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+/** The source filter's value for blogs added by hand (source ids are 24 hex digits). */
+export const MANUAL_FILTER = "manual";
 
 /** The blogs page's filters, read from the query string; anything malformed is ignored. */
 export interface BlogFilters {
@@ -30,7 +33,7 @@ export function readFilters(query: Record<string, unknown>, sourceIds: Set<strin
   return {
     q: queryText(query, "q"),
     category: queryText(query, "category"),
-    source: sourceIds.has(source) ? source : "",
+    source: sourceIds.has(source) || source === MANUAL_FILTER ? source : "",
     status: (STATUS_FILTERS as readonly string[]).includes(status) ? (status as StatusFilter) : "",
     page: Number.isSafeInteger(page) && page > 0 ? page : 1,
   };
@@ -45,7 +48,7 @@ export function listQuery(filters: BlogFilters): BlogListQuery {
     offset: (filters.page - 1) * PAGE_SIZE,
     ...(filters.q ? { search: filters.q } : {}),
     ...(filters.category ? { category: filters.category } : {}),
-    ...(filters.source ? { sourceId: filters.source } : {}),
+    ...(filters.source === MANUAL_FILTER ? { source: "manual" } : filters.source ? { sourceId: filters.source } : {}),
     ...(filters.status ? { status: filters.status as BlogStatus | "hidden" } : {}),
   };
 }
@@ -74,6 +77,17 @@ export function paginationOf(base: string, filters: BlogFilters, total: number) 
   };
 }
 
+/** Every source that lists the blog, by name; a blog no source of the owner's lists says how it came in. */
+export function sourcesOf(blog: Blog, names: Map<string, string>, __: (key: string) => string): string[] {
+  const named = blog.sourceIds.map((id) => names.get(id)).filter((name): name is string => Boolean(name));
+  return named.length > 0 ? named : [blogOriginLabel(blog, __)];
+}
+
+/** A blog added but not fetched yet: the page watches it until its posts arrive. */
+export function isAwaitingFetch(blog: Blog): boolean {
+  return blog.status === "pending" && blog.lastFetchAt === null && !blog.skipItemFetch;
+}
+
 /** GET /blogs: paged list with search and filters (category, source, status). */
 export function blogsListController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
@@ -82,6 +96,8 @@ export function blogsListController(context: BlogrollContext) {
     const [sources, categories] = await Promise.all([storage.sources.list(), storage.blogs.categories()]);
     const filters = readFilters(request.query as Record<string, unknown>, new Set(sources.map((source) => source.id)));
     const page = await storage.blogs.list(listQuery(filters));
+    // Each blog's latest post: one small query per row of a 50-row page.
+    const latest = await Promise.all(page.items.map((blog) => (blog.skipItemFetch ? Promise.resolve([]) : storage.items.list({ blogId: blog.id, limit: 1, offset: 0 }))));
     const base = `${context.options.mountPath}/blogs`;
     const sourceNames = new Map(sources.map((source: Source) => [source.id, source.name]));
     const option = (value: string, text: string, current: string) => ({ value, text, selected: value === current });
@@ -90,13 +106,18 @@ export function blogsListController(context: BlogrollContext) {
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
       actions: [{ href: `${base}/new`, text: __("blogroll.blogs.add"), icon: "createPost" }],
       filters,
-      blogs: page.items.map((blog) => ({ blog, sourceName: (blog.sourceId ? sourceNames.get(blog.sourceId) : null) ?? blogOriginLabel(blog, __) })),
+      blogs: page.items.map((blog, index) => ({ blog, sources: sourcesOf(blog, sourceNames, __), latest: latest[index][0] ?? null })),
+      pending: page.items.some((blog) => isAwaitingFetch(blog)),
       total: page.total,
       from: page.total === 0 ? 0 : (filters.page - 1) * PAGE_SIZE + 1,
       to: (filters.page - 1) * PAGE_SIZE + page.items.length,
       filtered: Boolean(filters.q || filters.category || filters.source || filters.status),
       categoryItems: [option("", __("blogroll.blogs.filters.anyCategory"), filters.category), ...categories.map((entry) => option(entry.name, entry.name, filters.category))],
-      sourceItems: [option("", __("blogroll.blogs.filters.anySource"), filters.source), ...sources.map((source) => option(source.id, source.name, filters.source))],
+      sourceItems: [
+        option("", __("blogroll.blogs.filters.anySource"), filters.source),
+        ...sources.filter((source) => source.type !== "manual").map((source) => option(source.id, source.name, filters.source)),
+        option(MANUAL_FILTER, __("blogroll.sources.types.manual"), filters.source),
+      ],
       statusItems: [option("", __("blogroll.blogs.filters.anyStatus"), filters.status), ...STATUS_FILTERS.map((status) => option(status, __(`blogroll.blogs.statuses.${status}`), filters.status))],
       pageLinks: paginationOf(base, filters, page.total),
     });

@@ -17,6 +17,12 @@ function readNewBlogForm(body: Record<string, unknown> | undefined): NewBlogValu
   return { url: textField(body, "url"), feedUrl: textField(body, "feedUrl"), title: textField(body, "title"), category: textField(body, "category") };
 }
 
+/** "Title (RSS)"; a feed whose title is only its format ("RSS") is not named twice. */
+export function feedLabel(feed: { title: string | null; url: string }, typeLabel: string): string {
+  const title = feed.title?.trim() || feed.url;
+  return title.toLowerCase() === typeLabel.toLowerCase() ? title : `${title} (${typeLabel})`;
+}
+
 async function renderNewBlog(context: BlogrollContext, response: Response, values: NewBlogValues, feeds: DiscoveredFeed[] | null, errors: FormErrors = {}) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
@@ -31,7 +37,7 @@ async function renderNewBlog(context: BlogrollContext, response: Response, value
       feedItems: feeds?.map((feed) => ({
         value: feed.url,
         // Item labels are escaped by the macros (Indiekit's label component); hints are output as given.
-        label: `${feed.title || feed.url} (${__(`blogroll.feedTypes.${feed.type}`)})`,
+        label: feedLabel(feed, __(`blogroll.feedTypes.${feed.type}`)),
         hint: escapeHtml(feed.url),
         checked: feed.url === chosen,
       })) ?? null,
@@ -72,7 +78,10 @@ export function createBlogController(context: BlogrollContext) {
 
     const storage = await context.getStorage();
     const result = await addManualBlog(storage, context.options, { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null });
-    if (!result.ok) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.discoveryFailed", { reason: result.error }) });
+    if (!result.ok) {
+      const message = result.noFeed ? __("blogroll.blogs.errors.noFeeds") : __("blogroll.blogs.errors.discoveryFailed", { reason: result.error });
+      return renderNewBlog(context, response, values, null, { url: message });
+    }
     if (result.outcome === "skipped-deleted") return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });
     if (result.outcome === "added") context.scheduler.fetchNewBlogs();
     redirectWithNotice(response, `${context.options.mountPath}/blogs/${result.blog.id}`, result.outcome === "added" ? "blogAdded" : "blogExists");

@@ -12,14 +12,14 @@ export async function withBlogTitles(blogsById: (ids: string[]) => Promise<Blog[
   return items.map((item) => ({ item, blog: blogs.get(item.blogId) ?? null }));
 }
 
-/** GET /: counts, sync state (with a live progress line), latest items, blogs in error, actions. */
+/** GET /: counts, sync state (with a live progress line), latest items, sources and blogs in error, actions. */
 export function dashboardController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const storage = await context.getStorage();
     // Counts are read fresh here: the status record's are cached a few seconds for widgets.
     const [status, sources, blogCount, itemCount, errorCount, errorBlogs, items] = await Promise.all([
       readStatus(context),
-      storage.sources.count(),
+      storage.sources.list(),
       storage.blogs.count(),
       storage.items.count(),
       storage.blogs.count({ status: "error" }),
@@ -29,8 +29,9 @@ export function dashboardController(context: BlogrollContext) {
     response.render("blogroll-dashboard", {
       title: response.locals.__("blogroll.title"),
       status,
-      counts: { sources, blogs: blogCount, items: itemCount, errors: errorCount },
+      counts: { sources: sources.length, blogs: blogCount, items: itemCount, errors: errorCount },
       errorBlogs: errorBlogs.items,
+      errorSources: sources.filter((source) => source.status === "error"),
       // Poll for progress only while a run goes on or was just started from this page.
       poll: status.isRunning || request.query.notice === "syncStarted" || request.query.notice === "itemsCleared",
       latest: await withBlogTitles((ids) => storage.blogs.getMany(ids), items),

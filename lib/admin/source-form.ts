@@ -12,6 +12,7 @@ import { idParam, notFound, renderForm, type FormErrors } from "./forms.js";
 import { redirectWithNotice, type NoticeKey } from "./notices.js";
 import { uploadedFile } from "./upload.js";
 import { freshSourceState } from "../storage/fresh.js";
+import { feedUrlKey } from "../url/normalise.js";
 import {
   blankValues,
   FORM_TYPES,
@@ -92,6 +93,22 @@ async function importNow(context: BlogrollContext, storage: Storage, source: Sou
   if (outcome.status === "error") return "sourceImportFailed";
   context.scheduler.fetchNewBlogs();
   return success;
+}
+
+/**
+ * Another source that reads the same list: an OPML address (compared as feed
+ * addresses are: scheme, host case, default port, trailing slash) or the same
+ * FeedLand account and category. Two such sources would import every blog twice.
+ */
+async function sameListSource(storage: Storage, values: SourceFormValues, existing: Source | null): Promise<Source | null> {
+  if (values.type !== "opml_url" && values.type !== "feedland") return null;
+  const identity = (settings: Record<string, unknown>) =>
+    values.type === "opml_url"
+      ? feedUrlKey(String(settings.url ?? ""))
+      : [feedUrlKey(String(settings.instance ?? "")), String(settings.screenName ?? "").toLowerCase(), String(settings.category ?? "")].join("\n");
+  const wanted = identity(settingsOf(values));
+  const sources = await storage.sources.list();
+  return sources.find((source) => source.id !== existing?.id && source.type === values.type && identity(source.settings) === wanted) ?? null;
 }
 
 /** Select options with the current value marked `selected`, as the host's select macro expects. */
@@ -194,6 +211,10 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
     }
   }
 
+  if (action !== "preview") {
+    const twin = await sameListSource(storage, values, existing);
+    if (twin) errors[type === "feedland" ? "screenName" : "url"] = __("blogroll.sources.errors.duplicate", { name: twin.name });
+  }
   if (Object.keys(errors).length > 0) return renderSourceForm(response, context, { values, source: existing, errors });
 
   if (action === "preview" && type !== "microsub") {

@@ -7,10 +7,10 @@ import { redirectWithNotice } from "./notices.js";
 import { isFormType } from "./source-settings.js";
 import { accepted } from "./triggers.js";
 
-/** How many blogs (deleted ones aside) list the source. */
-async function blogCount(context: BlogrollContext, sourceId: string): Promise<number> {
+/** How many blogs (deleted ones aside) list the source; with `status`, only those in it. */
+async function blogCount(context: BlogrollContext, sourceId: string, status?: "pending"): Promise<number> {
   const storage = await context.getStorage();
-  return (await storage.blogs.list({ sourceId, visibility: "admin", limit: 1, offset: 0 })).total;
+  return (await storage.blogs.list({ sourceId, visibility: "admin", limit: 1, offset: 0, ...(status ? { status } : {}) })).total;
 }
 
 /** GET /sources: every source with its type, status, last sync and last import counts. */
@@ -20,13 +20,20 @@ export function sourcesListController(context: BlogrollContext) {
     const storage = await context.getStorage();
     const sources = await storage.sources.list();
     const rows = await Promise.all(
-      sources.map(async (source) => ({ source, blogs: await blogCount(context, source.id), editable: isFormType(source.type) })),
+      sources.map(async (source) => ({
+        source,
+        blogs: await blogCount(context, source.id),
+        // Blogs listed but not fetched yet (fetched in the background right after an import).
+        pending: await blogCount(context, source.id, "pending"),
+        editable: isFormType(source.type),
+      })),
     );
     response.render("blogroll-sources", {
       title: __("blogroll.sources.title"),
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
       actions: [{ href: `${context.options.mountPath}/sources/new`, text: __("blogroll.sources.add"), icon: "createPost" }],
       rows,
+      pending: rows.some((row) => row.pending > 0),
       microsubAvailable: context.getMicrosub() !== null,
     });
   };

@@ -40,17 +40,47 @@ export function formatLocale(request: Request, language: string): string {
   return language;
 }
 
-/** A date formatter in the request's locale; empty text for a missing or invalid date. */
+/**
+ * A date formatter in the request's locale: one format everywhere (medium
+ * date, short time); empty text for a missing or invalid date.
+ */
 export function dateFormatter(locale: string) {
-  const formats = {
-    short: new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short" }),
-    medium: new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" }),
-  };
-  return (value: unknown, style: keyof typeof formats = "medium"): string => {
+  const format = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
+  return (value: unknown): string => {
     if (value === null || value === undefined || value === "") return "";
     const date = value instanceof Date ? value : new Date(String(value));
-    return Number.isNaN(date.getTime()) ? "" : (formats[style] ?? formats.medium).format(date);
+    return Number.isNaN(date.getTime()) ? "" : format.format(date);
   };
+}
+
+const UNTITLED_LENGTH = 80;
+
+/**
+ * What a post is called in the admin: its title, else (notes, h-entries) the
+ * start of its text, as the widget shows it, else its address; empty when it
+ * has none of these.
+ */
+export function itemText(item: { title?: string | null; summary?: string | null; url?: string | null }): string {
+  const title = (item.title ?? "").trim();
+  if (title) return title;
+  const summary = (item.summary ?? "").replace(/\s+/g, " ").trim();
+  if (summary) {
+    const characters = [...summary];
+    return characters.length > UNTITLED_LENGTH ? `${characters.slice(0, UNTITLED_LENGTH - 1).join("").trimEnd()}…` : summary;
+  }
+  return item.url ?? "";
+}
+
+/** The picture a blog is shown with: its own (feed or owner), else its site's icon; null for the letter tile. */
+export function blogIcon(blog: { photo?: string | null; iconUrl?: string | null }): string | null {
+  for (const candidate of [blog.photo, blog.iconUrl]) if (candidate && /^https?:\/\//i.test(candidate)) return candidate;
+  return null;
+}
+
+/** The letter of a blog's tile when it has no picture (or its picture fails). */
+export function blogLetter(title: string): string {
+  const first = [...title.trim()][0];
+  return first ? first.toLocaleUpperCase() : "?";
 }
 
 /** Counts with the reader's digit grouping (1,234 / 1.234 / 1 234). */
@@ -115,6 +145,9 @@ export function adminLocals(context: BlogrollContext) {
       })),
     };
     response.locals.formatDate = dateFormatter(locale);
+    response.locals.itemText = itemText;
+    response.locals.blogIcon = blogIcon;
+    response.locals.blogLetter = blogLetter;
     response.locals.formatNumber = numberFormatter(locale);
     response.locals.plural = pluralizer(translate, locale);
     const notice = noticeFromQuery(request.query);

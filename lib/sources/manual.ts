@@ -16,7 +16,8 @@ export interface ManualBlogInput {
 
 export type ManualBlogResult =
   | { ok: true; outcome: UpsertOutcome; blog: Blog; feedUrl: string }
-  | { ok: false; error: string };
+  /** `noFeed`: the address answered, but neither is nor names a feed. */
+  | { ok: false; error: string; noFeed?: boolean };
 
 /**
  * Adds one blog by hand (source "manual"): the address is run through feed
@@ -34,7 +35,7 @@ export async function addManualBlog(
   const { result: found, page } = await discoverSite(input.url, options, signal);
   if (!found.success) return { ok: false, error: found.error };
   const feed = found.feeds[0];
-  if (!feed) return { ok: false, error: "No feed found at this address" };
+  if (!feed) return { ok: false, error: "No feed found at this address", noFeed: true };
   const { outcome, blog } = await storage.blogs.upsertFromSource({
     feedUrl: feed.url,
     title: input.title?.trim() || feed.title || found.pageTitle || hostTitle(feed.url),

@@ -92,7 +92,8 @@ export async function createStandaloneApp(
     const locale = negotiateLocale(request.get("Accept-Language"), locales);
     response.locals.__ = createTranslator(catalogs, locale);
     response.locals.locale = locale;
-    response.locals.application = { ...application, locale, navigation: [{ href: plugin.mountPath, text: "Blogroll" }] };
+    // The header already names the site ("Blogroll"): its one link says where it goes.
+    response.locals.application = { ...application, locale, navigation: [{ href: plugin.mountPath, text: response.locals.__("blogroll.home.admin") }] };
     response.locals.assetsPath = `/assets/${plugin.id}`;
     // Every HTML page gets a strict CSP; JSON and OPML are not documents.
     const render = response.render.bind(response);
@@ -104,6 +105,11 @@ export async function createStandaloneApp(
   });
 
   app.use(`/assets/${plugin.id}`, express.static(path.join(plugin.filePath, "assets"), { maxAge: "1h" }));
+  // Pages name their icon; this answers browsers and tools that ask for the classic address anyway
+  // (else a 404, or a redirect to the login page for a visitor not signed in).
+  app.get("/favicon.ico", (_request, response) => {
+    response.set("Cache-Control", "public, max-age=86400").redirect(301, `/assets/${plugin.id}/icon.svg`);
+  });
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(parseMultipart());

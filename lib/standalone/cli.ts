@@ -38,7 +38,6 @@ async function main(): Promise<void> {
   const actualPort = typeof address === "object" && address ? address.port : port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
   console.log(`indiekit-endpoint-blogroll listening on ${base}`);
-  console.log(`database: ${plugin.describeStorage()}`);
   if (created > 0) console.log(`sources created from BLOGROLL_CONFIG: ${created}`);
   console.log(`public API: ${base}${plugin.mountPath}/api/blogs`);
   console.log(`admin: ${base}${plugin.mountPath} (log in at ${base}${LOGIN_PATH})`);

@@ -10,7 +10,7 @@ after(() => closeParsePool());
 
 /** Titles of the blogs the list page shows, in order. */
 function listedTitles(html: string): string[] {
-  return [...html.matchAll(/<th scope="row">\s*<a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]);
+  return [...html.matchAll(/<th scope="row">[\s\S]*?<a href="[^"]*\/blogs\/[0-9a-f]{24}">([^<]+)<\/a>/g)].map((match) => match[1]);
 }
 
 describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
@@ -51,6 +51,39 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     const none = await admin.page(`${blogs}?q=zzzz`);
     assert.match(none.html, /No blog matches these filters/);
     assert.equal((await admin.page(`${blogs}?status=bogus&page=-3`)).status, 200, "malformed filters are ignored");
+  });
+
+  it("shows each blog's picture or letter, description, every source, latest post (untitled ones by their text) and linked address; filters manual blogs", async () => {
+    const first = await server.storage.sources.create({ type: "opml_url", name: "List One", settings: { url: "https://one.example/x.opml" } });
+    const second = await server.storage.sources.create({ type: "opml_url", name: "List Two", settings: { url: "https://two.example/x.opml" } });
+    const feedUrl = "https://shared.example/feed.xml";
+    await server.storage.blogs.upsertFromSource({ feedUrl, title: "Shared Blog", description: "Notes on <b>things</b>", siteUrl: "https://shared.example/", source: "opml", sourceId: first.id });
+    const { blog: shared } = await server.storage.blogs.upsertFromSource({ feedUrl, title: "Shared Blog", source: "opml", sourceId: second.id });
+    await addItems(server.storage, shared.id, [item("note", new Date("2026-11-20T10:00:00Z"), { title: null, summary: "Just a short note about the weather today, which was rather grey and wet all afternoon long here." })]);
+    const pictured = await addBlog(server.storage, { title: "pictured", photo: "https://pictured.example/me.png" });
+    await addBlog(server.storage, { title: "Hand Added" });
+
+    const page = await admin.page(blogs);
+    const row = async (title: string) => (await admin.page(`${blogs}?q=${encodeURIComponent(title)}`)).html;
+    const sharedRow = await row("Shared Blog");
+    assert.match(sharedRow, /List One, List Two/, "every source of the blog");
+    assert.match(sharedRow, /Notes on &lt;b&gt;things&lt;\/b&gt;/, "the description, as text");
+    assert.match(sharedRow, /<a class="blogroll-url blogroll-meta" href="https:\/\/shared.example\/">/, "the site address is a link");
+    assert.match(sharedRow, /class="blogroll-untitled">Just a short note about the weather today, which was rather grey and wet[^<]*…<\/a>/, "an untitled post by the start of its text");
+    assert.match(sharedRow, /<span class="blogroll-icon blogroll-icon--letter" aria-hidden="true">S<\/span>/, "no picture: the letter tile");
+    assert.match(await row("pictured"), /<img class="blogroll-icon" src="https:\/\/pictured.example\/me.png"[^>]*data-letter="P"/);
+    assert.match(page.html, /<option value="manual">Manual<\/option>/, "Manual in the source filter");
+    const manual = listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Hand Added")}`)).html);
+    assert.deepEqual(manual, ["Hand Added"]);
+    assert.deepEqual(listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Shared Blog")}`)).html), [], "a listed blog is not a manual one");
+    assert.match(sharedRow, /Nov 20, 2026, \d{1,2}:\d{2}/, "the one date format (medium date, short time)");
+    assert.doesNotMatch(sharedRow, /\d{1,2}\/\d{1,2}\/\d{2,4}/, "no short numeric dates");
+
+    const blogPage = await admin.page(`${blogs}/${shared.id}`);
+    assert.match(blogPage.html, /<a class="blogroll-url" href="https:\/\/shared.example\/feed.xml">/, "the feed address is a link");
+    assert.match(blogPage.html, /Latest post/);
+    assert.match(blogPage.html, /class="blogroll-untitled">Just a short note/, "recent items show untitled posts by their text");
+    assert.match(blogPage.html, /<p class="blogroll-description">Notes on &lt;b&gt;things&lt;\/b&gt;<\/p>/);
   });
 
   it("adds a blog: discovery lists the feeds of a site to pick from, then adds the picked one", async () => {

@@ -1,0 +1,94 @@
+// The admin pages' small behaviours. A file, not inline, so it runs under a strict
+// Content-Security-Policy; every page works without it.
+// - A blog picture that fails to load gives way to the blog's letter tile.
+// - A form that reads from the web (finding feeds, reading an OPML) says so while it waits.
+// - Parts of a page marked data-blogroll-region are brought up to date from the page's own
+//   address while something on it is still being fetched (data-blogroll-pending: blogs just
+//   added), and once when a sync ends (progress.js sends "blogroll:changed").
+(() => {
+  function letterTile(image) {
+    const tile = document.createElement("span");
+    tile.className = "blogroll-icon blogroll-icon--letter";
+    tile.setAttribute("aria-hidden", "true");
+    tile.textContent = image.dataset.letter || "?";
+    image.replaceWith(tile);
+  }
+  function fixBrokenIcons(root) {
+    for (const image of root.querySelectorAll("img.blogroll-icon")) {
+      if (image.complete && image.naturalWidth === 0) letterTile(image);
+    }
+  }
+  document.addEventListener(
+    "error",
+    (event) => {
+      const target = event.target;
+      if (target instanceof HTMLImageElement && target.classList.contains("blogroll-icon")) letterTile(target);
+    },
+    true,
+  );
+  fixBrokenIcons(document);
+
+  for (const form of document.querySelectorAll("form[data-blogroll-busy]")) {
+    let sent = false;
+    form.addEventListener("submit", (event) => {
+      if (sent) {
+        event.preventDefault(); // one request at a time
+        return;
+      }
+      sent = true;
+      form.setAttribute("aria-busy", "true");
+      const status = form.querySelector(".blogroll-busy");
+      const submitter = event.submitter;
+      if (status) status.textContent = (submitter && submitter.dataset.busy) || form.dataset.blogrollBusy;
+    });
+    // Back from the browser's page cache: ready again.
+    window.addEventListener("pageshow", () => {
+      sent = false;
+      form.removeAttribute("aria-busy");
+      const status = form.querySelector(".blogroll-busy");
+      if (status) status.textContent = "";
+    });
+  }
+
+  const FIRST_DELAY = 2000;
+  const MAX_DELAY = 15000;
+  const GIVE_UP_AFTER = 5 * 60_000;
+  let refreshing = false;
+
+  /** Replaces each region with its fresh copy; true while something is still pending. */
+  async function refresh() {
+    const response = await fetch(window.location.href, { cache: "no-store", credentials: "same-origin", headers: { Accept: "text/html" } });
+    if (!response.ok || response.redirected) return false;
+    const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+    for (const region of document.querySelectorAll("[data-blogroll-region][id]")) {
+      const next = fresh.getElementById(region.id);
+      // Never pull something from under the owner's focus.
+      if (next && !region.contains(document.activeElement)) region.replaceWith(document.importNode(next, true));
+    }
+    fixBrokenIcons(document);
+    return fresh.querySelector("[data-blogroll-pending]") !== null;
+  }
+
+  async function watch() {
+    if (refreshing) return;
+    refreshing = true;
+    const started = Date.now();
+    let delay = FIRST_DELAY;
+    try {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (!(await refresh()) || Date.now() - started > GIVE_UP_AFTER) break;
+        delay = Math.min(MAX_DELAY, Math.round(delay * 1.5));
+      }
+    } catch {
+      // Offline or signed out: the page stays as it is.
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  if (document.querySelector("[data-blogroll-pending]")) void watch();
+  document.addEventListener("blogroll:changed", () => {
+    if (!refreshing) void refresh().then((pending) => pending && watch()).catch(() => undefined);
+  });
+})();
