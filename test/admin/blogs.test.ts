@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { ADMIN_TOKEN, type TestServer } from "../support/server.js";
+import { feedLabel } from "../../lib/admin/blog-new.js";
 import { addBlog, addItems, item } from "../support/seed.js";
 import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-session.js";
 import type { FixtureSite } from "./fixture-site.js";
@@ -84,6 +85,17 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.match(blogPage.html, /Latest post/);
     assert.match(blogPage.html, /class="blogroll-untitled">Just a short note/, "recent items show untitled posts by their text");
     assert.match(blogPage.html, /<p class="blogroll-description">Notes on &lt;b&gt;things&lt;\/b&gt;<\/p>/);
+  });
+
+  it("an address with no feed says so once; a feed titled by its format is not offered as 'RSS (RSS)'", async () => {
+    const noFeed = await admin.post(blogs, { url: `${site.base}/plain.html`, action: "add" });
+    assert.equal(noFeed.status, 422);
+    assert.match(noFeed.html, /No feed was found at this address/);
+    assert.doesNotMatch(noFeed.html, /No feed could be found there/, "not the reason wrapped in a second sentence");
+    assert.equal(feedLabel({ title: "RSS", url: "https://a.example/feed" }, "RSS"), "RSS");
+    assert.equal(feedLabel({ title: "rss", url: "https://a.example/feed" }, "RSS"), "rss");
+    assert.equal(feedLabel({ title: "Notes", url: "https://a.example/feed" }, "Atom"), "Notes (Atom)");
+    assert.equal(feedLabel({ title: null, url: "https://a.example/feed" }, "JSON Feed"), "https://a.example/feed (JSON Feed)");
   });
 
   it("adds a blog: discovery lists the feeds of a site to pick from, then adds the picked one", async () => {

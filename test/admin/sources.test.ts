@@ -93,6 +93,29 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     }
   });
 
+  it("refuses a second source reading the same OPML address, naming the first; the first can still be saved", async () => {
+    const [first] = (await server.storage.sources.list()).filter((source) => source.type === "opml_url");
+    assert.ok(first, "the source saved above");
+    const url = `${site.base}/blogroll.opml`.replace("http://127.0.0.1", "HTTP://127.0.0.1") + "#top";
+    const twin = await admin.post(sources, { type: "opml_url", name: "Again", url, enabled: "true", action: "save" });
+    assert.equal(twin.status, 422);
+    assert.deepEqual(summaryErrors(twin.html), ["url"]);
+    assert.match(twin.html, /The source Fixture already reads this list/);
+    assert.equal((await server.storage.sources.list()).filter((source) => source.type === "opml_url").length, 1, "nothing saved");
+    const resaved = await admin.post(`${sources}/${first.id}`, { name: "Fixture", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    assert.equal(resaved.status, 303, "a source is not its own twin");
+  });
+
+  it("offers the OPML file and the paste as one document: neither marked optional", async () => {
+    const form = await admin.page(`${sources}/new?type=opml_file`);
+    assert.match(form.html, /<legend class="fieldset__legend">OPML document<\/legend>/);
+    assert.match(form.html, /Upload a file or paste its text: one of the two is needed\./);
+    assert.doesNotMatch(form.html, /\(optional\)|label__optional/, "no field of this form is optional");
+    const empty = await admin.post(sources, { type: "opml_file", name: "Empty", xml: "", action: "save" });
+    assert.equal(empty.status, 422);
+    assert.deepEqual(summaryErrors(empty.html), ["opmlFile"]);
+  });
+
   it("uploads an OPML file (multipart), with the CSRF token in the form", async () => {
     const form = new FormData();
     form.append("type", "opml_file");
