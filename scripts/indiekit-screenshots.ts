@@ -2,7 +2,8 @@
 //   node --import tsx scripts/indiekit-screenshots.ts
 // Boots the kit in ../shared/indiekit-host with the packed plugin (as test/e2e does), imports the
 // test fixture blogroll through the source form, syncs, and saves docs/indiekit-*.png with
-// Debian's Chromium.
+// Debian's Chromium: the host's home page (its Blogroll card), the dashboard, the blogs list, a
+// blog's page and the add-a-blog and OPML source forms.
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { packageRoot } from "../lib/package-root.js";
@@ -34,7 +35,16 @@ try {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  for (const [name, pathname] of [["dashboard", "/blogrollapi"], ["blogs", "/blogrollapi/blogs"]]) {
+  const firstBlog = ((await (await fetch(`${host.url}/blogrollapi/api/blogs`)).json()) as { items: Array<{ id: string }> }).items[0];
+  const pages = [
+    ["home", "/"],
+    ["dashboard", "/blogrollapi"],
+    ["blogs", "/blogrollapi/blogs"],
+    ["blog", `/blogrollapi/blogs/${firstBlog.id}`],
+    ["add-blog", "/blogrollapi/blogs/new"],
+    ["source-form", "/blogrollapi/sources/new?type=opml_file"],
+  ];
+  for (const [name, pathname] of pages) {
     await page.goto(host.url + pathname);
     await page.screenshot({ path: path.join(packageRoot, "docs", `indiekit-${name}.png`), fullPage: true });
   }

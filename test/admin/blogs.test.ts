@@ -61,7 +61,7 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     await server.storage.blogs.upsertFromSource({ feedUrl, title: "Shared Blog", description: "Notes on <b>things</b>", siteUrl: "https://shared.example/", source: "opml", sourceId: first.id });
     const { blog: shared } = await server.storage.blogs.upsertFromSource({ feedUrl, title: "Shared Blog", source: "opml", sourceId: second.id });
     await addItems(server.storage, shared.id, [item("note", new Date("2026-11-20T10:00:00Z"), { title: null, summary: "Just a short note about the weather today, which was rather grey and wet all afternoon long here." })]);
-    const pictured = await addBlog(server.storage, { title: "pictured", photo: "https://pictured.example/me.png" });
+    await addBlog(server.storage, { title: "pictured", photo: "https://pictured.example/me.png" });
     await addBlog(server.storage, { title: "Hand Added" });
 
     const page = await admin.page(blogs);

@@ -8,9 +8,12 @@ import { packageRoot } from "../../lib/package-root.js";
 import { openStorage } from "../../lib/storage/open.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { startFixtureSite, type FixtureSite } from "../admin/fixture-site.js";
+import { chromium } from "playwright-core";
 import { Browser, catalogKeys, pageProblems } from "./http-client.js";
 import { startLocalCloud, startLocalHub } from "../support/local-push.js";
 import { startFeedServer } from "../sync/feed-server.js";
+import { gapBetween, measureFilters, measureForm, visibleCaptions } from "./look.js";
+import { browserSkip, CHROMIUM } from "../support/browser.js";
 import { installPackedPlugin, linkIntoKit, lockKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
 
 /**
@@ -350,6 +353,55 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     const after = ((await (await fetch(`${host.url}${MOUNT}/api/blogs`)).json()) as { total: number }).total;
     assert.equal(after, before);
     await renders(`${MOUNT}/sources`);
+  });
+
+  it("looks like Indiekit (Chromium): fields spaced and sized like the host's share form, the filter's selects and button, no visible captions, the progress line apart", { skip: browserSkip }, async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${host.url}/share`);
+      const theirs = await measureForm(page);
+      assert.ok(theirs.inputWidths.length >= 2 && theirs.fieldGaps.length >= 1, `the host's share form: ${JSON.stringify(theirs)}`);
+      for (const pathname of [`${MOUNT}/blogs/new`, `${MOUNT}/sources/new?type=opml_url`]) {
+        await page.goto(host.url + pathname);
+        const ours = await measureForm(page);
+        for (const width of ours.inputWidths) assert.ok(Math.abs(width - theirs.inputWidths[0]) <= 1, `${pathname}: inputs ${ours.inputWidths} wide, the host's ${theirs.inputWidths[0]}`);
+        assert.ok(Math.abs(Math.min(...ours.fieldGaps) - Math.min(...theirs.fieldGaps)) <= 2, `${pathname}: gaps ${ours.fieldGaps} below inputs, the host's ${theirs.fieldGaps}`);
+      }
+      await page.goto(`${host.url}${MOUNT}/blogs/new`);
+      assert.ok((await gapBetween(page, "#url", "button[value=discover]")) >= 16, "Find feeds stands apart from the field above");
+
+      await page.goto(`${host.url}${MOUNT}/blogs`);
+      const filters = await measureFilters(page);
+      assert.ok(filters.textRoom.every((room) => room >= 0), `each select's text clear of its arrow: ${filters.textRoom}`);
+      assert.ok(Math.abs(filters.buttonOffset) <= 2, `the Filter button level with the fields: ${filters.buttonOffset}`);
+
+      for (const pathname of [MOUNT, `${MOUNT}/sources`, `${MOUNT}/blogs`]) {
+        await page.goto(host.url + pathname);
+        assert.deepEqual(await visibleCaptions(page), [], `${pathname}: no table repeats the heading as a caption`);
+      }
+      await page.goto(`${host.url}${MOUNT}`);
+      await page.evaluate(() => {
+        const line = document.getElementById("blogroll-progress")!;
+        line.hidden = false;
+        line.textContent = "Syncing: 3 of 9 blogs fetched";
+      });
+      assert.ok((await gapBetween(page, "#blogroll-sync-times", "#blogroll-progress")) >= 8, "the progress line stands apart from the table above");
+      assert.ok((await gapBetween(page, "#blogroll-progress", "#sync .blogroll-actions")) >= 8, "and from the buttons below");
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("on the host's home page and plugin pages: a Blogroll card, the plugin's icon; the log says where the data went", async () => {
+    const home = await renders("/");
+    const card = /<section class="widget"[^>]*>[\s\S]*?<\/section>/.exec(home.html.slice(home.html.indexOf('src="/assets/indiekit-endpoint-blogroll/icon.svg"') - 400))?.[0] ?? "";
+    assert.match(card, /Blogroll/, "the card is there, titled");
+    assert.match(card, new RegExp(`href="${MOUNT}/blogs/new"`), "it offers to add a blog");
+    const icon = await fetch(`${host.url}/assets/indiekit-endpoint-blogroll/icon.svg`);
+    assert.equal(icon.status, 200, "the plugins page's tile has its icon");
+    assert.match(icon.headers.get("content-type") ?? "", /image\/svg\+xml/);
+    assert.match(host.output(), new RegExp(`\\[blogroll\\] data: SQLite \\(${databasePath().replaceAll("/", "\\/").replaceAll(".", "\\.")}\\)`));
   });
 
   it("renders translated in another of the host's locales (Swedish)", async () => {

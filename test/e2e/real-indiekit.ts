@@ -53,12 +53,12 @@ function kitNpmEnv(kit: Kit): NodeJS.ProcessEnv {
 }
 
 /**
- * Builds and packs the plugin, unpacks the tarball and gives it production
+ * Packs the plugin (its prepack builds it), unpacks the tarball and gives it production
  * dependencies built for Node 24 (cached by lockfile: better-sqlite3 compiles
  * from source). Returns the installed package's folder.
  */
 export async function installPackedPlugin(kit: Kit, workDir: string): Promise<string> {
-  await run("npm", ["run", "build", "--silent"], { cwd: packageRoot, maxBuffer: 64 << 20 });
+  // `prepack` builds a fresh dist/ first, as for a tarball handed to a site owner.
   const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", workDir], { cwd: packageRoot, maxBuffer: 64 << 20 });
   const tarball = path.join(workDir, stdout.trim().split("\n").pop()!);
   await run("tar", ["-xzf", tarball, "-C", workDir]);
