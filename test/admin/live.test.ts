@@ -18,9 +18,11 @@ after(() => closeParsePool());
 async function startHeldFeed() {
   let posts = [{ id: "first", title: "The first post arrives" }];
   let release: () => void = () => undefined;
+  let requests = 0;
   let gate = Promise.resolve();
   const hold = () => (gate = new Promise<void>((resolve) => (release = resolve)));
   const server: Server = createServer(async (_request, response) => {
+    requests++;
     await gate;
     const items = posts.map((post, index) => `<item><guid>${post.id}</guid><title>${post.title}</title><link>http://127.0.0.1/${post.id}</link><pubDate>${new Date(Date.now() - (index + 1) * 60_000).toUTCString()}</pubDate></item>`);
     response.writeHead(200, { "Content-Type": "application/rss+xml" }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Held Feed</title><link>http://127.0.0.1/</link>${items.join("")}</channel></rss>`);
@@ -30,6 +32,7 @@ async function startHeldFeed() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.xml`,
     hold,
     release: () => release(),
+    requests: () => requests,
     setPosts: (next: typeof posts) => (posts = next),
     close: async () => {
       release();
@@ -93,7 +96,8 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
       return { text: line.textContent, role: line.getAttribute("role"), shown: getComputedStyle(line).display !== "none", busy: button.form!.getAttribute("aria-busy") };
     });
     assert.deepEqual(busy, { text: "Adding the blog: reading its feed…", role: "status", shown: true, busy: "true" });
-    // Discovery's request goes through; the background fetch that follows is held again.
+    // Discovery's request goes through once it has come; the background fetch that follows is held again.
+    while (feed.requests() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const added = page.waitForURL(/notice=blogAdded/);
     feed.release();
     feed.hold();
