@@ -24,6 +24,21 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     mount = server.plugin.mountPath;
   });
 
+  it("lists sources in error beside blogs in error, and names untitled latest posts by their text", async () => {
+    const broken = await server.storage.sources.create({ type: "opml_url", name: "Broken List", settings: { url: "https://broken.example/list.opml" } });
+    await server.storage.sources.update(broken.id, { status: "error", lastError: "HTTP 500 Internal Server Error", lastSyncAt: new Date() });
+    const noter = await addBlog(server.storage, { title: "Noter" });
+    await addItems(server.storage, noter.id, [item("note-1", new Date(), { title: null, summary: "A note with no title at all" })]);
+    const page = await admin.page(mount);
+    const section = page.html.slice(page.html.indexOf('id="blogroll-source-errors"'), page.html.indexOf('id="blogroll-blog-errors"'));
+    assert.match(section, new RegExp(`<a href="${mount}/sources/${broken.id}/edit">Broken List</a>`));
+    assert.match(section, /HTTP 500 Internal Server Error/);
+    assert.match(page.html, /Sources in error/);
+    assert.match(page.html, /class="blogroll-untitled">A note with no title at all<\/a>/);
+    await server.storage.sources.delete(broken.id);
+    await server.storage.blogs.purge(noter.id);
+  });
+
   it("sends people without a session to the login page, scripts get 401", async () => {
     const page = await server.get(mount, { headers: { Accept: "text/html" }, redirect: "manual" });
     assert.equal(page.status, 302);

@@ -7,6 +7,8 @@ import type { Page } from "playwright-core";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { ARTIFACTS, browserSkip as skip, launchBrowser, type TestBrowser } from "../support/browser.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { logIn, type AdminSession } from "./admin-session.js";
+import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
 
 after(() => closeParsePool());
 
@@ -129,5 +131,40 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
     assert.match((await page.locator("#blogroll-overview").textContent()) ?? "", /Items\s*2\b/);
     assert.equal(await page.evaluate(() => (window as unknown as { blogrollMarker?: number }).blogrollMarker), 2, "updated in place, not reloaded");
     await page.screenshot({ path: path.join(ARTIFACTS, "live-04-dashboard-updated.png"), fullPage: true });
+  });
+});
+
+describe("admin: a new source's blogs are fetched at once, before any sync (standalone host, scheduler running)", () => {
+  let server: TestServer;
+  let site: FixtureSite;
+  let admin: AdminSession;
+
+  before(async () => {
+    server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: 3_600_000 });
+    site = await startFixtureSite();
+    admin = await logIn(server);
+  });
+  after(async () => {
+    await server?.close();
+    await site?.close();
+  });
+
+  it("saving an OPML source imports it and fetches its blogs in the background; the sources list watches them meanwhile", async () => {
+    const saved = await admin.post(`${server.plugin.mountPath}/sources`, { type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    assert.equal(saved.status, 303);
+    const list = await admin.page(saved.location!);
+    assert.match(list.html, /Its blogs are being fetched now/);
+    const deadline = Date.now() + 20_000;
+    let blogs = (await server.storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 })).items;
+    while (blogs.some((blog) => blog.lastFetchAt === null) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      blogs = (await server.storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 })).items;
+    }
+    assert.ok(blogs.length >= 3);
+    assert.deepEqual(blogs.filter((blog) => blog.lastFetchAt === null).map((blog) => blog.title), [], "every blog fetched");
+    assert.ok(blogs.every((blog) => blog.status === "active"), blogs.map((blog) => `${blog.title}: ${blog.status} ${blog.lastError ?? ""}`).join("; "));
+    assert.equal((await server.plugin.context.scheduler.getStatus()).lastSync, null, "no sync ran: the new blogs' own fetch did it");
+    const after = await admin.page(`${server.plugin.mountPath}/sources`);
+    assert.doesNotMatch(after.html, /data-blogroll-pending/, "nothing left to watch");
   });
 });
