@@ -62,7 +62,7 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
   });
 
   it("fails with a message when the address has no feed or cannot be fetched", async () => {
-    assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/empty` }), { ok: false, error: "No feed found at this address" });
+    assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/empty` }), { ok: false, error: "No feed found at this address", noFeed: true });
     assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/missing` }), { ok: false, error: "Not found (HTTP 404)" });
     assert.equal(await storage.blogs.getByFeedUrl(`${origin}/empty`), null);
   });
