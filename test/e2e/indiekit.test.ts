@@ -317,6 +317,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
       await storage.blogs.upsertFromSource({ feedUrl: atomUrl, title: "Pushed", source: "manual" });
       await storage.blogs.upsertFromSource({ feedUrl: rssUrl, title: "Cloudy", source: "manual" });
       const verified = hub.verified(atomUrl);
+      await owner.page(MOUNT); // the host was restarted with a new session: a page whose forms carry the CSRF token
       assert.equal((await owner.post(`${MOUNT}/sync`, {})).status, 303);
       await waitForIdle(host.url);
       const event = await Promise.race([verified, new Promise<null>((resolve) => setTimeout(() => resolve(null), 60_000))]);
