@@ -183,8 +183,10 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Indiekit exited with ${child.exitCode}:\n${output}`);
     try {
-      const response = await fetch(`${url}/robots.txt`);
-      if (response.ok) break;
+      // Indiekit's own metadata, naming this address: another test's server that took the
+      // port before Indiekit bound it (the suites run side by side) must not pass for it.
+      const response = await fetch(`${url}/.well-known/oauth-authorization-server`);
+      if (response.ok && ((await response.json()) as { issuer?: string }).issuer?.startsWith(url)) break;
     } catch {
       // not listening yet
     }
