@@ -51,6 +51,8 @@ export interface BlogrollOptions {
   ownerName: string | null;
   /** Subscribes to blogs' WebSub hubs and rssCloud servers. */
   push: boolean;
+  /** Suggestions list feeds that at least this many of the followed blogs' own blogrolls recommend. */
+  minRecommenders: number;
 }
 
 export const defaultOptions: BlogrollOptions = {
@@ -76,6 +78,7 @@ export const defaultOptions: BlogrollOptions = {
   publicUrl: null,
   ownerName: null,
   push: true,
+  minRecommenders: 2,
 };
 
 export class OptionsError extends Error {
@@ -100,6 +103,7 @@ const minimums: Record<NumericKey, number> = {
   concurrency: 1,
   perHostConcurrency: 1,
   cacheMaxAge: 0,
+  minRecommenders: 1,
 };
 
 /** Longest delay a Node timer honours (≈24.8 days): above it Node fires after 1 ms instead. */
@@ -136,7 +140,7 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
       throw new OptionsError(`option "${key}" must be a number ${range} (got ${JSON.stringify(value)})`);
     }
   }
-  for (const key of ["maxItemsPerBlog", "concurrency", "perHostConcurrency"] as const) {
+  for (const key of ["maxItemsPerBlog", "concurrency", "perHostConcurrency", "minRecommenders"] as const) {
     if (!Number.isInteger(options[key])) throw new OptionsError(`option "${key}" must be an integer`);
   }
   if (typeof options.mountPath !== "string" || !/^\/[^\s?#]*$/.test(options.mountPath) || options.mountPath === "/") {

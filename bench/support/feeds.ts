@@ -203,9 +203,9 @@ function jsonFeed(title: string, site: string, items: DraftItem[], images: boole
  * the feed's alternate link and, when `withIcon`, a `<link rel="icon">`)
  * and a body of recent posts, about 20 KB.
  */
-export function generateHomePage(index: number, site: string, withIcon: boolean): string {
+export function generateHomePage(index: number, site: string, withIcon: boolean, blogroll?: string): string {
   const random = seededRandom(index + 7919);
-  const icon = withIcon ? `<link rel="icon" href="${site}icon.png" sizes="32x32">` : "";
+  const icon = (withIcon ? `<link rel="icon" href="${site}icon.png" sizes="32x32">` : "") + (blogroll ? `<link rel="blogroll" type="text/xml" href="${blogroll}">` : "");
   const head =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>Blog number ${index}</title><meta name="description" content="${words(random, 20)}">` +

@@ -33,10 +33,12 @@ export interface FixtureOptions {
   delayMs?: number;
   /** Feeds without images, each linking to a home page served here (default false). */
   homePages?: boolean;
+  /** With home pages: odd-numbered blogs announce a blogroll (`<link rel="blogroll">`) of 20 other fixture blogs (default false). */
+  blogrolls?: boolean;
 }
 
 /** What a request was for, by path. */
-export type RequestKind = "feed" | "home page" | "favicon" | "other";
+export type RequestKind = "feed" | "home page" | "favicon" | "blogroll" | "well-known" | "other";
 
 export interface FixtureStats {
   requests: number;
@@ -79,7 +81,13 @@ export function loopbackDispatcher(connections = 8) {
 
 /** Starts the fixture in a child process and waits until it listens. */
 export async function startFeedFixture(options: FixtureOptions = {}): Promise<FeedFixture> {
-  const settings = { feeds: options.feeds ?? 1000, hosts: options.hosts ?? 100, delayMs: options.delayMs ?? 200, homePages: options.homePages ?? false };
+  const settings = {
+    feeds: options.feeds ?? 1000,
+    hosts: options.hosts ?? 100,
+    delayMs: options.delayMs ?? 200,
+    homePages: options.homePages ?? false,
+    blogrolls: options.blogrolls ?? false,
+  };
   const child = fork(new URL(import.meta.url), ["--fixture-child", JSON.stringify(settings)], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -127,6 +135,8 @@ interface Served {
 function kindOf(path: string): RequestKind {
   if (path.startsWith("/feeds/")) return "feed";
   if (/^\/blog\d+\/$/.test(path)) return "home page";
+  if (/^\/blog\d+\/blogroll\.opml$/.test(path)) return "blogroll";
+  if (path === "/.well-known/recommendations.opml") return "well-known";
   return path === "/favicon.ico" ? "favicon" : "other";
 }
 
@@ -197,7 +207,20 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
     const feed = generateFeed(index, host, now, { url: site, images: !settings.homePages });
     const bytes = serve(feedPath(feed), feed.contentType, feed.body);
     described.push({ format: feed.format, bytes, items: feed.items });
-    if (site) serve(`/blog${index}/`, "text/html; charset=utf-8", generateHomePage(index, site, index % 2 === 0));
+    const announces = settings.blogrolls && index % 2 === 1;
+    if (site) serve(`/blog${index}/`, "text/html; charset=utf-8", generateHomePage(index, site, index % 2 === 0, announces ? `${site}blogroll.opml` : undefined));
+  }
+  if (settings.blogrolls) {
+    // Each announcing blog recommends the 20 blogs after it: every blog is recommended by up to 10 announcing ones.
+    for (let index = 1; index < settings.feeds; index += 2) {
+      const outlines = Array.from({ length: 20 }, (_, step) => {
+        const other = (index + step + 1) % settings.feeds;
+        const host = hostName(other, settings.hosts);
+        const url = `http://${host}:${port}${feedPath({ index: other, format: described[other].format as GeneratedFeed["format"] })}`;
+        return `<outline type="rss" text="Blog number ${other}" xmlUrl="${url}" htmlUrl="http://${host}:${port}/blog${other}/"/>`;
+      });
+      serve(`/blog${index}/blogroll.opml`, "text/x-opml", `<?xml version="1.0"?><opml version="2.0"><head><title>Blogroll of ${index}</title></head><body>${outlines.join("")}</body></opml>`);
+    }
   }
 
   process.on("message", (message) => {

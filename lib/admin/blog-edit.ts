@@ -5,6 +5,8 @@ import type { Blog, BlogEdit, Item } from "../storage/types.js";
 import { checkboxField, idParam, notFound, parseTags, renderForm, textField, type FormErrors } from "./forms.js";
 import { redirectWithNotice } from "./notices.js";
 import { blogPushLines } from "./blog-push.js";
+import { blogrollOfBlog } from "../network/suggestions.js";
+import { ownSiteOf } from "./suggestions.js";
 
 const RECENT_ITEMS = 20;
 export const LIMITS = { title: 200, category: 100, tags: 20, tag: 50, notes: 2000 } as const;
@@ -84,11 +86,12 @@ async function recentItems(context: BlogrollContext, blog: Blog): Promise<Item[]
 async function renderBlogPage(context: BlogrollContext, response: Response, blog: Blog, values: BlogFormValues, errors: FormErrors = {}) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
-  const [items, categories, sources, pushLines] = await Promise.all([
+  const [items, categories, sources, pushLines, blogroll] = await Promise.all([
     recentItems(context, blog),
     storage.blogs.categories(),
     storage.sources.list(),
     blogPushLines(context, response, blog),
+    blogrollOfBlog(storage, blog.id, ownSiteOf(context)),
   ]);
   const sourceNames = sourcesOf(blog, new Map(sources.map((source) => [source.id, source.name])), __);
   renderForm(
@@ -104,6 +107,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       sourceNames,
       pushLines,
       pending: isAwaitingFetch(blog),
+      ownBlogroll: blogroll,
     },
     errors,
   );

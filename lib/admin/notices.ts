@@ -22,6 +22,9 @@ const NOTICES = {
   blogRefreshFailed: "error",
   blogRefreshSkipped: "error",
   blogDeleted: "success",
+  suggestionAdded: "success",
+  suggestionDismissed: "success",
+  suggestionGone: "error",
 } as const satisfies Record<string, "success" | "error">;
 
 export type NoticeKey = keyof typeof NOTICES;

@@ -10,6 +10,7 @@ import { dashboardController } from "./dashboard.js";
 import { createSourceController, editSourceController, newSourceController, updateSourceController } from "./source-form.js";
 import { deleteSourceConfirmController, deleteSourceController, sourcesListController, syncSourceController, toggleSourceController } from "./sources.js";
 import { clearResync, clearResyncConfirm, syncNow } from "./triggers.js";
+import { addSuggestionController, dismissSuggestionController, suggestionsController } from "./suggestions.js";
 import { adminLocals } from "./view-helpers.js";
 
 /**
@@ -44,6 +45,10 @@ export function createAdminRouter(context: BlogrollContext): Router {
   router.post("/sources/:id/sync", syncSourceController(context));
   router.get("/sources/:id/delete", deleteSourceConfirmController(context));
   router.post("/sources/:id/delete", deleteSourceController(context));
+
+  router.get("/suggestions", suggestionsController(context));
+  router.post("/suggestions/add", addSuggestionController(context));
+  router.post("/suggestions/dismiss", dismissSuggestionController(context));
 
   router.get("/blogs", blogsListController(context));
   router.get("/blogs/new", newBlogController(context));

@@ -109,6 +109,7 @@ const SECTIONS = [
   { path: "/", key: "blogroll.nav.dashboard", match: (p: string) => p === "/" || p === "" },
   { path: "/sources", key: "blogroll.nav.sources", match: (p: string) => p.startsWith("/sources") },
   { path: "/blogs", key: "blogroll.nav.blogs", match: (p: string) => p.startsWith("/blogs") },
+  { path: "/suggestions", key: "blogroll.nav.suggestions", match: (p: string) => p.startsWith("/suggestions") },
 ];
 
 /**

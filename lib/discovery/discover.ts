@@ -160,6 +160,8 @@ async function guessFeeds(pageUrl: string, options: BlogrollOptions, signal?: Ab
 export interface DiscoveredPage {
   url: string;
   icon: string | null;
+  /** The blogrolls (OPML addresses) the page and its Link header announce. */
+  blogrolls: string[];
 }
 
 /**
@@ -218,7 +220,7 @@ export async function discoverSite(
       let announced: AnnouncedBlogroll[];
       ({ feeds, pageTitle, icon, blogrolls: announced } = await feedsOfHtmlPage(page, options, signal));
       blogrolls = withoutRepeats([...blogrolls, ...announced]);
-      read = { url: page.url, icon };
+      read = { url: page.url, icon, blogrolls: blogrolls.map((entry) => entry.url) };
     } catch (error) {
       // The page overran the parse pool's time or memory limit: the site's problem, said so.
       if (!(error instanceof FeedParseError)) throw error;

@@ -21,6 +21,8 @@ export interface IconFinding {
   reachable: boolean;
   /** For pages: the URL the page was finally read from (after redirects), whose origin holds its favicon. */
   url?: string;
+  /** For pages: the blogrolls (OPML addresses) its Link header and head announce; absent on records older than this field (unknown). */
+  blogrolls?: string[];
 }
 
 interface StoredFinding extends IconFinding {
@@ -39,7 +41,12 @@ export async function readIconRecord(meta: MetaStore, source: IconSource, url: s
   const key = iconRecordKey(source, url);
   const stored = key ? await meta.get<StoredFinding>(key) : null;
   if (!stored || !(Date.parse(stored.expiresAt) > now.getTime())) return null;
-  return { icon: stored.icon ?? null, reachable: stored.reachable !== false, ...(stored.url ? { url: stored.url } : {}) };
+  return {
+    icon: stored.icon ?? null,
+    reachable: stored.reachable !== false,
+    ...(stored.url ? { url: stored.url } : {}),
+    ...(Array.isArray(stored.blogrolls) ? { blogrolls: stored.blogrolls } : {}),
+  };
 }
 
 export async function writeIconRecord(meta: MetaStore, source: IconSource, url: string, finding: IconFinding, now: Date): Promise<void> {

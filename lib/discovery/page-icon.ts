@@ -9,6 +9,13 @@ export interface IconLink {
   sizes: string | null;
 }
 
+/** A `<link>` of a page's head, as the icon lookup reads it (icons, and blogroll announcements). */
+export interface HeadLink extends IconLink {
+  /** Lower-cased MIME type without parameters, or null. */
+  type: string | null;
+  title: string | null;
+}
+
 /** Elements that may stand in a document's head: any other start tag begins the body, as in browsers. */
 const HEAD_ELEMENTS = new Set(["html", "head", "title", "base", "link", "meta", "style", "script", "noscript", "template"]);
 /** Open elements beyond this mean a hostile page, not a head (html > head > noscript > … is a handful). */
@@ -46,6 +53,11 @@ function largestSize(sizes: string | null): number {
  * also cap the bytes) and no tree is ever built.
  */
 export function pickIconFromHtml(html: string, pageUrl: string): string | null {
+  return bestIcon(readHeadLinks(html, pageUrl));
+}
+
+/** The `<link>` elements of a page's head, read as `pickIconFromHtml` reads them (bounded by the head). */
+export function readHeadLinks(html: string, pageUrl: string): HeadLink[] {
   let base: string | null = null;
   let depth = 0;
   let done = false;
@@ -73,10 +85,17 @@ export function pickIconFromHtml(html: string, pageUrl: string): string | null {
   parser.write(html);
   if (!done) parser.end();
   // Resolved once the head is read: <base> applies to links written before it too.
-  const links: IconLink[] = [];
+  const links: HeadLink[] = [];
   for (const attributes of found) {
     const href = parseHttpUrl(attributes.href, base ?? pageUrl);
-    if (href) links.push({ href: href.href, rel: (attributes.rel ?? "").toLowerCase().split(/\s+/).filter(Boolean), sizes: attributes.sizes ?? null });
+    if (!href) continue;
+    links.push({
+      href: href.href,
+      rel: (attributes.rel ?? "").toLowerCase().split(/\s+/).filter(Boolean),
+      sizes: attributes.sizes ?? null,
+      type: attributes.type?.split(";")[0].trim().toLowerCase() || null,
+      title: attributes.title?.replace(/\s+/g, " ").trim() || null,
+    });
   }
-  return bestIcon(links);
+  return links;
 }

@@ -45,7 +45,7 @@ export async function addManualBlog(
     source: "manual",
     sourceId: input.sourceId ?? null,
   });
-  if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url }, new Date());
+  if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url, blogrolls: page.blogrolls }, new Date());
   return { ok: true, outcome, blog, feedUrl: feed.url };
 }
 

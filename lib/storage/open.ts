@@ -12,6 +12,7 @@ export const COLLECTION_NAMES = {
   items: "blogrollItems",
   meta: "blogrollMeta",
   push: "blogrollPush",
+  recommendations: "blogrollRecommendations",
 } as const;
 
 export interface StorageChoice {
@@ -37,7 +38,8 @@ function hostCollections(choice: StorageChoice) {
   const items = get(COLLECTION_NAMES.items);
   const meta = get(COLLECTION_NAMES.meta);
   const push = get(COLLECTION_NAMES.push);
-  return sources && blogs && items && meta && push ? { sources, blogs, items, meta, push } : null;
+  const recommendations = get(COLLECTION_NAMES.recommendations);
+  return sources && blogs && items && meta && push && recommendations ? { sources, blogs, items, meta, push, recommendations } : null;
 }
 
 /**

@@ -343,6 +343,56 @@ export interface PushStore {
   delete(id: string): Promise<boolean>;
 }
 
+/** Where a blog's own blogroll was found (lib/network). */
+export type BlogrollVia = "link-header" | "head" | "feed" | "well-known";
+
+/** One blog another blog's blogroll lists. */
+export interface Recommendation {
+  feedUrl: string;
+  siteUrl: string | null;
+  title: string | null;
+  description: string | null;
+}
+
+/** What is known of one followed blog's own blogroll. */
+export interface BlogBlogroll {
+  blogId: string;
+  /** The blogroll's address; null when the blog announces none. */
+  url: string | null;
+  via: BlogrollVia | null;
+  /** When it was last looked for or read. */
+  checkedAt: Date;
+  etag: string | null;
+  lastModified: string | null;
+  /** Blogs it listed when last read (its kept entries may be fewer: see MAX_RECOMMENDATIONS_PER_BLOG). */
+  count: number;
+}
+
+/** A feed recommended by several followed blogs and not followed by the owner by feed address. */
+export interface SuggestionCandidate extends Recommendation {
+  /** The followed blogs whose blogrolls list it (deleted ones included: callers filter). */
+  blogIds: string[];
+}
+
+/** Entries kept of one blog's blogroll: a stranger's list of 20 000 costs no more than this. */
+export const MAX_RECOMMENDATIONS_PER_BLOG = 1000;
+
+export interface RecommendationStore {
+  getBlogroll(blogId: string): Promise<BlogBlogroll | null>;
+  /** Records a look at a blog's blogroll; `entries`, when given, replace what it listed (capped, repeats by feed key dropped). */
+  saveBlogroll(record: BlogBlogroll, entries?: Recommendation[]): Promise<void>;
+  /** What a blog's blogroll listed when last read, in its order. */
+  entries(blogId: string): Promise<Recommendation[]>;
+  /**
+   * Feeds listed by at least `minRecommenders` blogroll records, most listed
+   * first (then by feed key), leaving out feeds a blog of the owner's has
+   * (any status, by normalised feed address) and dismissed ones.
+   */
+  candidates(query: { minRecommenders: number; limit: number }): Promise<SuggestionCandidate[]>;
+  /** Remembers that the owner does not want this feed suggested again. */
+  dismiss(feedUrl: string, at?: Date): Promise<void>;
+}
+
 export interface Storage {
   readonly kind: "sqlite" | "mongodb";
   readonly blogs: BlogStore;
@@ -350,6 +400,7 @@ export interface Storage {
   readonly sources: SourceStore;
   readonly meta: MetaStore;
   readonly push: PushStore;
+  readonly recommendations: RecommendationStore;
   /** Create tables/indexes, run migrations. Idempotent. */
   init(): Promise<void>;
   close(): Promise<void>;

@@ -46,6 +46,8 @@ export interface BlogSyncResult {
   itemsDeleted: number;
   /** Set when the blog shows a site icon (it has no image of its own): the run looks it up afterwards. */
   icon?: IconNeed;
+  /** Set when the feed was read (2xx) and names a blogroll (`<source:blogroll>`): its address. */
+  feedBlogroll?: string;
 }
 
 type SyncOptions = Pick<
@@ -162,7 +164,8 @@ export async function syncBlog(
     });
     deps.onFeedRead?.(saved ?? blog, { url: response.url, link: response.link, push: parsed.feed.push, itemsAdded: added });
     const page = parsed.feed.type === "hfeed" ? { url: response.url, body: response.body, contentType: response.contentType } : undefined;
-    return withIcon({ outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed }, iconNeed(saved, response, page));
+    const read = { outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed } as const;
+    return withIcon(parsed.feed.blogroll ? { ...read, feedBlogroll: parsed.feed.blogroll } : read, iconNeed(saved, response, page));
   } catch (error) {
     if (error instanceof FetchError && error.code === "aborted") return aborted;
     deps.log?.(`saving ${blog.feedUrl} failed: ${errorText(error)}`);

@@ -8,6 +8,7 @@ import { syncBlog, type BlogSyncResult, type SyncBlogDeps } from "./fetch-blog.j
 import { feedParser } from "./parse-pool.js";
 import type { RunContext, SyncRunner, SyncStats } from "./scheduler.js";
 import { createSiteIconLookups } from "./site-icons.js";
+import { createBlogrollLookups } from "../network/blogroll-lookups.js";
 
 const DAY = 24 * 60 * 60_000;
 
@@ -52,7 +53,8 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
     const runAt = now();
     const { signal } = context;
     // Every request in flight listens for the stop (and lets go when done): not a leak, so no warning.
-    setMaxListeners(Math.max(10, options.concurrency * 2 + 10), signal);
+    // Feeds, icons and blogrolls each have up to `concurrency` requests in flight.
+    setMaxListeners(Math.max(10, options.concurrency * 3 + 10), signal);
 
     const newOnly = context.newBlogsOnly === true;
     const sources = newOnly ? { total: 0, success: 0, failed: 0 } : await refreshSources(storage, deps, signal, log);
@@ -74,6 +76,8 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
     // Icon requests are small (a page's head, a favicon's first bytes) and parse nothing: their own lane, as wide as the feeds'.
     const lane = new HostLimiter(options.concurrency);
     const icons = createSiteIconLookups({ storage, options, limiter, lane, signal, now, dispatcher: deps.dispatcher, log });
+    // The blogs' own blogrolls (for suggestions), in the same extras lane, reading what the icon lookups read.
+    const blogrolls = createBlogrollLookups({ storage, options, limiter, lane, knownPage: icons.knownPage, signal, now, dispatcher: deps.dispatcher, log });
     let contentFinished = false;
     try {
       await forEachDueBlog(
@@ -86,6 +90,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
           const result = await syncBlog(storage, blog, options, signal, blogDeps);
           tally(result);
           if (result.icon) icons.want(blog, result.icon);
+          if (result.outcome === "updated" || result.outcome === "not-modified") blogrolls.want(blog, result.feedBlogroll, result.icon?.siteUrl);
         },
         (done, total) => context.progress(done, total),
       );
@@ -94,11 +99,12 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       contentFinished = true;
     } finally {
       // A stopped or failed run leaves no lookup running unobserved.
-      if (!contentFinished) await icons.settled();
+      if (!contentFinished) await Promise.all([icons.settled(), blogrolls.settled()]);
     }
     const contentDoneAt = now().toISOString();
     context.contentDone?.(contentDoneAt);
     const iconStats = await icons.settled();
+    const blogrollStats = await blogrolls.settled();
     signal.throwIfAborted();
     const extrasDoneAt = now().toISOString();
     return {
@@ -110,6 +116,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       contentDoneAt,
       extrasDoneAt,
       icons: iconStats,
+      blogrolls: blogrollStats,
     };
   };
 }

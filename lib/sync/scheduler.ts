@@ -14,6 +14,8 @@ export interface SyncStats {
   extrasDoneAt?: string;
   /** Requests made for site icons, and blogs whose icon changed. */
   icons?: { requests: number; updated: number };
+  /** Requests made for followed blogs' own blogrolls, blogrolls read or confirmed, blogs left for a later run (lib/network). */
+  blogrolls?: { requests: number; read: number; deferred: number };
 }
 
 /** The persisted status record, shared by every process on the same database. */

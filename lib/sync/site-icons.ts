@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { readIconRecord, writeIconRecord, type IconFinding } from "../discovery/icon-records.js";
-import { pickIconFromHtml } from "../discovery/page-icon.js";
+import { bestIcon, readHeadLinks } from "../discovery/page-icon.js";
+import { blogrollsOfHead, blogrollsOfLinkHeader } from "../network/announce.js";
 import { decodeText } from "../encoding/decode.js";
 import { fetchUrl, FetchError, type FetchResult } from "../http/fetch.js";
 import type { HostLimiter } from "../http/host-limiter.js";
@@ -96,7 +97,7 @@ export function createSiteIconLookups(deps: SiteIconDeps) {
       try {
         const page = await request(siteUrl, PAGE_ACCEPT, ICON_PAGE_CAP, ["</head", "<body"]);
         if (page.status < 200 || page.status > 299) return { icon: null, reachable: page.status < 500, url: page.url };
-        return { icon: declaredIcon(page.body, page.contentType, page.url), reachable: true, url: page.url };
+        return { ...readPage(page.body, page.contentType, page.url, page.link), reachable: true, url: page.url };
       } catch (error) {
         return unreachable(error);
       }
@@ -119,7 +120,7 @@ export function createSiteIconLookups(deps: SiteIconDeps) {
   const iconFor = async (need: IconNeed): Promise<string | null> => {
     if (need.page && !pages.has(feedUrlKey(need.page.url))) {
       const { url, body, contentType } = need.page;
-      const finding: IconFinding = { icon: declaredIcon(body.subarray(0, ICON_PAGE_CAP), contentType, url), reachable: true, url };
+      const finding: IconFinding = { ...readPage(body.subarray(0, ICON_PAGE_CAP), contentType, url, null), reachable: true, url };
       pages.set(feedUrlKey(url), writeIconRecord(storage.meta, "page", url, finding, deps.now()).then(() => finding));
     }
     const page = await pageOf(need.siteUrl);
@@ -139,6 +140,13 @@ export function createSiteIconLookups(deps: SiteIconDeps) {
   };
 
   return {
+    /**
+     * What this run learned, or is learning, of a site's page (null when it has
+     * not asked): the blogroll lookups read the announcements from it.
+     */
+    knownPage(siteUrl: string): Promise<IconFinding> | null {
+      return parseHttpUrl(siteUrl) ? (pages.get(feedUrlKey(siteUrl)) ?? null) : null;
+    },
     /** Queues the blog's icon lookup; it never delays the caller. */
     want(blog: Blog, need: IconNeed): void {
       if (!parseHttpUrl(need.siteUrl)) return;
@@ -155,9 +163,15 @@ export function createSiteIconLookups(deps: SiteIconDeps) {
 
 export type SiteIconLookups = ReturnType<typeof createSiteIconLookups>;
 
-/** The icon a page's head declares; the body is at most a capped prefix, so this stays small. */
-function declaredIcon(body: Uint8Array, contentType: string | null, url: string): string | null {
-  return body.byteLength > 0 ? pickIconFromHtml(decodeText(body, contentType), url) : null;
+/**
+ * The icon a page's head declares, and the blogrolls it and its Link header
+ * announce (read here so the blogroll lookups need not fetch the page again);
+ * the body is at most a capped prefix, so this stays small.
+ */
+function readPage(body: Uint8Array, contentType: string | null, url: string, link: string | null): { icon: string | null; blogrolls: string[] } {
+  const links = body.byteLength > 0 ? readHeadLinks(decodeText(body, contentType), url) : [];
+  const announced = [...blogrollsOfLinkHeader(link, url), ...blogrollsOfHead(links)].map((entry) => entry.url);
+  return { icon: bestIcon(links), blogrolls: [...new Set(announced)] };
 }
 
 function unreachable(error: unknown): IconFinding {

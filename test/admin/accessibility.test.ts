@@ -60,12 +60,20 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
     await addItems(server.storage, blog.id, [item("a", new Date())]);
     await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 1 });
     const source = await server.storage.sources.create({ type: "opml_url", name: "List", settings: { url: "https://lists.example/a.opml" } });
+    // A suggestion (two blogs recommend one feed) and a blog whose own blogroll is known.
+    const second = (await server.storage.blogs.upsertFromSource({ feedUrl: "https://second.example/feed.xml", title: "Second", source: "manual" })).blog;
+    for (const recommender of [blog, second]) {
+      await server.storage.recommendations.saveBlogroll(
+        { blogId: recommender.id, url: "https://list.example/b.opml", via: "well-known", checkedAt: new Date(), etag: null, lastModified: null, count: 1 },
+        [{ feedUrl: "https://suggested.example/feed.xml", siteUrl: "https://suggested.example/", title: "Suggested", description: "A blog" }],
+      );
+    }
     pages.push(
       mount,
       `${mount}/clear-resync`,
       `${mount}/sources`,
       `${mount}/sources/new`,
-      ...["opml_url", "opml_file", "feedland"].map((type) => `${mount}/sources/new?type=${type}`),
+      ...["opml_url", "opml_file", "feedland", "blogroll"].map((type) => `${mount}/sources/new?type=${type}`),
       `${mount}/sources/${source.id}/edit`,
       `${mount}/sources/${source.id}/delete`,
       `${mount}/blogs`,
@@ -74,6 +82,7 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
       `${mount}/blogs/${blog.id}`,
       `${mount}/blogs/${blog.id}/delete`,
       `${mount}/blogs/ffffffffffffffffffffffff`,
+      `${mount}/suggestions`,
     );
   });
   after(() => server.close());

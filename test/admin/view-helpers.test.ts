@@ -36,7 +36,7 @@ describe("admin locals (notices for the host's banner, section navigation)", () 
   it("marks the current section, with dates formatted in the request's language", () => {
     const locals = localsFor({});
     const blogroll = locals.blogroll as { sections: Array<{ href: string; current: boolean }> };
-    assert.deepEqual(blogroll.sections.map((section) => [section.href, section.current]), [["/blogrollapi", false], ["/blogrollapi/sources", false], ["/blogrollapi/blogs", true]]);
+    assert.deepEqual(blogroll.sections.map((section) => [section.href, section.current]), [["/blogrollapi", false], ["/blogrollapi/sources", false], ["/blogrollapi/blogs", true], ["/blogrollapi/suggestions", false]]);
     assert.match((locals.formatDate as (value: unknown) => string)(new Date("2024-03-05T10:20:00Z")), /05\.03\.2024/);
   });
 });

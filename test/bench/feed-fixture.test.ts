@@ -61,12 +61,16 @@ test("the home-pages fixture: feeds without images, half the sites declaring an 
     const context = () => ({ signal: new AbortController().signal, progress: () => undefined });
     const first = await run(icons.storage, context());
     assert.equal(first.blogs.success, 8);
-    assert.deepEqual((await homes.stats()).byKind, { feed: 8, "home page": 8, favicon: 1 }, "a page per blog, one favicon for the host whose pages declare none (odd blogs)");
+    assert.deepEqual(
+      (await homes.stats()).byKind,
+      { feed: 8, "home page": 8, favicon: 1, "well-known": 2 },
+      "a page per blog, one favicon for the host whose pages declare none (odd blogs), one well-known blogroll path per host",
+    );
     const { items: blogs } = await icons.storage.blogs.list({ limit: 8, offset: 0, visibility: "admin" });
     const withIcon = blogs.filter((blog) => blog.iconUrl).map((blog) => new URL(blog.iconUrl!).pathname).sort();
     assert.deepEqual(withIcon, ["/blog0/icon.png", "/blog2/icon.png", "/blog4/icon.png", "/blog6/icon.png"]);
     await run(icons.storage, context());
-    assert.deepEqual((await homes.stats()).byKind, { feed: 16, "home page": 8, favicon: 1 }, "the re-sync asks only the feeds");
+    assert.deepEqual((await homes.stats()).byKind, { feed: 16, "home page": 8, favicon: 1, "well-known": 2 }, "the re-sync asks only the feeds (blogrolls are looked at weekly)");
   } finally {
     await icons.cleanup();
     await homes.close();

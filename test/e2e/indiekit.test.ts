@@ -229,6 +229,34 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.ok((await storage.items.count()) > 0, "re-synced");
   });
 
+  it("Suggestions: the page (empty, then with the blogs two blogs recommend), Add with a category, Dismiss; a blog's page shows its blogroll", async () => {
+    const empty = await renders(`${MOUNT}/suggestions`);
+    assert.match(empty.html, /No suggestions yet/);
+    const [first, second] = (await storage.blogs.list({ visibility: "admin", limit: 2, offset: 0 })).items;
+    assert.ok(first && second, "two blogs from the earlier tests");
+    const recommended = (host: string) => ({ feedUrl: `https://${host}/feed.xml`, siteUrl: `https://${host}/`, title: `Blog at ${host}`, description: `${host} writes` });
+    for (const blog of [first, second]) {
+      await storage.recommendations.saveBlogroll(
+        { blogId: blog.id, url: `https://friend.example/${blog.id}.opml`, via: "head", checkedAt: new Date(), etag: null, lastModified: null, count: 2 },
+        [recommended("one.example"), recommended("two.example")],
+      );
+    }
+    const page = await renders(`${MOUNT}/suggestions`);
+    assert.match(page.html, /Blog at one\.example/);
+    assert.match(page.html, /Recommended by 2 of your blogs/);
+    assert.match(page.html, /aria-current="page"[^>]*>Suggestions|>Suggestions</);
+    const added = await owner.post(`${MOUNT}/suggestions/add`, { feedUrl: "https://one.example/feed.xml", category: "Found" });
+    assert.equal(added.status, 303, added.html.slice(0, 300));
+    assert.equal((await storage.blogs.getByFeedUrl("https://one.example/feed.xml"))?.category, "Found");
+    const dismissed = await owner.post(`${MOUNT}/suggestions/dismiss`, { feedUrl: "https://two.example/feed.xml" });
+    assert.equal(dismissed.status, 303);
+    const after = await renders(dismissed.location!);
+    assert.doesNotMatch(after.html, /Blog at (one|two)\.example/);
+    const blogPage = await renders(`${MOUNT}/blogs/${first.id}`);
+    assert.match(blogPage.html, /Its blogroll/);
+    assert.ok(blogPage.html.includes(`https://friend.example/${first.id}.opml`));
+  });
+
   it("refuses a form post without the CSRF token", async () => {
     assert.equal((await owner.post(`${MOUNT}/sync`, {}, { csrf: null })).status, 403);
     assert.equal((await owner.post(`${MOUNT}/sync`, {}, { csrf: "forged" })).status, 403);

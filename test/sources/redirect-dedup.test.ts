@@ -19,6 +19,7 @@ const backends: Array<[string, () => Storage]> = [
         items: db.collection(MONGO_COLLECTION_NAMES.items),
         meta: db.collection(MONGO_COLLECTION_NAMES.meta),
         push: db.collection(MONGO_COLLECTION_NAMES.push),
+        recommendations: db.collection(MONGO_COLLECTION_NAMES.recommendations),
       });
     },
   ],

@@ -9,8 +9,19 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { Blog, BlogListQuery, BlogStatus, NewBlog, NewItem, PushSubscription, Storage } from "../../lib/storage/types.js";
 import { newId } from "../../lib/storage/id.js";
+import {
+  MAX_RECOMMENDATIONS_PER_BLOG,
+  type Blog,
+  type BlogBlogroll,
+  type BlogListQuery,
+  type BlogStatus,
+  type NewBlog,
+  type NewItem,
+  type PushSubscription,
+  type Recommendation,
+  type Storage,
+} from "../../lib/storage/types.js";
 
 const DAY = 86_400_000;
 const HEX24 = /^[0-9a-f]{24}$/;
@@ -945,6 +956,91 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("refuses a filter object where a callback token belongs", async () => {
         await s.push.put(subscription((await add()).id));
         await assert.rejects(s.push.getByToken({ $ne: null } as unknown as string));
+      });
+    });
+
+    describe("recommendations: followed blogs' blogrolls, suggestion candidates, dismissals", () => {
+      const rec = (host: string, extra: Partial<Recommendation> = {}): Recommendation => ({
+        feedUrl: `https://${host}/feed.xml`,
+        siteUrl: `https://${host}/`,
+        title: host,
+        description: null,
+        ...extra,
+      });
+      const record = (blogId: string, fields: Partial<BlogBlogroll> = {}): BlogBlogroll => ({
+        blogId,
+        url: "https://friend.example/blogroll.opml",
+        via: "head",
+        checkedAt: T0,
+        etag: '"v1"',
+        lastModified: null,
+        count: 0,
+        ...fields,
+      });
+
+      it("saves a blog's blogroll record and entries; a save without entries (304) keeps them", async () => {
+        const { blog } = await s.blogs.upsertFromSource(newBlog());
+        assert.equal(await s.recommendations.getBlogroll(blog.id), null);
+        assert.deepEqual(await s.recommendations.entries(blog.id), []);
+        const entries = [rec("a.example", { description: "About A" }), rec("b.example", { siteUrl: null, title: null }), rec("A.example")];
+        await s.recommendations.saveBlogroll(record(blog.id, { count: 3 }), entries);
+        assert.deepEqual(await s.recommendations.getBlogroll(blog.id), record(blog.id, { count: 3 }));
+        assert.deepEqual(await s.recommendations.entries(blog.id), entries.slice(0, 2), "in order, a repeat by normalised address dropped");
+        await s.recommendations.saveBlogroll(record(blog.id, { checkedAt: at(DAY), etag: '"v2"', count: 3 }));
+        assert.equal((await s.recommendations.getBlogroll(blog.id))?.etag, '"v2"');
+        assert.deepEqual((await s.recommendations.getBlogroll(blog.id))?.checkedAt, at(DAY));
+        assert.equal((await s.recommendations.entries(blog.id)).length, 2);
+        await s.recommendations.saveBlogroll(record(blog.id, { url: null, via: null }), []);
+        assert.deepEqual(await s.recommendations.entries(blog.id), []);
+        assert.equal((await s.recommendations.getBlogroll(blog.id))?.url, null);
+      });
+
+      it("keeps at most MAX_RECOMMENDATIONS_PER_BLOG entries of one blogroll", async () => {
+        const { blog } = await s.blogs.upsertFromSource(newBlog());
+        const many = Array.from({ length: MAX_RECOMMENDATIONS_PER_BLOG + 50 }, (_, index) => rec(`m${index}.example`));
+        await s.recommendations.saveBlogroll(record(blog.id, { count: many.length }), many);
+        const kept = await s.recommendations.entries(blog.id);
+        assert.equal(kept.length, MAX_RECOMMENDATIONS_PER_BLOG);
+        assert.equal(kept.at(-1)?.feedUrl, many[MAX_RECOMMENDATIONS_PER_BLOG - 1].feedUrl);
+      });
+
+      it("lists candidates most recommended first, leaving out followed (any status, by normalised address), dismissed and too rarely listed feeds", async () => {
+        const blogs = [];
+        for (let index = 0; index < 4; index++) blogs.push((await s.blogs.upsertFromSource(newBlog())).blog);
+        const followed = (await s.blogs.upsertFromSource(newBlog({ feedUrl: "https://followed.example/feed.xml" }))).blog;
+        await s.blogs.softDelete(followed.id);
+        const lists: string[][] = [
+          ["three.example", "two.example", "followed.example", "gone.example", "once.example"],
+          ["three.example", "two.example", "followed.example", "gone.example"],
+          ["three.example", "FOLLOWED.example", "gone.example"],
+          ["zeta.example", "alpha.example"],
+        ];
+        for (const [index, hosts] of lists.entries()) await s.recommendations.saveBlogroll(record(blogs[index].id, { count: hosts.length }), hosts.map((host) => rec(host)));
+        await s.recommendations.saveBlogroll(record(blogs[3].id, { count: 3 }), [rec("zeta.example"), rec("alpha.example"), rec("two.example", { title: "Two, by its own name", description: "Two writes" })]);
+        await s.recommendations.dismiss("https://GONE.example/feed.xml/", at(5));
+        await s.recommendations.dismiss("https://gone.example/feed.xml", at(6));
+
+        const candidates = await s.recommendations.candidates({ minRecommenders: 2, limit: 10 });
+        assert.deepEqual(candidates.map((c) => [new URL(c.feedUrl).hostname, c.blogIds.length]), [["three.example", 3], ["two.example", 3]]);
+        assert.deepEqual([...candidates[0].blogIds].sort(), [blogs[0].id, blogs[1].id, blogs[2].id].sort());
+        assert.equal(candidates[1].siteUrl, "https://two.example/");
+        const ones = await s.recommendations.candidates({ minRecommenders: 1, limit: 10 });
+        assert.deepEqual(ones.map((c) => new URL(c.feedUrl).hostname), ["three.example", "two.example", "alpha.example", "once.example", "zeta.example"], "ties by feed address");
+        assert.equal((await s.recommendations.candidates({ minRecommenders: 1, limit: 2 })).length, 2);
+      });
+
+      it("a purged blog's blogroll is no longer counted; a record for an unknown blog is not kept", async () => {
+        const a = (await s.blogs.upsertFromSource(newBlog())).blog;
+        const b = (await s.blogs.upsertFromSource(newBlog())).blog;
+        await s.recommendations.saveBlogroll(record(a.id), [rec("x.example")]);
+        await s.recommendations.saveBlogroll(record(b.id), [rec("x.example")]);
+        assert.equal((await s.recommendations.candidates({ minRecommenders: 2, limit: 5 })).length, 1);
+        await s.blogs.purge(b.id);
+        assert.deepEqual(await s.recommendations.candidates({ minRecommenders: 1, limit: 5 }), [{ ...rec("x.example"), blogIds: [a.id] }]);
+        assert.equal(await s.recommendations.getBlogroll(b.id), null);
+        const unknown = "0123456789abcdef01234567";
+        await s.recommendations.saveBlogroll(record(unknown), [rec("y.example")]);
+        assert.equal(await s.recommendations.getBlogroll(unknown), null);
       });
     });
   });

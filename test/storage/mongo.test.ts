@@ -29,6 +29,7 @@ function collectionsOf(db: { collection(name: string): Collection }): MongoColle
     items: db.collection(MONGO_COLLECTION_NAMES.items),
     meta: db.collection(MONGO_COLLECTION_NAMES.meta),
     push: db.collection(MONGO_COLLECTION_NAMES.push),
+    recommendations: db.collection(MONGO_COLLECTION_NAMES.recommendations),
   };
 }
 

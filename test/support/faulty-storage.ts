@@ -25,7 +25,7 @@ export interface FaultyStorage extends Storage {
   readonly failures: number;
 }
 
-const STORES = ["blogs", "items", "sources", "meta", "push"] as const;
+const STORES = ["blogs", "items", "sources", "meta", "push", "recommendations"] as const;
 
 /** The error injected calls reject with: the adapters' own error type, with a message tests can look for in responses. */
 export function injectedFault(name: string): StorageError {
@@ -69,6 +69,7 @@ export function createFaultyStorage(inner: Storage): FaultyStorage {
     sources: wrapped.sources as Storage["sources"],
     meta: wrapped.meta as Storage["meta"],
     push: wrapped.push as Storage["push"],
+    recommendations: wrapped.recommendations as Storage["recommendations"],
     init: () => inner.init(),
     close: () => inner.close(),
     calls,

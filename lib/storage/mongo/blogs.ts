@@ -200,6 +200,7 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         const _id = ids.of(id);
         if (!_id) return;
         await collections.items.deleteMany({ blogId: _id });
+        await collections.recommendations.deleteOne({ kind: "blogroll", blogId: id });
         await blogs.deleteOne({ _id });
       }),
 

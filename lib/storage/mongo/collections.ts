@@ -8,4 +8,5 @@ export interface MongoCollections {
   meta: Collection;
   /** Push subscriptions (WebSub, rssCloud). */
   push: Collection;
+  recommendations: Collection;
 }

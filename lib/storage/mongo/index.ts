@@ -9,6 +9,7 @@ import { objectIdsFor } from "./object-ids.js";
 import { createMongoPushStore } from "./push.js";
 import { setUpCollections } from "./setup.js";
 import { createMongoSourceStore } from "./sources.js";
+import { createMongoRecommendationStore } from "./recommendations.js";
 
 export type { MongoCollections } from "./collections.js";
 
@@ -19,6 +20,7 @@ export const MONGO_COLLECTION_NAMES = {
   items: "blogrollItems",
   meta: "blogrollMeta",
   push: "blogrollPush",
+  recommendations: "blogrollRecommendations",
 } as const;
 
 const DEFAULT_DATABASE = "blogroll";
@@ -37,6 +39,7 @@ export function createMongoStorage(collections: MongoCollections, options: { clo
     sources: createMongoSourceStore(collections, ids),
     meta: createMongoMetaStore(collections),
     push: createMongoPushStore(collections),
+    recommendations: createMongoRecommendationStore(collections, ids),
     init: () => guard("prepare its collections", () => setUpCollections(collections)),
     close: async () => {
       await options.close?.();
@@ -73,6 +76,7 @@ export async function connectMongoStorage(url: string): Promise<Storage> {
     items: db.collection(MONGO_COLLECTION_NAMES.items),
     meta: db.collection(MONGO_COLLECTION_NAMES.meta),
     push: db.collection(MONGO_COLLECTION_NAMES.push),
+    recommendations: db.collection(MONGO_COLLECTION_NAMES.recommendations),
   };
   return createMongoStorage(collections, { close: () => client.close() });
 }

@@ -91,4 +91,6 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(push, { callbackToken: 1 }, { unique: true });
   await ensureIndex(push, { blogId: 1, kind: 1 });
   await ensureIndex(push, { kind: 1, topic: 1 });
+  await ensureIndex(collections.recommendations, { kind: 1, blogId: 1 }, { unique: true, partialFilterExpression: { kind: "blogroll" }, name: "blogroll_unique" });
+  await ensureIndex(collections.recommendations, { kind: 1, feedKey: 1 }, { unique: true, partialFilterExpression: { kind: "dismissed" }, name: "dismissed_unique" });
 }

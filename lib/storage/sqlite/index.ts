@@ -6,6 +6,7 @@ import { createSqliteMetaStore } from "./meta.js";
 import { createSqlitePushStore } from "./push.js";
 import { migrate } from "./migrations.js";
 import { createSqliteSourceStore } from "./sources.js";
+import { createSqliteRecommendationStore } from "./recommendations.js";
 
 export { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
@@ -23,6 +24,7 @@ export function createSqliteStorage(path: string): Storage {
     sources: createSqliteSourceStore(ctx),
     meta: createSqliteMetaStore(ctx),
     push: createSqlitePushStore(ctx),
+    recommendations: createSqliteRecommendationStore(ctx),
     init: () =>
       ctx.guard("init", () => {
         migrate(ctx.db);

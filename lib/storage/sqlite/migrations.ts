@@ -159,6 +159,38 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "the blogrolls of followed blogs, what they recommend, and the suggestions the owner dismissed",
+    up(db) {
+      db.exec(`
+        CREATE TABLE blog_blogrolls (
+          blog_id TEXT PRIMARY KEY REFERENCES blogs (id) ON DELETE CASCADE,
+          url TEXT,
+          via TEXT,
+          checked_at TEXT NOT NULL,
+          etag TEXT,
+          last_modified TEXT,
+          count INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+        CREATE TABLE recommendations (
+          blog_id TEXT NOT NULL REFERENCES blogs (id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          feed_key TEXT NOT NULL,
+          feed_url TEXT NOT NULL,
+          site_url TEXT,
+          title TEXT,
+          description TEXT,
+          PRIMARY KEY (blog_id, feed_key)
+        ) STRICT;
+        CREATE INDEX recommendations_by_feed ON recommendations (feed_key);
+        CREATE TABLE dismissed_suggestions (
+          feed_key TEXT PRIMARY KEY,
+          feed_url TEXT NOT NULL,
+          dismissed_at TEXT NOT NULL
+        ) STRICT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */
