@@ -15,6 +15,8 @@ export interface DiscoveredFeed {
   url: string;
   type: DiscoveredFeedType;
   title: string | null;
+  /** The title the feed itself gives, when discovery read the feed (a `<link>`'s title is not one). */
+  ownTitle?: string | null;
 }
 
 /**
@@ -100,7 +102,7 @@ async function probe(
     const page = await fetchPage(url, options, signal);
     if (!isSuccess(page)) return null;
     const feed = await readAsFeed(page);
-    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title };
+    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title, ownTitle: feed.title };
     if (allowHFeed && page.format === "html") {
       const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
       if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title };
@@ -175,7 +177,9 @@ export interface DiscoveredPage {
  * exception means a fault of our own).
  */
 export async function discoverFeeds(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveryResult> {
-  return (await discoverSite(input, options, signal)).result;
+  const { result } = await discoverSite(input, options, signal);
+  // The feed's own title is for the caller that stores a blog; the listing shows what the site says.
+  return result.success ? { ...result, feeds: result.feeds.map(({ ownTitle: _own, ...feed }) => feed) } : result;
 }
 
 /** discoverFeeds, also giving the HTML page read on the way, if one was. */
@@ -207,7 +211,7 @@ export async function discoverSite(
   if (direct) {
     const siteUrl = direct.siteUrl ?? `${new URL(page.url).origin}/`;
     const blogrolls = withoutRepeats([...blogrollsOfLinkHeader(page.result.link, page.url), ...(direct.blogroll ? [{ url: direct.blogroll, title: null }] : [])]);
-    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title }], pageTitle: direct.title, siteUrl, blogrolls }, page: null };
+    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title, ownTitle: direct.title }], pageTitle: direct.title, siteUrl, blogrolls }, page: null };
   }
 
   let feeds: DiscoveredFeed[] = [];

@@ -1,7 +1,7 @@
 import { discoverSite } from "../discovery/discover.js";
 import { writeIconRecord } from "../discovery/icon-records.js";
 import type { BlogrollOptions } from "../options.js";
-import type { Blog, Storage, UpsertOutcome } from "../storage/types.js";
+import type { Blog, NewBlog, Storage, UpsertOutcome } from "../storage/types.js";
 import type { SourceKind } from "./types.js";
 import { hostTitle } from "../url/normalise.js";
 
@@ -23,6 +23,10 @@ export type ManualBlogResult =
  * Adds one blog by hand (source "manual"): the address is run through feed
  * discovery, which accepts a feed address as it is and finds the best feed of
  * a site address. An owner-deleted blog is not brought back (`skipped-deleted`).
+ * A blog already in the blogroll keeps everything the owner did not type now.
+ * With no title typed, a new blog is named after its feed (the feed's own
+ * title, known now or after the first fetch), never after a `<link>`'s title.
+ * A title or category typed here is the owner's, like an edit: syncs keep it.
  * The icon the site's page declares is recorded, so the sync does not fetch
  * that page again to look for it.
  */
@@ -36,17 +40,41 @@ export async function addManualBlog(
   if (!found.success) return { ok: false, error: found.error };
   const feed = found.feeds[0];
   if (!feed) return { ok: false, error: "No feed found at this address", noFeed: true };
-  const { outcome, blog } = await storage.blogs.upsertFromSource({
-    feedUrl: feed.url,
-    title: input.title?.trim() || feed.title || found.pageTitle || hostTitle(feed.url),
-    siteUrl: found.siteUrl,
-    feedType: feed.type,
-    category: input.category?.trim() || null,
-    source: "manual",
-    sourceId: input.sourceId ?? null,
-  });
+  const existing = await storage.blogs.getByFeedUrl(feed.url);
+  // For a blog already there only who lists it is recorded (the host title is the "no title" marker of a listing).
+  const listing: NewBlog = existing
+    ? { feedUrl: feed.url, title: hostTitle(feed.url), source: "manual", sourceId: input.sourceId ?? null }
+    : {
+        feedUrl: feed.url,
+        title: feed.ownTitle?.trim() || hostTitle(feed.url),
+        siteUrl: found.siteUrl,
+        feedType: feed.type,
+        category: null,
+        source: "manual",
+        sourceId: input.sourceId ?? null,
+      };
+  let { outcome, blog } = await storage.blogs.upsertFromSource(listing);
+  const typed = typedFields(input);
+  if (outcome !== "skipped-deleted" && Object.keys(typed).length > 0) {
+    const changes = (Object.keys(typed) as (keyof typeof typed)[]).some((field) => blog[field] !== typed[field]);
+    const edited = await storage.blogs.edit(blog.id, typed);
+    if (edited) {
+      blog = edited;
+      if (changes && outcome === "unchanged") outcome = "updated";
+    }
+  }
   if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url, blogrolls: page.blogrolls }, new Date());
   return { ok: true, outcome, blog, feedUrl: feed.url };
+}
+
+/** The title and category the owner typed (blank means "not typed"). */
+function typedFields(input: ManualBlogInput): { title?: string; category?: string } {
+  const typed: { title?: string; category?: string } = {};
+  const title = input.title?.trim();
+  const category = input.category?.trim();
+  if (title) typed.title = title;
+  if (category) typed.category = category;
+  return typed;
 }
 
 /** Manual sources list nothing by themselves: their blogs are added one by one. */

@@ -2,16 +2,21 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { parseFeed } from "../../lib/feeds/parse.js";
+import { HostLimiter } from "../../lib/http/host-limiter.js";
 import { resolveOptions } from "../../lib/options.js";
 import { addManualBlog } from "../../lib/sources/manual.js";
 import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
-import type { Storage } from "../../lib/storage/types.js";
+import type { Blog, Storage } from "../../lib/storage/types.js";
+import { syncBlog } from "../../lib/sync/fetch-blog.js";
 
 const RSS = `<?xml version="1.0"?><rss version="2.0"><channel><title>Feed title</title><link>https://blog.example/</link><description>d</description>
 <item><title>One</title><link>https://blog.example/1</link><guid>1</guid></item></channel></rss>`;
 const PAGES: Record<string, [string, string]> = {
   "/": ["text/html", `<!doctype html><html><head><title>Home page</title><link rel="alternate" type="application/rss+xml" href="/posts.rss"></head><body></body></html>`],
   "/posts.rss": ["application/rss+xml", RSS],
+  "/linked": ["text/html", `<!doctype html><html><head><title>Linked home</title><link rel="alternate" type="application/rss+xml" title="Subscribe via RSS" href="/linked.rss"></head><body></body></html>`],
+  "/linked.rss": ["application/rss+xml", RSS.replace("<title>Feed title</title>", "<title>Linked feed</title>")],
   "/empty": ["text/html", "<!doctype html><html><head><title>Empty</title></head><body></body></html>"],
 };
 
@@ -65,5 +70,51 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
     assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/empty` }), { ok: false, error: "No feed found at this address", noFeed: true });
     assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/missing` }), { ok: false, error: "Not found (HTTP 404)" });
     assert.equal(await storage.blogs.getByFeedUrl(`${origin}/empty`), null);
+  });
+
+  const fetchOnce = (blog: Blog) =>
+    syncBlog(storage, blog, options, new AbortController().signal, { limiter: new HostLimiter(2), parse: parseFeed, now: () => new Date() });
+
+  it("names a blog added with no title after its feed, never after the page's <link> title", async () => {
+    const added = await addManualBlog(storage, options, { url: `${origin}/linked` });
+    assert.ok(added.ok);
+    assert.equal(added.outcome, "added");
+    assert.notEqual(added.blog.title, "Subscribe via RSS");
+    assert.notEqual(added.blog.title, "Linked home");
+    await fetchOnce(added.blog);
+    assert.equal((await storage.blogs.get(added.blog.id))?.title, "Linked feed", "the feed's own title after the first fetch");
+    await storage.blogs.purge(added.blog.id);
+  });
+
+  it("re-adding a blog already there changes nothing the owner did not type", async () => {
+    const first = await addManualBlog(storage, options, { url: `${origin}/linked`, category: "Friends" });
+    assert.ok(first.ok);
+    await fetchOnce(first.blog);
+    await storage.blogs.edit(first.blog.id, { notes: "kept" });
+    const before = await storage.blogs.get(first.blog.id);
+    const again = await addManualBlog(storage, options, { url: `${origin}/linked`, title: "", category: "" });
+    assert.ok(again.ok);
+    assert.equal(again.outcome, "unchanged");
+    const afterwards = await storage.blogs.get(first.blog.id);
+    assert.equal(afterwards?.title, "Linked feed", "not the <link> title");
+    assert.equal(afterwards?.category, "Friends", "the category is not cleared");
+    assert.deepEqual({ ...afterwards, updatedAt: null }, { ...before, updatedAt: null });
+    const typed = await addManualBlog(storage, options, { url: `${origin}/linked.rss`, category: "Family" });
+    assert.ok(typed.ok);
+    assert.equal(typed.outcome, "updated");
+    assert.equal(typed.blog.category, "Family", "what the owner typed is applied");
+    assert.equal(typed.blog.title, "Linked feed");
+    await storage.blogs.purge(first.blog.id);
+  });
+
+  it("keeps a title and category typed when adding, like an edit, across later syncs", async () => {
+    const added = await addManualBlog(storage, options, { url: `${origin}/linked`, title: "My name for it", category: "Work" });
+    assert.ok(added.ok);
+    assert.deepEqual([...added.blog.ownerEdited].sort(), ["category", "title"]);
+    await fetchOnce(added.blog);
+    const synced = await storage.blogs.get(added.blog.id);
+    assert.equal(synced?.title, "My name for it");
+    assert.equal(synced?.category, "Work");
+    await storage.blogs.purge(added.blog.id);
   });
 });
