@@ -41,7 +41,7 @@ export function clearResyncConfirm(context: BlogrollContext) {
 }
 
 /**
- * POST /clear-resync: deletes every stored item and starts a sync. A form
+ * POST /clear-resync: stops a sync going on, deletes every stored item and starts a full sync. A form
  * must carry the ticked confirmation; scripts (JSON, Bearer) need none.
  */
 export function clearResync(context: BlogrollContext) {
@@ -51,8 +51,8 @@ export function clearResync(context: BlogrollContext) {
       renderClearConfirm(response, context, { confirm: response.locals.__("blogroll.clear.confirmRequired") });
       return;
     }
-    await clearItemsForResync(await context.getStorage());
-    void context.scheduler.syncNow();
+    // A run going on is stopped first: its fetches in flight would write validators after the clear.
+    await context.scheduler.resetAndSync(async (storage) => void (await clearItemsForResync(storage)));
     await accepted(context, request, response, context.options.mountPath, "itemsCleared");
   };
 }

@@ -74,6 +74,11 @@ const PROGRESS_WRITE_INTERVAL = 1000;
 /** Wait past a lease's end before retrying, so clocks a little apart agree it has lapsed. */
 const LEASE_MARGIN = 1000;
 
+interface PendingReset {
+  work: (storage: Storage) => Promise<void>;
+  settle: (error?: unknown) => void;
+}
+
 const emptyStatus: StoredSyncStatus = { lastSync: null, lastSyncStats: null, runningUntil: null, progress: null, nextSync: null, contentDoneAt: null };
 
 /**
@@ -93,6 +98,8 @@ export class Scheduler {
   private abort: AbortController | null = null;
   private stopped = true;
   private nextAt: Date | null = null;
+  /** The running run is being stopped for a reset: its abort is not a failure. */
+  private stopping = false;
   /**
    * When set, the next attempt comes this soon (ms) rather than an interval
    * later: a held lease lapses, or another process's sync makes one due.
@@ -101,6 +108,8 @@ export class Scheduler {
   /** When the first of a series of refused attempts happened; null once an attempt gets the lease. */
   private refusedAt: number | null = null;
   private readonly leaseTtl: number;
+  /** A reset (Clear & resync) waiting to run under the lease before the next run. */
+  private pendingReset: PendingReset | null = null;
 
   constructor(private readonly options: SchedulerOptions) {
     this.leaseTtl = options.leaseTtl ?? 60_000;
@@ -122,6 +131,8 @@ export class Scheduler {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.pendingReset?.settle(new Error("The scheduler stopped before the reset could run"));
+    this.pendingReset = null;
     this.abort?.abort();
     await this.current?.catch(() => undefined);
   }
@@ -171,6 +182,36 @@ export class Scheduler {
   }
 
   /**
+   * Runs `work` (Clear & resync's deletion) with no run going on anywhere,
+   * then a full run. A run in this process is stopped first and waited for
+   * (its fetches in flight are cancelled or finish writing), and `work` runs
+   * under the lease, so no fetch of any process writes validators after it.
+   * Resolves once `work` is done and the run has started; when another
+   * process holds the lease, that is when the lease comes back to us.
+   */
+  async resetAndSync(work: (storage: Storage) => Promise<void>): Promise<void> {
+    if (this.current) {
+      this.stopping = true;
+      this.abort?.abort();
+      await this.current.catch(() => undefined);
+    }
+    const done = new Promise<void>((resolve, reject) => {
+      const previous = this.pendingReset;
+      this.pendingReset = {
+        // Two clicks in a row: both resets run, once each, under the same lease.
+        work: previous ? async (storage) => { await previous.work(storage); await work(storage); } : work,
+        settle: (error) => {
+          previous?.settle(error);
+          if (error === undefined) resolve();
+          else reject(error);
+        },
+      };
+    });
+    void this.begin(null, "full");
+    return done;
+  }
+
+  /**
    * `refusedAt`: when the previous, timed attempt found the lease taken. If a
    * sync completed since (another process ran it), this attempt stands down
    * and the next is due an interval after that sync.
@@ -189,6 +230,8 @@ export class Scheduler {
       this.currentKind = null;
       const queued = this.queued;
       this.queued = null;
+      // A reset waiting for the lease is retried even with the timer off; its full run covers what was queued.
+      if (this.pendingReset) return void this.schedule(this.retryIn ?? 0);
       if (this.stopped) return;
       if (kind === "full") this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity));
       if (queued) void this.begin(null, queued);
@@ -218,7 +261,8 @@ export class Scheduler {
       this.timer = null;
       void this.begin(refusedAt, "full");
     }, delay);
-    this.timer.unref?.();
+    // A reset someone waits for keeps the process up; the plain timer does not.
+    if (!this.pendingReset) this.timer.unref?.();
   }
 
   private async runOnce(refusedAt: number | null, kind: RunKind): Promise<boolean> {
@@ -237,7 +281,7 @@ export class Scheduler {
         this.refusedAt = refusedAt ?? Date.now();
         return false;
       }
-      if (refusedAt !== null) {
+      if (refusedAt !== null && !this.pendingReset) {
         const lastSync = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY))?.lastSync;
         const syncedAt = lastSync ? new Date(lastSync).getTime() : Number.NaN;
         if (syncedAt >= refusedAt) {
@@ -248,7 +292,22 @@ export class Scheduler {
       }
     } catch (error) {
       log(`sync not started: ${(error as Error).message}`);
+      this.pendingReset?.settle(error);
+      this.pendingReset = null;
       return false;
+    }
+    // Only a full run takes a reset (a run of new blogs only would leave the others empty).
+    const reset = kind === "full" ? this.pendingReset : null;
+    if (reset) {
+      this.pendingReset = null;
+      try {
+        await reset.work(storage);
+        reset.settle();
+      } catch (error) {
+        reset.settle(error);
+        await storage.meta.releaseLease(LEASE_NAME, this.holder).catch(() => undefined);
+        return false;
+      }
     }
     const abort = new AbortController();
     this.abort = abort;
@@ -300,12 +359,13 @@ export class Scheduler {
       return true;
     } catch (error) {
       // A run stopped by stop() (shutdown) did not fail.
-      if (!(this.stopped && abort.signal.aborted)) log(`sync failed: ${(error as Error).message}`);
+      if (!((this.stopped || this.stopping) && abort.signal.aborted)) log(`sync failed: ${(error as Error).message}`);
       await update({ runningUntil: null, progress: null, contentDoneAt: null }, true).catch(() => undefined);
       return true;
     } finally {
       clearInterval(renew);
       this.abort = null;
+      this.stopping = false;
       await storage.meta.releaseLease(LEASE_NAME, this.holder).catch(() => undefined);
     }
   }

@@ -148,3 +148,26 @@ test("a run that fails on its own is logged", async () => {
   assert.deepEqual(messages, ["sync failed: database went away"]);
   await scheduler.stop();
 });
+
+test("Clear & resync waits for another process's run, then clears under the lease and runs", async () => {
+  const gated = gatedRun();
+  const other = new Scheduler({ getStorage: async () => second, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000, leaseTtl: 300 });
+  const counted = countingRun();
+  const mine = new Scheduler({ getStorage: async () => temp.storage, run: counted.run, interval: 3_600_000, initialDelay: 3_600_000, leaseTtl: 300 });
+  const otherRun = other.syncNow();
+  await until(() => gated.runs() === 1, 5000);
+  let otherDone = false;
+  let clearedAfterOther: boolean | null = null;
+  const reset = mine.resetAndSync(async () => {
+    clearedAfterOther = otherDone;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(clearedAfterOther, null, "nothing is cleared while the other run holds the lease");
+  otherDone = true;
+  gated.release();
+  await otherRun;
+  await reset;
+  assert.equal(clearedAfterOther, true);
+  await until(() => counted.runs() === 1, 5000);
+  await Promise.all([mine.stop(), other.stop()]);
+});
