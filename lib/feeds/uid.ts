@@ -17,36 +17,45 @@ export const HASH_UID_PREFIX = "sha256:";
  * A uid per item, in feed order: the guid/id, else the link, else a hash of
  * title, date and content (stable across fetches of the same item).
  *
- * When several items share a uid, the first keeps it. A later one that is a
- * different post (other link, title or content) gets `uid#link`, or
- * `uid#<content hash>` when the link is the same, so distinct posts never
- * collapse into one; an exact repeat gets null and should be dropped.
+ * When several different posts (other link, title or content) share a uid,
+ * none keeps it bare: a feed that gives every item `<guid>1</guid>` would
+ * otherwise hand the stored row of one post to the next. Each gets
+ * `uid#link`, or `uid#<content hash>` when its link is not its own among
+ * them, whatever their order, so a post keeps its uid as the feed's window
+ * moves. An exact repeat gets null and should be dropped.
  */
 export function assignUids(items: UidSource[]): Array<string | null> {
-  const seen = new Map<string, UidSource>(); // uid -> the item holding it
-  // Fingerprints hash the content, so they are made only for items whose uid clashes.
-  const fingerprints = new Map<UidSource, string>();
-  const fingerprint = (item: UidSource) => {
-    let value = fingerprints.get(item);
-    if (value === undefined) fingerprints.set(item, (value = sha256(`${item.url ?? ""}\n${contentKey(item)}`)));
-    return value;
-  };
-  return items.map((item) => {
-    const base = item.id?.trim() || item.url || HASH_UID_PREFIX + sha256(contentKey(item));
-    const previous = seen.get(base);
-    if (previous === undefined) {
-      seen.set(base, item);
-      return base;
+  const bases = items.map((item) => item.id?.trim() || item.url || HASH_UID_PREFIX + sha256(contentKey(item)));
+  const groups = new Map<string, number[]>();
+  bases.forEach((base, index) => groups.set(base, [...(groups.get(base) ?? []), index]));
+  const uids: Array<string | null> = [...bases];
+  const taken = new Set(groups.keys());
+  for (const [base, indexes] of groups) {
+    if (indexes.length === 1) continue;
+    // Fingerprints hash the content, so they are made only for items whose uid clashes.
+    const distinct = new Map<string, number>();
+    for (const index of indexes) {
+      const key = sha256(`${items[index].url ?? ""}\n${contentKey(items[index])}`);
+      if (distinct.has(key)) uids[index] = null;
+      else distinct.set(key, index);
     }
-    if (fingerprint(previous) === fingerprint(item)) return null;
-    const alternative =
-      item.url && item.url !== base && !seen.has(`${base}#${item.url}`)
-        ? `${base}#${item.url}`
-        : `${base}#${sha256(contentKey(item)).slice(0, 16)}`;
-    if (seen.has(alternative)) return null;
-    seen.set(alternative, item);
-    return alternative;
-  });
+    if (distinct.size === 1) continue;
+    taken.delete(base);
+    const kept = [...distinct.values()];
+    const linkCount = new Map<string, number>();
+    for (const index of kept) {
+      const url = items[index].url;
+      if (url) linkCount.set(url, (linkCount.get(url) ?? 0) + 1);
+    }
+    for (const index of kept) {
+      const { url } = items[index];
+      const alternative =
+        url && url !== base && linkCount.get(url) === 1 ? `${base}#${url}` : `${base}#${sha256(contentKey(items[index])).slice(0, 16)}`;
+      uids[index] = taken.has(alternative) ? null : alternative;
+      taken.add(alternative);
+    }
+  }
+  return uids;
 }
 
 function contentKey(item: UidSource): string {

@@ -46,10 +46,34 @@ describe("uids", () => {
     const second = await parse(body);
     assert.deepEqual(first.items.map((i) => i.title), ["First", "Second", "Third"]);
     const [a, b, c] = first.items.map((i) => i.uid);
-    assert.equal(a, "dup");
-    assert.equal(b, "dup#https://blog.example.com/2");
+    assert.equal(a, "dup#https://blog.example.com/1");
+    assert.match(b, /^dup#[0-9a-f]{16}$/, "two posts share the link /2: neither is named by it");
     assert.match(c, /^dup#[0-9a-f]{16}$/);
+    assert.notEqual(b, c);
     assert.deepEqual(second.items.map((i) => i.uid), [a, b, c]);
+  });
+});
+
+describe("uids of a feed whose items all carry the same guid", () => {
+  const post = (n: number) => `<item><title>Post ${n}</title><guid>1</guid><link>https://blog.example.com/${n}</link><description>Text ${n}</description></item>`;
+
+  it("none of the clashing items keeps the bare guid, and each keeps its uid as new posts arrive", async () => {
+    const before = await parse(rss(post(2) + post(1)));
+    const after = await parse(rss(post(3) + post(2) + post(1)));
+    assert.ok(before.items.every((item) => item.uid !== "1"), "the bare uid would be taken over by the next new post");
+    assert.ok(after.items.every((item) => item.uid !== "1"));
+    const uidOf = (items: typeof before.items, title: string) => items.find((item) => item.title === title)?.uid;
+    assert.equal(uidOf(after.items, "Post 2"), uidOf(before.items, "Post 2"));
+    assert.equal(uidOf(after.items, "Post 1"), uidOf(before.items, "Post 1"));
+    assert.equal(new Set(after.items.map((item) => item.uid)).size, 3);
+  });
+
+  it("names clashing posts the same whatever their order in the feed", async () => {
+    const shared = `<item><title>Other</title><guid>1</guid><link>https://blog.example.com/2</link><description>else</description></item>`;
+    const one = await parse(rss(post(1) + post(2) + shared));
+    const two = await parse(rss(shared + post(2) + post(1)));
+    const byTitle = (items: typeof one.items) => Object.fromEntries(items.map((item) => [item.title, item.uid]));
+    assert.deepEqual(byTitle(one.items), byTitle(two.items));
   });
 });
 
