@@ -1,6 +1,7 @@
 import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
 import type { Blog, Item } from "../storage/types.js";
+import { futureHorizon } from "../storage/future.js";
 
 /** Microsub follows whose items are merged (one list read per request; far above any real follow list). */
 const MAX_MICROSUB_BLOGS = 10_000;
@@ -82,15 +83,16 @@ async function microsubBlogsByFeed(context: BlogrollContext, category: string | 
   return { microsub, byFeed };
 }
 
-/** Newest first: published desc, undated after dated, then id desc (ids sort by creation). */
+/** Newest first: published desc (posts more than a day ahead after the others), undated after dated, then id desc (ids sort by creation). */
 function compareItems(a: Item, b: Item): number {
-  const pa = a.published?.getTime();
-  const pb = b.published?.getTime();
-  if (pa !== pb) {
-    if (pa === undefined) return 1;
-    if (pb === undefined) return -1;
-    return pb - pa;
-  }
+  const horizon = futureHorizon().getTime();
+  const rank = (item: Item) => (item.published === null ? 2 : item.published.getTime() > horizon ? 1 : 0);
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  const pa = a.published?.getTime() ?? 0;
+  const pb = b.published?.getTime() ?? 0;
+  if (pa !== pb) return pb - pa;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import type { Blog, Item } from "../storage/types.js";
+import { futureHorizon } from "../storage/future.js";
 
 /** The blog an entry comes from: the `source` of an Atom entry, the extension object of a JSON Feed item. */
 export interface RiverBlog {
@@ -45,16 +47,19 @@ export interface River {
   generator: { name: string; version: string };
 }
 
-/** Ids that are already absolute IRIs (http(s), urn:, tag:) are kept, as Atom asks of copied entries. */
-const ABSOLUTE_ID = /^(?:https?:\/\/|urn:|tag:)\S+$/i;
-
 /**
- * A stable, globally unique id for a post: its own id when that is an
- * absolute IRI, otherwise its blog's feed address with the id as fragment
- * (RSS guids such as "1234" are unique only within their feed).
+ * A stable, globally unique id for a post of a blog: a name-based UUID
+ * (RFC 9562 version 8, from SHA-256) of the blog's id and the post's uid.
+ * Not the feed address, which a permanent redirect changes (every post
+ * would come back as new in readers), and never the post's own id alone,
+ * which two blogs reading the same feed would both publish.
  */
-export function entryId(uid: string, feedUrl: string): string {
-  return ABSOLUTE_ID.test(uid) && URL.canParse(uid) ? uid : `${feedUrl}#${encodeURIComponent(uid)}`;
+export function entryId(blogId: string, uid: string): string {
+  const hex = createHash("sha256").update(`${blogId}\n${uid}`).digest("hex").slice(0, 32).split("");
+  hex[12] = "8"; // version 8
+  hex[16] = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16); // RFC 9562 variant
+  const text = hex.join("");
+  return `urn:uuid:${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
 }
 
 function riverBlog(blog: Blog): RiverBlog {
@@ -76,7 +81,7 @@ export function riverEntries(items: Item[], blogs: Map<string, Blog>): RiverEntr
     const blog = blogs.get(item.blogId);
     if (!blog) continue;
     entries.push({
-      id: entryId(item.uid, blog.feedUrl),
+      id: entryId(blog.id, item.uid),
       title: item.title,
       url: item.url,
       published: item.published,
@@ -91,9 +96,12 @@ export function riverEntries(items: Item[], blogs: Map<string, Blog>): RiverEntr
   return entries;
 }
 
-/** The newest `updated` of the entries (the epoch when there are none). */
-export function newestUpdate(entries: RiverEntry[]): Date {
+/** The newest `updated` of the entries, those more than a day ahead left out (the epoch when there are none). */
+export function newestUpdate(entries: RiverEntry[], now = Date.now()): Date {
   let newest = 0;
-  for (const entry of entries) newest = Math.max(newest, entry.updated.getTime());
+  for (const entry of entries) {
+    const time = entry.updated.getTime();
+    if (time <= futureHorizon(now).getTime()) newest = Math.max(newest, time);
+  }
   return new Date(newest);
 }

@@ -12,6 +12,8 @@ import { all, child, children, parseXml, readWithFeedparser, RFC3339, XMLNS_NS, 
 
 after(() => closeParsePool());
 
+const UUID_URN = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 const MARKUP_TITLE = `<script>alert("x")</script><b>Bold</b> & "quoted"`;
 
 for (const backend of httpBackends()) {
@@ -104,8 +106,9 @@ for (const backend of httpBackends()) {
 
       it("gives each entry a stable id, plain-text title, link, dates, author, categories, summary, content and its blog as source", () => {
         const [hello, beta, old, undated] = children(parseXml(xml), "entry");
-        assert.equal(child(hello, "id")?.text, "https://alpha.example/2026/hello", "an absolute id is kept");
-        assert.equal(child(old, "id")?.text, "https://alpha.example/feed.xml#42", "a feed-local guid is made global");
+        assert.match(child(hello, "id")?.text ?? "", UUID_URN, "an id of the blog and the post, not of the feed address");
+        assert.match(child(old, "id")?.text ?? "", UUID_URN);
+        assert.notEqual(child(hello, "id")?.text, child(old, "id")?.text);
         assert.equal(child(beta, "title")?.attributes.type?.value, "text");
         assert.equal(child(beta, "title")?.text, MARKUP_TITLE, "markup in a title is text");
         assert.equal(child(hello, "link")?.attributes.href?.value, "https://example.org/posts/https%3A%2F%2Falpha.example%2F2026%2Fhello");
@@ -181,8 +184,8 @@ for (const backend of httpBackends()) {
         }
         assert.deepEqual(feed.items.map((entry) => entry.title), ["Hello from Alpha", MARKUP_TITLE, "Old Alpha post", "Undated Alpha post"]);
         const [hello, beta, old, undated] = feed.items;
-        assert.equal(hello.id, "https://alpha.example/2026/hello");
-        assert.equal(old.id, "https://alpha.example/feed.xml#42");
+        assert.match(String(hello.id), UUID_URN);
+        assert.match(String(old.id), UUID_URN);
         assert.equal(hello.content_html, "<p>Content of https://alpha.example/2026/hello</p>");
         assert.equal(beta.content_text, "Plain summary");
         assert.equal(undated.date_published, undefined);
@@ -240,6 +243,42 @@ for (const backend of httpBackends()) {
         const twice = await server.get(`${river}/river.atom?category=a&category=b`);
         assert.equal(twice.status, 400);
         assert.deepEqual(await twice.json(), { error: "Invalid category" });
+      });
+    });
+
+    describe("entry ids and dates", () => {
+      const jsonItems = async (query = "") => {
+        const response = await server.get(`${river}/river.json${query}`);
+        return ((await response.json()) as { items: Array<{ id: string; title: string; _blogroll: { blog: { id: string } } }> }).items;
+      };
+
+      it("keep an entry's id when its blog's feed moves (301), and never share one between two blogs", async () => {
+        const s = server.storage;
+        const first = await addBlog(s, { title: "Moving", category: "Ids", feedUrl: "https://moving.example/old.xml" });
+        const second = await addBlog(s, { title: "Twin", category: "Ids", feedUrl: "https://twin.example/feed.xml" });
+        const shared = item("https://shared.example/post", daysAgo(0.2, now), { title: "Shared post" });
+        await addItems(s, first.id, [shared, item("7", daysAgo(0.3, now), { title: "Local guid" })]);
+        await addItems(s, second.id, [shared]);
+        const before = await jsonItems("?category=Ids");
+        const idOf = (items: typeof before, blogId: string, title: string) =>
+          items.find((entry) => entry._blogroll.blog.id === blogId && entry.title === title)?.id;
+        assert.notEqual(idOf(before, first.id, "Shared post"), idOf(before, second.id, "Shared post"), "two blogs, two ids");
+        await s.blogs.recordFetch(first.id, { at: new Date(), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://moving.example/new.xml" });
+        assert.equal((await s.blogs.get(first.id))?.feedUrl, "https://moving.example/new.xml");
+        const after = await jsonItems("?category=Ids");
+        assert.equal(idOf(after, first.id, "Shared post"), idOf(before, first.id, "Shared post"));
+        assert.equal(idOf(after, first.id, "Local guid"), idOf(before, first.id, "Local guid"));
+      });
+
+      it("a post dated years ahead neither heads the river nor dates it", async () => {
+        const s = server.storage;
+        const blog = await addBlog(s, { title: "Time traveller", category: "Ahead" });
+        await addItems(s, blog.id, [item("future", new Date(now + 3 * 365 * 86_400_000), { title: "From the future" }), item("recent", daysAgo(0.1, now), { title: "Recent" })]);
+        const response = await server.get(`${river}/river.atom?category=Ahead`);
+        const feed = parseXml(await response.text());
+        assert.deepEqual(children(feed, "entry").map((entry) => child(entry, "title")?.text), ["Recent", "From the future"]);
+        assert.ok(Date.parse(child(feed, "updated")?.text ?? "") <= Date.now() + 86_400_000, "the feed's updated is not years ahead");
+        assert.equal((await jsonItems())[0].title !== "From the future", true);
       });
     });
 

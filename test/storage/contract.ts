@@ -732,6 +732,25 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.deepEqual(await s.items.list({ blogId: blog.id, limit: 0, offset: 0 }), []);
       });
 
+      it("lists a post dated more than a day ahead after every dated post, and does not make its blog recent", async () => {
+        const blog = await add({ category: "Ahead" });
+        const now = Date.now();
+        const far = new Date(now + 400 * DAY);
+        await s.items.upsertMany(
+          blog.id,
+          [newItem("far", far), newItem("soon", new Date(now + DAY / 2)), newItem("today", new Date(now - 1000)), newItem("old", new Date(now - 3 * DAY)), newItem("undated", null)],
+          new Date(now),
+        );
+        await s.blogs.refreshItemStats(blog.id);
+        for (const query of [{ blogId: blog.id }, {}, { category: "Ahead" }]) {
+          const uids = (await s.items.list({ ...query, limit: 10, offset: 0 })).map((i) => i.uid);
+          assert.deepEqual(uids, ["soon", "today", "old", "far", "undated"], JSON.stringify(query));
+          assert.deepEqual((await s.items.list({ ...query, limit: 2, offset: 2 })).map((i) => i.uid), ["old", "far"]);
+          assert.deepEqual((await s.items.list({ ...query, limit: 5, offset: 4 })).map((i) => i.uid), ["undated"]);
+        }
+        assert.equal((await s.blogs.get(blog.id))?.lastItemAt?.getTime(), now + DAY / 2, "lastItemAt is the newest post within a day ahead");
+      });
+
       it("without blogId lists items of publicly visible blogs only; filters by blog category", async () => {
         const tech = await add({ category: "Tech" });
         const life = await add({ category: "Life" });

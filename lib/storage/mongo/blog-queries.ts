@@ -2,6 +2,7 @@ import type { Document, Filter, ObjectId } from "mongodb";
 import { feedUrlKey } from "../../url/normalise.js";
 import type { MongoCollections } from "./collections.js";
 import { escapeRegex } from "./values.js";
+import { futureHorizon } from "../future.js";
 
 /** Blogs anyone may see: not hidden, not deleted, not inactive. */
 export function publicBlogFilter(): Filter<Document> {
@@ -51,7 +52,8 @@ export async function findBlogDocByFeedUrl(blogs: MongoCollections["blogs"], fee
 export async function refreshBlogItemStats(collections: MongoCollections, blogId: ObjectId): Promise<void> {
   const itemCount = await collections.items.countDocuments({ blogId });
   const [newest] = await collections.items
-    .find({ blogId, published: { $type: "date" } })
+    // A post dated more than a day ahead does not make the blog "recent" for months.
+    .find({ blogId, published: { $type: "date", $lte: futureHorizon() } })
     .sort({ published: -1 })
     .limit(1)
     .project({ published: 1 })

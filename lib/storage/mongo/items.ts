@@ -6,6 +6,7 @@ import { hexId, toItem } from "./documents.js";
 import { guard } from "./errors.js";
 import type { ObjectIds } from "./object-ids.js";
 import { countValue, dateValue, optionalTextValue, textValue } from "./values.js";
+import { futureHorizon } from "../future.js";
 
 /** Newest first; undated items (null/missing) sort after dated ones in a descending sort. */
 const NEWEST_FIRST = { published: -1, _id: -1 } as const;
@@ -84,8 +85,16 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
         if (limit === 0) return [];
         const scope = await listScope(query);
         if (!scope) return [];
-        const docs = await items.find(scope).sort(NEWEST_FIRST).skip(countValue(query.offset)).limit(limit).toArray();
-        return docs.map(toItem);
+        // Dated up to a day ahead, then dated further ahead, then undated: each part in index order, as many as the page needs.
+        const offset = countValue(query.offset);
+        const horizon = futureHorizon();
+        const parts: Filter<Document>[] = [{ published: { $lte: horizon } }, { published: { $gt: horizon } }, { published: null }];
+        const docs: Document[] = [];
+        for (const part of parts) {
+          if (docs.length >= offset + limit) break;
+          docs.push(...(await items.find({ $and: [scope, part] }).sort(NEWEST_FIRST).limit(offset + limit).toArray()));
+        }
+        return docs.slice(offset, offset + limit).map(toItem);
       }),
 
     trimBlog: (blogId, keep) =>

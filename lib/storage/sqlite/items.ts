@@ -4,6 +4,7 @@ import { PUBLIC_BLOG, wholeNumber } from "./blog-list.js";
 import type { SqliteContext } from "./database.js";
 import { refreshBlogItemStats } from "./item-stats.js";
 import { rowToItem, toIso, toIsoOrNull, type ItemRow } from "./rows.js";
+import { futureHorizon } from "../future.js";
 
 /** The columns an upsert compares and rewrites; `fetched_at` keeps the first sighting. */
 type ItemContent = Pick<ItemRow, "url" | "title" | "summary" | "content" | "published" | "author" | "photo" | "categories">;
@@ -28,11 +29,14 @@ const sameContent = (row: ItemContent, next: ItemContent) => CONTENT_COLUMNS.eve
 const NEWEST_FIRST = "ORDER BY i.published DESC, i.id DESC";
 
 /**
- * The SQL of one items.list page. CROSS JOIN keeps items as the outer loop:
- * SQLite walks the newest-first index and checks each item's blog by primary
- * key, stopping after limit + offset rows.
+ * The SQL of one items.list page, as up to three index-ordered queries whose
+ * results follow one another: posts dated up to the horizon (a day ahead),
+ * then posts dated beyond it, then undated posts; each is asked for
+ * limit + offset rows and the caller stops as soon as it has them.
+ * CROSS JOIN keeps items as the outer loop: SQLite walks the newest-first
+ * index and checks each item's blog by primary key, stopping at the limit.
  */
-export function itemListSql(query: ItemListQuery): { sql: string; params: unknown[] } {
+export function itemListSql(query: ItemListQuery, now = new Date()): { parts: Array<{ sql: string; params: unknown[] }>; offset: number; limit: number } {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (query.blogId !== undefined) {
@@ -43,9 +47,18 @@ export function itemListSql(query: ItemListQuery): { sql: string; params: unknow
     conditions.push("b.category = ?");
     params.push(query.category);
   }
-  params.push(wholeNumber(query.limit), wholeNumber(query.offset));
-  const sql = `SELECT i.* FROM items i CROSS JOIN blogs b ON b.id = i.blog_id WHERE ${conditions.join(" AND ")} ${NEWEST_FIRST} LIMIT ? OFFSET ?`;
-  return { sql, params };
+  const limit = wholeNumber(query.limit);
+  const offset = wholeNumber(query.offset);
+  const wanted = limit + offset;
+  const horizon = toIso(futureHorizon(now.getTime()));
+  const where = conditions.join(" AND ");
+  const select = `SELECT i.* FROM items i CROSS JOIN blogs b ON b.id = i.blog_id WHERE ${where}`;
+  const parts = [
+    { sql: `${select} AND i.published <= ? ${NEWEST_FIRST} LIMIT ?`, params: [...params, horizon, wanted] },
+    { sql: `${select} AND i.published > ? ${NEWEST_FIRST} LIMIT ?`, params: [...params, horizon, wanted] },
+    { sql: `${select} AND i.published IS NULL ${NEWEST_FIRST} LIMIT ?`, params: [...params, wanted] },
+  ];
+  return { parts, offset, limit };
 }
 
 /** The items table behind the ItemStore port. */
@@ -93,8 +106,13 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
     list: (query) =>
       ctx.guard("items.list", () => {
         if (wholeNumber(query.limit) === 0) return [];
-        const { sql, params } = itemListSql(query);
-        return (ctx.statement(sql).all(...params) as ItemRow[]).map(rowToItem);
+        const { parts, offset, limit } = itemListSql(query);
+        const rows: ItemRow[] = [];
+        for (const part of parts) {
+          if (rows.length >= offset + limit) break;
+          rows.push(...(ctx.statement(part.sql).all(...part.params) as ItemRow[]));
+        }
+        return rows.slice(offset, offset + limit).map(rowToItem);
       }),
 
     trimBlog: (blogId, keep) =>
