@@ -5,7 +5,7 @@ import type BlogrollEndpoint from "../../index.js";
 import type { IndiekitHost } from "../../index.js";
 import { packageJson } from "../package-root.js";
 import { Authenticator, clientOf, SESSION_COOKIE } from "./auth.js";
-import { parseMultipart } from "./multipart.js";
+import { parseUpload } from "./multipart.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
 import { homePage } from "./home.js";
 
@@ -112,7 +112,6 @@ export async function createStandaloneApp(
   });
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(parseMultipart());
   // A body that is not valid JSON reaches the routes as no body at all, so
   // each route answers with its own (spec) error rather than a parser's.
   app.use((error: Error & { type?: string }, request: Request, _response: Response, next: NextFunction) => {
@@ -158,6 +157,8 @@ export async function createStandaloneApp(
     response.status(404).json({ error: "Not found" });
   });
   app.use(auth.middleware(LOGIN_PATH));
+  // Multipart bodies are read only after the login, and only where the admin takes an upload.
+  for (const endpoint of indiekit.endpoints) app.post(uploadRoutes(endpoint.mountPath), parseUpload(endpoint.settings.maxBodySize));
   for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routes);
 
   app.use((_request: Request, response: Response) => {
@@ -171,6 +172,12 @@ export async function createStandaloneApp(
   });
 
   return { app, auth, indiekit };
+}
+
+/** The admin routes whose form carries a file: the source form (new and edit). */
+function uploadRoutes(mountPath: string): string[] {
+  const base = mountPath === "/" ? "" : mountPath;
+  return [`${base}/sources`, `${base}/sources/:id`];
 }
 
 /** Only same-site paths: a login form must not become an open redirect. */
