@@ -27,19 +27,24 @@ const BUILDERS: Record<RiverFormat, (river: River) => string> = {
   rss: buildRss,
 };
 
+/** The slot of a river body: its format, category and length, nothing else of the request. */
+export function riverBodyKey(format: RiverFormat, category: string | undefined, limit: number): string {
+  return JSON.stringify([format, category ?? null, limit]);
+}
+
 /**
  * The river feeds: the newest posts of every visible blog (or of one
  * category) as Atom 1.0, JSON Feed 1.1 and RSS 2.0, beside the API and
  * served like it (CORS, ETag, Cache-Control), plus Last-Modified and a
  * `Link` header naming the blogroll (the OPML export of the same blogs).
  */
-export function createRiverRouter(context: BlogrollContext): Router {
+export function createRiverRouter(context: BlogrollContext, kept: { bodies?: BuiltBodies } = {}): Router {
   const router = express.Router();
   const { options } = context;
   const clock = new ChangeClock();
-  const bodies = new BuiltBodies();
+  const bodies = kept.bodies ?? new BuiltBodies();
 
-  const read = async (request: Request): Promise<River | null> => {
+  const read = async (request: Request): Promise<(River & { category: string | undefined; limit: number }) | null> => {
     const query = request.query as Record<string, unknown>;
     const category = optionalText(query, "category");
     const limit = integerParam(query, "limit", DEFAULT_LIMIT, MAX_LIMIT);
@@ -63,6 +68,8 @@ export function createRiverRouter(context: BlogrollContext): Router {
       updated: newestUpdate(entries),
       entries,
       generator: { name: packageJson.name, version: packageJson.version },
+      category,
+      limit,
     };
   };
 
@@ -72,7 +79,8 @@ export function createRiverRouter(context: BlogrollContext): Router {
       response.status(404).json({ error: "Category not found" });
       return;
     }
-    const key = `${format} ${mountUrl(request, options.mountPath)} ${request.url}`;
+    // Only what changes the body picks its slot: other query parameters and Host headers cannot multiply them.
+    const key = riverBodyKey(format, river.category, river.limit);
     const body = bodies.get(key, river, () => Buffer.from(BUILDERS[format](river)));
     const lastModified = clock.since(key, strongEtag(body));
     response.set("Link", blogrollLink(river.blogrollUrl));

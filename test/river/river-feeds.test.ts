@@ -4,6 +4,8 @@ import { ObjectId } from "mongodb";
 import { parseFeed } from "../../lib/feeds/parse.js";
 import { parseOpml } from "../../lib/opml/parse.js";
 import { ATOM_NS } from "../../lib/river/atom.js";
+import { BuiltBodies } from "../../lib/river/built-bodies.js";
+import { createRiverRouter } from "../../lib/river/routes.js";
 import { JSON_FEED_VERSION } from "../../lib/river/json-feed.js";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
@@ -418,5 +420,48 @@ describe("river feeds: limits and the Microsub merge (MongoDB adapter on the min
     assert.deepEqual(first.map((entry) => entry.title), ["Alice 0", "Post own0", "Alice 2", "Post own1", "Alice 4", "Post own2"]);
     assert.equal(first[0]._blogroll.blog.title, "Alice");
     assert.deepEqual((await entries("?category=Friends&limit=3")).map((entry) => entry.title), ["Alice 0", "Post own0", "Alice 2"]);
+  });
+});
+
+describe("river body cache: keyed on format, category and limit, bounded in bytes", () => {
+  let server: TestServer;
+  let base: string;
+  let listening: import("node:http").Server;
+  const bodies = new BuiltBodies(64 * 1024);
+
+  before(async () => {
+    server = await startTestServer("sqlite");
+    const blog = await addBlog(server.storage, { title: "Cached", category: "Cats" });
+    await addItems(server.storage, blog.id, [item("c1", daysAgo(0.1)), item("c2", daysAgo(0.2))]);
+    const express = (await import("express")).default;
+    const app = express();
+    app.use(createRiverRouter(server.plugin.context, { bodies }));
+    await new Promise<void>((resolve) => (listening = app.listen(0, "127.0.0.1", () => resolve())));
+    base = `http://127.0.0.1:${(listening.address() as import("node:net").AddressInfo).port}`;
+  });
+  after(async () => {
+    listening.closeAllConnections();
+    await new Promise((resolve) => listening.close(resolve));
+    await server.close();
+  });
+
+  it("200 query strings and Host headers keep one body per river, not one per address", async () => {
+    for (let index = 0; index < 100; index++) {
+      assert.equal((await fetch(`${base}/river.atom?junk=${index}&utm_source=${"x".repeat(index)}`)).status, 200);
+      const viaHost = await new Promise<number>((resolve, reject) => {
+        import("node:http").then(({ get }) =>
+          get(`${base}/river.json`, { headers: { Host: `host${index}.example` } }, (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          }).on("error", reject),
+        );
+      });
+      assert.equal(viaHost, 200);
+    }
+    assert.equal(bodies.size, 2, "one Atom and one JSON river");
+    await fetch(`${base}/river.atom?category=Cats`);
+    await fetch(`${base}/river.atom?category=Cats&limit=5`);
+    assert.equal(bodies.size, 4);
+    assert.ok(bodies.bytes <= 64 * 1024);
   });
 });

@@ -54,11 +54,18 @@ describe("BuiltBodies (river bodies kept while their data is the same)", () => {
     assert.equal(builds, 3);
   });
 
-  it("forgets the least recently asked address beyond its capacity", () => {
-    const bodies = new BuiltBodies(1);
-    bodies.get("a", 1, () => Buffer.from("a1"));
-    bodies.get("b", 1, () => Buffer.from("b1"));
-    assert.equal(bodies.get("a", 1, () => Buffer.from("a2")).toString(), "a2");
+  it("is bounded in bytes: forgets the least recently asked river first, and keeps no body larger than the bound", () => {
+    const bodies = new BuiltBodies(10);
+    bodies.get("a", 1, () => Buffer.from("a1a1"));
+    bodies.get("b", 1, () => Buffer.from("b1b1"));
+    bodies.get("a", 1, () => Buffer.from("unused")); // a is now the most recent
+    bodies.get("c", 1, () => Buffer.from("c1c1")); // b goes: 12 bytes > 10
+    assert.equal(bodies.size, 2);
+    assert.equal(bodies.bytes, 8);
+    assert.equal(bodies.get("a", 1, () => Buffer.from("a2")).toString(), "a1a1");
+    assert.equal(bodies.get("b", 1, () => Buffer.from("b2")).toString(), "b2");
+    assert.equal(bodies.get("huge", 1, () => Buffer.from("x".repeat(11))).length, 11);
+    assert.ok(bodies.bytes <= 10);
   });
 });
 
