@@ -751,6 +751,32 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal((await s.blogs.get(blog.id))?.lastItemAt?.getTime(), now + DAY / 2, "lastItemAt is the newest post within a day ahead");
       });
 
+      it("a category's pages follow the same order as the whole list, at every offset", async () => {
+        const now = Date.now();
+        const mixed = [await add({ category: "Mix" }), await add({ category: "Mix" }), await add({ category: "Mix" })];
+        const hidden = await add({ category: "Mix" });
+        const other = await add({ category: "Other" });
+        const tie = new Date(now - 5 * 3600_000);
+        let n = 0;
+        for (const blog of [...mixed, hidden, other]) {
+          const items: NewItem[] = [];
+          for (let k = 0; k < 7; k++) {
+            n++;
+            const published = k === 0 ? tie : k === 1 ? null : k === 2 && blog === mixed[1] ? new Date(now + 90 * DAY) : new Date(now - ((n * 7919) % 97) * 3600_000);
+            items.push(newItem(`p${n}`, published));
+          }
+          await s.items.upsertMany(blog.id, items, new Date(now));
+        }
+        await s.blogs.edit(hidden.id, { hidden: true });
+        const ids = new Set(mixed.map((blog) => blog.id));
+        const whole = (await s.items.list({ limit: 100, offset: 0 })).filter((item) => ids.has(item.blogId)).map((item) => item.id);
+        assert.equal(whole.length, 21);
+        for (const [limit, offset] of [[21, 0], [1, 0], [5, 0], [5, 3], [4, 17], [10, 15], [3, 30]]) {
+          const page = (await s.items.list({ category: "Mix", limit, offset })).map((item) => item.id);
+          assert.deepEqual(page, whole.slice(offset, offset + limit), `limit ${limit} offset ${offset}`);
+        }
+      });
+
       it("without blogId lists items of publicly visible blogs only; filters by blog category", async () => {
         const tech = await add({ category: "Tech" });
         const life = await add({ category: "Life" });

@@ -10,6 +10,7 @@ import { migrate } from "../../lib/storage/sqlite/migrations.js";
 import { StorageError } from "../../lib/storage/types.js";
 import { DUE_BLOGS_SQL } from "../../lib/storage/sqlite/blogs.js";
 import { itemListSql } from "../../lib/storage/sqlite/items.js";
+import { BLOG_NEWEST_SQL, CATEGORY_BLOGS_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL } from "../../lib/storage/sqlite/category-items.js";
 import { runStorageContract } from "./contract.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "blogroll-sqlite-"));
@@ -144,7 +145,7 @@ describe("sqlite specifics", () => {
     const plan = (sql: string, params: unknown[]) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join(" | ");
     try {
-      const planOf = (page: ReturnType<typeof itemListSql>) => page.parts.map((part) => plan(part.sql, part.params));
+      const planOf = (parts: ReturnType<typeof itemListSql>) => parts.map((part) => plan(part.sql, [...part.params, 20, 40]));
       const publicPlans = planOf(itemListSql({ limit: 20, offset: 40 }));
       assert.equal(publicPlans.length, 3, "dated up to a day ahead, dated further ahead, undated");
       for (const publicPlan of publicPlans) {
@@ -156,6 +157,12 @@ describe("sqlite specifics", () => {
       for (const blogPlan of blogPlans) {
         assert.match(blogPlan, /SEARCH i USING INDEX items_blog_newest \(blog_id=\?/);
         assert.doesNotMatch(blogPlan, /TEMP B-TREE/);
+      }
+      // A category is read through its blogs' index: never a walk over every item.
+      for (const sql of [CATEGORY_BLOGS_SQL, BLOG_NEWEST_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL]) {
+        const categoryPlan = plan(sql, [{ category: "Tech", horizon: "2024-01-01T00:00:00.000Z", blogId: "0123456789abcdef01234567", wanted: 20 }]);
+        assert.doesNotMatch(categoryPlan, /SCAN i\b|items_newest/, categoryPlan);
+        assert.match(categoryPlan, /items_blog_newest \(blog_id=\?/, categoryPlan);
       }
       const duePlan = plan(DUE_BLOGS_SQL, ["2024-01-01T00:00:00.000Z", 5]);
       assert.match(duePlan, /blogs_due/);

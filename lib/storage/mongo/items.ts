@@ -10,6 +10,8 @@ import { futureHorizon } from "../future.js";
 
 /** Newest first; undated items (null/missing) sort after dated ones in a descending sort. */
 const NEWEST_FIRST = { published: -1, _id: -1 } as const;
+/** The index of each blog's items, newest first (setup.ts creates it). */
+export const BLOG_NEWEST_INDEX = { blogId: 1, published: -1, _id: -1 } as const;
 
 /** The stored fields of an item; `fetchedAt` is set on insert only (first seen). */
 function itemFields(item: NewItem): Document {
@@ -85,16 +87,24 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
         if (limit === 0) return [];
         const scope = await listScope(query);
         if (!scope) return [];
-        // Dated up to a day ahead, then dated further ahead, then undated: each part in index order, as many as the page needs.
-        const offset = countValue(query.offset);
+        // Dated up to a day ahead, then dated further ahead, then undated: each part in index order,
+        // counted only when the page starts past it.
+        let skip = countValue(query.offset);
         const horizon = futureHorizon();
         const parts: Filter<Document>[] = [{ published: { $lte: horizon } }, { published: { $gt: horizon } }, { published: null }];
+        // A category is read from its blogs' newest-first index (a merge of one range per blog), never by walking every item.
+        const findOptions = query.category !== undefined && query.blogId === undefined ? { hint: BLOG_NEWEST_INDEX } : {};
         const docs: Document[] = [];
         for (const part of parts) {
-          if (docs.length >= offset + limit) break;
-          docs.push(...(await items.find({ $and: [scope, part] }).sort(NEWEST_FIRST).limit(offset + limit).toArray()));
+          const wanted = limit - docs.length;
+          if (wanted <= 0) break;
+          const filter = { $and: [scope, part] };
+          const found = await items.find(filter, findOptions).sort(NEWEST_FIRST).skip(skip).limit(wanted).toArray();
+          docs.push(...found);
+          if (found.length > 0) skip = 0;
+          else if (skip > 0) skip = Math.max(0, skip - (await items.countDocuments(filter)));
         }
-        return docs.slice(offset, offset + limit).map(toItem);
+        return docs.map(toItem);
       }),
 
     trimBlog: (blogId, keep) =>

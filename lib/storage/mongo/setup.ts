@@ -2,6 +2,7 @@ import type { Collection, CreateIndexesOptions, IndexSpecification, ObjectId } f
 import { feedUrlKey } from "../../url/normalise.js";
 import type { MongoCollections } from "./collections.js";
 import { codeOf, isDuplicateKey } from "./errors.js";
+import { BLOG_NEWEST_INDEX } from "./items.js";
 
 /** An existing index with the same keys but other options (85) or the same name (86) is kept as it is. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
@@ -83,7 +84,7 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
     await ensureIndex(items, itemKey, { unique: true });
   }
   await ensureIndex(items, { published: -1, _id: -1 });
-  await ensureIndex(items, { blogId: 1, published: -1, _id: -1 });
+  await ensureIndex(items, BLOG_NEWEST_INDEX);
 
   await ensureIndex(meta, { key: 1 }, { unique: true });
 

@@ -2,6 +2,7 @@ import { newId } from "../id.js";
 import type { ItemListQuery, ItemStore, NewItem } from "../types.js";
 import { PUBLIC_BLOG, wholeNumber } from "./blog-list.js";
 import type { SqliteContext } from "./database.js";
+import { categoryItemRows } from "./category-items.js";
 import { refreshBlogItemStats } from "./item-stats.js";
 import { rowToItem, toIso, toIsoOrNull, type ItemRow } from "./rows.js";
 import { futureHorizon } from "../future.js";
@@ -29,14 +30,14 @@ const sameContent = (row: ItemContent, next: ItemContent) => CONTENT_COLUMNS.eve
 const NEWEST_FIRST = "ORDER BY i.published DESC, i.id DESC";
 
 /**
- * The SQL of one items.list page, as up to three index-ordered queries whose
- * results follow one another: posts dated up to the horizon (a day ahead),
- * then posts dated beyond it, then undated posts; each is asked for
- * limit + offset rows and the caller stops as soon as it has them.
+ * The SQL of one items.list page, as up to three index-ordered parts that
+ * follow one another: posts dated up to the horizon (a day ahead), then
+ * posts dated beyond it, then undated posts. Each part has its page query
+ * (limit, offset) and a count, asked only when a page starts past a part.
  * CROSS JOIN keeps items as the outer loop: SQLite walks the newest-first
  * index and checks each item's blog by primary key, stopping at the limit.
  */
-export function itemListSql(query: ItemListQuery, now = new Date()): { parts: Array<{ sql: string; params: unknown[] }>; offset: number; limit: number } {
+export function itemListSql(query: ItemListQuery, now = new Date()): Array<{ sql: string; count: string; params: unknown[] }> {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (query.blogId !== undefined) {
@@ -47,18 +48,32 @@ export function itemListSql(query: ItemListQuery, now = new Date()): { parts: Ar
     conditions.push("b.category = ?");
     params.push(query.category);
   }
-  const limit = wholeNumber(query.limit);
-  const offset = wholeNumber(query.offset);
-  const wanted = limit + offset;
   const horizon = toIso(futureHorizon(now.getTime()));
-  const where = conditions.join(" AND ");
-  const select = `SELECT i.* FROM items i CROSS JOIN blogs b ON b.id = i.blog_id WHERE ${where}`;
-  const parts = [
-    { sql: `${select} AND i.published <= ? ${NEWEST_FIRST} LIMIT ?`, params: [...params, horizon, wanted] },
-    { sql: `${select} AND i.published > ? ${NEWEST_FIRST} LIMIT ?`, params: [...params, horizon, wanted] },
-    { sql: `${select} AND i.published IS NULL ${NEWEST_FIRST} LIMIT ?`, params: [...params, wanted] },
-  ];
-  return { parts, offset, limit };
+  const from = `FROM items i CROSS JOIN blogs b ON b.id = i.blog_id WHERE ${conditions.join(" AND ")}`;
+  return [
+    { range: "i.published <= ?", params: [...params, horizon] },
+    { range: "i.published > ?", params: [...params, horizon] },
+    { range: "i.published IS NULL", params },
+  ].map((part) => ({
+    sql: `SELECT i.* ${from} AND ${part.range} ${NEWEST_FIRST} LIMIT ? OFFSET ?`,
+    count: `SELECT count(*) AS n ${from} AND ${part.range}`,
+    params: part.params,
+  }));
+}
+
+/** One page over parts that follow one another: a part is counted only when the page starts past it. */
+function pageOverParts(ctx: SqliteContext, parts: ReturnType<typeof itemListSql>, limit: number, offset: number): ItemRow[] {
+  const rows: ItemRow[] = [];
+  let skip = offset;
+  for (const part of parts) {
+    const wanted = limit - rows.length;
+    if (wanted <= 0) break;
+    const found = ctx.statement(part.sql).all(...part.params, wanted, skip) as ItemRow[];
+    rows.push(...found);
+    if (found.length > 0) skip = 0;
+    else if (skip > 0) skip = Math.max(0, skip - (ctx.statement(part.count).get(...part.params) as { n: number }).n);
+  }
+  return rows;
 }
 
 /** The items table behind the ItemStore port. */
@@ -105,14 +120,14 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
 
     list: (query) =>
       ctx.guard("items.list", () => {
-        if (wholeNumber(query.limit) === 0) return [];
-        const { parts, offset, limit } = itemListSql(query);
-        const rows: ItemRow[] = [];
-        for (const part of parts) {
-          if (rows.length >= offset + limit) break;
-          rows.push(...(ctx.statement(part.sql).all(...part.params) as ItemRow[]));
+        const limit = wholeNumber(query.limit);
+        if (limit === 0) return [];
+        const offset = wholeNumber(query.offset);
+        if (query.category !== undefined && query.blogId === undefined) {
+          const horizon = toIso(futureHorizon());
+          return categoryItemRows(ctx, query.category, horizon, offset + limit).slice(offset, offset + limit).map(rowToItem);
         }
-        return rows.slice(offset, offset + limit).map(rowToItem);
+        return pageOverParts(ctx, itemListSql(query), limit, offset).map(rowToItem);
       }),
 
     trimBlog: (blogId, keep) =>
