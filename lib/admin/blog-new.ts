@@ -69,15 +69,18 @@ export function createBlogController(context: BlogrollContext) {
     if (values.feedUrl && !httpUrl(values.feedUrl)) errors.feedUrl = __("blogroll.blogs.errors.urlInvalid");
     if (Object.keys(errors).length > 0) return renderNewBlog(context, response, values, null, errors);
 
+    // A browser that goes away stops the fetches its discovery started.
+    const abort = new AbortController();
+    response.on("close", () => abort.abort());
     if (request.body?.action === "discover") {
-      const found = await discoverFeeds(values.url, context.options);
+      const found = await discoverFeeds(values.url, context.options, abort.signal);
       if (!found.success) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.discoveryFailed", { reason: found.error }) });
       if (found.feeds.length === 0) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.noFeeds") });
       return renderNewBlog(context, response, { ...values, feedUrl: "", title: values.title || found.pageTitle || "" }, found.feeds);
     }
 
     const storage = await context.getStorage();
-    const result = await addManualBlog(storage, context.options, { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null });
+    const result = await addManualBlog(storage, context.options, { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null }, abort.signal);
     if (!result.ok) {
       const message = result.noFeed ? __("blogroll.blogs.errors.noFeeds") : __("blogroll.blogs.errors.discoveryFailed", { reason: result.error });
       return renderNewBlog(context, response, values, null, { url: message });

@@ -30,6 +30,8 @@ export type DiscoveryResult =
 /** Paths tried, in this order, when a page declares no feed. */
 export const COMMON_FEED_PATHS = ["/feed", "/rss.xml", "/atom.xml", "/index.xml", "/feed.json", "/feed.xml", "/rss"];
 const PROBE_CONCURRENCY = 3;
+/** Untyped `<link rel="feed">`s fetched to see what they are, at most: a page may list thousands. */
+export const MAX_PROBED_LINKS = 10;
 
 /** Link MIME types that announce a feed, with the format they stand for. */
 const LINK_TYPES: Record<string, DiscoveredFeedType> = {
@@ -77,13 +79,13 @@ function classifyLink(link: PageLink): DiscoveredFeed | "probe" | null {
 }
 
 /** Runs `work` over `inputs` with at most `limit` at once; results keep input order. */
-async function mapLimited<T, R>(inputs: T[], limit: number, work: (input: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(inputs: T[], limit: number, work: (input: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(inputs.length);
   let next = 0;
   const lane = async () => {
     while (next < inputs.length) {
       const index = next++;
-      results[index] = await work(inputs[index]);
+      results[index] = await work(inputs[index], index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, lane));
@@ -98,6 +100,8 @@ async function probe(
   signal: AbortSignal | undefined,
   allowHFeed: boolean,
 ): Promise<DiscoveredFeed | null> {
+  // Once the caller has gone, the remaining addresses are not even tried.
+  if (signal?.aborted) return null;
   try {
     const page = await fetchPage(url, options, signal);
     if (!isSuccess(page)) return null;
@@ -141,9 +145,14 @@ function dedupeAndRank(feeds: DiscoveredFeed[]): DiscoveredFeed[] {
 /** Feeds a fetched HTML page declares (link tags, in document order) or is (h-feed); the page is read in the parse pool. */
 async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, signal?: AbortSignal) {
   const { head, hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
-  // Links whose type does not tell are fetched, a few at a time; document order is kept.
-  const resolved = await mapLimited(head.links, PROBE_CONCURRENCY, async (link) => {
+  // Links whose type does not tell are fetched, a few at a time and the first MAX_PROBED_LINKS only; document order is kept.
+  let probes = 0;
+  const entries = head.links.map((link) => {
     const entry = classifyLink(link);
+    return entry === "probe" && ++probes > MAX_PROBED_LINKS ? null : entry;
+  });
+  const resolved = await mapLimited(head.links, PROBE_CONCURRENCY, async (link, index) => {
+    const entry = entries[index];
     return entry === "probe" ? probe(link.href, link.title, options, signal, true) : entry;
   });
   const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { discoverFeeds } from "../../lib/discovery/discover.js";
+import { discoverFeeds, MAX_PROBED_LINKS } from "../../lib/discovery/discover.js";
 import { resolveOptions } from "../../lib/options.js";
+import { logIn } from "../admin/admin-session.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { until } from "../sync/scheduler-support.js";
 
 type Route = { status?: number; type?: string; body: string };
 
@@ -109,6 +111,19 @@ describe("discoverFeeds against fixture sites on loopback", () => {
     ]);
     assert.ok(s.requests.includes("/notes") && s.requests.includes("/broken"));
     assert.ok(!s.requests.includes("/atom"), "a typed rel=feed link is not fetched");
+  });
+
+  it("fetches at most MAX_PROBED_LINKS untyped rel=feed links of a page listing thousands", async () => {
+    const links = Array.from({ length: 2000 }, (_, n) => `<link rel="feed" href="/f/${n}">`).join("");
+    const s = await site({ "/": { body: page(`<title>Many</title>${links}`) }, "/f/3": { type: "application/rss+xml", body: rss("Third") } });
+    const result = await discoverFeeds(`${s.origin}/`, options);
+    assert.ok(result.success);
+    assert.deepEqual(result.feeds.map((feed) => feed.url), [`${s.origin}/f/3`]);
+    const probed = s.requests.filter((path) => path.startsWith("/f/"));
+    assert.equal(probed.length, MAX_PROBED_LINKS);
+    assert.deepEqual(probed.sort(), Array.from({ length: MAX_PROBED_LINKS }, (_, n) => `/f/${n}`).sort(), "the first ones, in document order");
+    const guessed = s.requests.filter((path) => GUESS_PATHS.includes(path));
+    assert.deepEqual(guessed, [], "a feed was found: no guessing");
   });
 
   it("finds an h-feed on the page itself, after the page's link tags", async () => {
@@ -320,5 +335,47 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
   it("is not open without authentication", async () => {
     const response = await server.get(`${server.api}/discover?url=${encodeURIComponent(siteOrigin)}`, { redirect: "manual" });
     assert.notEqual(response.status, 200);
+  });
+});
+
+describe("the admin's add-a-blog discovery stops when the browser goes away (standalone, SQLite)", () => {
+  let server: TestServer;
+  const fetchTimeout = 1000;
+
+  before(async () => {
+    server = await startTestServer("sqlite", { fetchTimeout });
+  });
+  after(() => server.close());
+
+  it("no further probe starts, and those in flight are cancelled", async () => {
+    const probes: string[] = [];
+    let closed = 0;
+    const links = Array.from({ length: MAX_PROBED_LINKS }, (_, n) => `<link rel="feed" href="/f/${n}">`).join("");
+    const hanging: Server = createServer((request, response) => {
+      if (request.url === "/") return void response.writeHead(200, { "Content-Type": "text/html" }).end(page(`<title>Slow</title>${links}`));
+      probes.push(request.url ?? "");
+      response.on("close", () => closed++); // never answered: only the client can end it
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    const origin = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    try {
+      const admin = await logIn(server);
+      const body = new URLSearchParams({ _csrf: admin.csrf, url: `${origin}/`, action: "discover" }).toString();
+      const outgoing = httpRequest(`${server.baseUrl}${server.plugin.mountPath}/blogs`, {
+        method: "POST",
+        headers: { Cookie: admin.cookie, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) },
+      });
+      outgoing.on("error", () => undefined);
+      outgoing.end(body);
+      await until(() => probes.length === 3, 10_000);
+      outgoing.destroy();
+      await until(() => closed === 3, 10_000);
+      // Long enough for every probe in flight to have timed out and the next ones to start, had they not been stopped.
+      await new Promise((resolve) => setTimeout(resolve, 2.5 * fetchTimeout));
+      assert.equal(probes.length, 3, `probes after the browser left: ${probes.join(", ")}`);
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
   });
 });
