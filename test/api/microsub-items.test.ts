@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
 import { installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
+import { logIn } from "../admin/admin-session.js";
 
 const ITEM_FIELDS = ["id", "url", "title", "summary", "published", "isFuture", "author", "photo", "categories", "blog"].sort();
 
@@ -178,5 +179,53 @@ describe("GET /api/items merges Microsub items (MongoDB adapter on the mingo sta
     } finally {
       for (const [name, collection] of saved) server.collections.set(name, collection);
     }
+  });
+});
+
+describe("Microsub items get the URL and HTML rules of fetched items (MongoDB adapter on the mingo stand-in)", () => {
+  let server: TestServer;
+  let blogId: string;
+
+  before(async () => {
+    server = await startTestServer("mongo-standin");
+    const { channels, feeds, items } = installMicrosubCollections(server);
+    const channelId = new ObjectId();
+    await channels.insertOne({ _id: channelId, uid: "friends", name: "Friends", order: 0 });
+    const feedId = new ObjectId();
+    await feeds.insertOne({ _id: feedId, channelId, url: "https://mallory.example/feed", title: "M", photo: null, status: "active", lastFetchedAt: null });
+    blogId = (await addBlog(server.storage, { title: "Mallory", category: "Friends", source: "microsub", microsubFeedId: feedId.toHexString(), feedUrl: "https://mallory.example/feed" })).id;
+    await items.insertMany([
+      {
+        _id: new ObjectId(), feedId, channelId, uid: "hostile", url: "javascript:alert(document.cookie)", name: "Click me",
+        content: { html: `<p>Hi<script>alert(1)</script><a href="javascript:alert(2)">x</a><img src="/local.png" onerror="alert(3)"></p>`, text: "Hi" },
+        photo: ["javascript:alert(4)"], author: { name: "  Mallory  " }, category: ["a"], published: daysAgo(0.1),
+      },
+      {
+        _id: new ObjectId(), feedId, channelId, uid: "relative", url: "/posts/1", name: "Relative", content: { html: `<p>ok</p>` },
+        photo: ["data:image/png;base64,AAAA"], published: daysAgo(0.2),
+      },
+    ]);
+  });
+  after(() => server.close());
+
+  it("answers only absolute http(s) URLs and sanitised HTML, in /api/items, the rivers and the admin", async () => {
+    const body = (await (await server.get(`${server.api}/items`)).json()) as { items: Array<{ title: string; url: string | null; photo: string | null; author: string | null }> };
+    const hostile = body.items.find((entry) => entry.title === "Click me");
+    assert.ok(hostile);
+    assert.equal(hostile.url, null, "a javascript: link is no link");
+    assert.equal(hostile.photo, null);
+    assert.equal(hostile.author, "Mallory");
+    assert.equal(body.items.find((entry) => entry.title === "Relative")?.url, null, "a relative URL has no base to resolve against");
+    assert.equal(body.items.find((entry) => entry.title === "Relative")?.photo, null);
+
+    const river = await (await server.get(`${server.baseUrl}${server.plugin.mountPath}/river.json`)).text();
+    assert.doesNotMatch(river, /javascript:|<script|onerror/i);
+    assert.match(river, /<p>Hi/);
+
+    const admin = await logIn(server);
+    const blogPage = await admin.page(`${server.plugin.mountPath}/blogs/${blogId}`);
+    assert.equal(blogPage.status, 200);
+    assert.match(blogPage.html, /Click me/, "the blog's page lists its Microsub items");
+    assert.doesNotMatch(blogPage.html, /javascript:alert/);
   });
 });

@@ -2,9 +2,14 @@ import type { Collection, Document } from "mongodb";
 import { isObjectId, objectIdsFor, refHex } from "../mongo/object-ids.js";
 import type { Item } from "../types.js";
 import { StorageError } from "../types.js";
+import { sanitizeHtml } from "../../feeds/sanitize.js";
+import { collapseWhitespace } from "../../feeds/text.js";
+import { absoluteHttpUrl } from "../../feeds/urls.js";
 import type { MicrosubChannel, MicrosubFeed, MicrosubStore } from "../../microsub/types.js";
 
 const SUMMARY_LENGTH = 300;
+/** HTML of one Microsub item sanitised at most (a post is far shorter; the rest is cut, the sanitiser closing what is open). */
+const MAX_CONTENT_CHARS = 256 * 1024;
 
 /** An id (ObjectId of the host's driver, or text) as text. */
 function hex(value: unknown): string {
@@ -26,21 +31,35 @@ function summaryOf(doc: Document): string | null {
   return `${(space > 200 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** Text with whitespace collapsed, or null. */
+function plain(value: unknown): string | null {
+  const found = text(value);
+  return found ? collapseWhitespace(found) || null : null;
+}
+
+/**
+ * A Microsub item as the blogroll serves it, under the rules of items it
+ * fetches itself (the Microsub plugin stored what remote feeds said): only
+ * absolute http(s) links and images, HTML through the same sanitiser (at
+ * most MAX_CONTENT_CHARS of it: this runs on every request that lists it).
+ */
 function toItem(doc: Document): Item {
   const published = doc.published instanceof Date ? doc.published : doc.published ? new Date(doc.published) : null;
   const photos: unknown[] = Array.isArray(doc.photo) ? doc.photo : doc.photo ? [doc.photo] : [];
+  const url = absoluteHttpUrl(text(doc.url));
+  const html = text(doc.content?.html);
   return {
     id: hex(doc._id),
     blogId: hex(doc.feedId),
     uid: String(doc.uid ?? hex(doc._id)),
-    url: text(doc.url),
-    title: text(doc.name),
+    url,
+    title: plain(doc.name),
     summary: summaryOf(doc),
-    content: text(doc.content?.html),
+    content: html ? sanitizeHtml(html.slice(0, MAX_CONTENT_CHARS), url ?? undefined) || null : null,
     published: published && !Number.isNaN(published.getTime()) ? published : null,
-    author: text(doc.author?.name),
-    photo: text(photos[0]),
-    categories: Array.isArray(doc.category) ? doc.category.filter((c: unknown): c is string => typeof c === "string") : [],
+    author: plain(doc.author?.name),
+    photo: photos.map((photo) => absoluteHttpUrl(text(photo))).find((photo) => photo !== null) ?? null,
+    categories: Array.isArray(doc.category) ? doc.category.map(plain).filter((c): c is string => c !== null) : [],
     fetchedAt: published ?? storedAt(doc._id),
   };
 }
