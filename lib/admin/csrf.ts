@@ -8,6 +8,15 @@ function sessionOf(request: Request): SessionLike | undefined {
 }
 
 /**
+ * The token of an `Authorization: Bearer …` header, read the same way by the
+ * standalone login and by the CSRF check (a token may contain spaces).
+ */
+export function bearerToken(header: string | undefined): string | null {
+  const token = /^Bearer\s+(.+)$/i.exec(header ?? "")?.[1]?.trim();
+  return token ? token : null;
+}
+
+/**
  * True when a Bearer token, not a session cookie, authenticated the request:
  * it carries no ambient credential, so there is no CSRF risk. Indiekit (and
  * the standalone host, which follows it) copies the Bearer token it accepted
@@ -17,7 +26,7 @@ function sessionOf(request: Request): SessionLike | undefined {
  * cross-site form can send) is then taken as the credential.
  */
 export function isBearerRequest(request: Request): boolean {
-  const token = /^Bearer\s+(\S+)/i.exec(request.get("Authorization") ?? "")?.[1];
+  const token = bearerToken(request.get("Authorization"));
   if (!token) return false;
   const held = sessionOf(request)?.access_token;
   return held === token || (held === "development" && process.env.NODE_ENV === "development");

@@ -6,6 +6,7 @@ import type { IndiekitHost } from "../../index.js";
 import { packageJson } from "../package-root.js";
 import { Authenticator, clientOf, SESSION_COOKIE } from "./auth.js";
 import { parseUpload } from "./multipart.js";
+import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
 import { homePage } from "./home.js";
 
@@ -59,6 +60,8 @@ export async function createStandaloneApp(
     adminToken: string;
     /** A host database's collections (tests use an in-memory stand-in); none by default. */
     collections?: Map<string, unknown>;
+    /** Express's `trust proxy` (see trust-proxy.ts): off by default. */
+    trustProxy?: TrustProxy;
   },
 ): Promise<StandaloneHost> {
   const application: Record<string, unknown> = {
@@ -74,7 +77,9 @@ export async function createStandaloneApp(
 
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", false);
+  // Behind a TLS-terminating proxy this makes `request.secure` (the cookie's Secure flag) and
+  // `request.ip` (login throttling) the client's, read from the X-Forwarded-* headers it sets.
+  app.set("trust proxy", parseTrustProxy(options.trustProxy ?? false));
 
   // Like Indiekit: the plugin's files are found in the folder of its main module.
   nunjucks.configure([path.join(plugin.filePath, "views"), path.join(plugin.filePath, "views", "standalone")], {

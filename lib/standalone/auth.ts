@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
+import { bearerToken } from "../admin/csrf.js";
 
 export const SESSION_COOKIE = "blogroll_session";
 const SESSION_TTL = 7 * 24 * 3600 * 1000;
@@ -56,6 +57,10 @@ export class Authenticator {
   constructor(readonly adminToken: string) {
     if (adminToken.length < MIN_TOKEN_LENGTH) {
       throw new Error(`the admin token (BLOGROLL_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters long`);
+    }
+    // A header's value is read trimmed: a token starting or ending with white space could never be sent.
+    if (adminToken !== adminToken.trim() || /[\r\n]/.test(adminToken)) {
+      throw new Error("the admin token (BLOGROLL_ADMIN_TOKEN) must not start or end with white space or hold a line break");
     }
   }
 
@@ -119,8 +124,7 @@ export class Authenticator {
    */
   middleware(loginPath: string) {
     return (request: Request, response: Response, next: NextFunction) => {
-      const header = request.get("Authorization") ?? "";
-      const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+      const bearer = bearerToken(request.get("Authorization"));
       if (bearer) {
         const outcome = this.attempt(clientOf(request), bearer);
         if (outcome === "ok") {
@@ -142,7 +146,7 @@ export class Authenticator {
   }
 }
 
-/** The address failed attempts are counted by (the socket's peer: "trust proxy" is off). */
+/** The address failed attempts are counted by: the socket's peer, or with `trustProxy` the client a trusted proxy names. */
 export function clientOf(request: Request): string {
   return request.ip ?? request.socket.remoteAddress ?? "";
 }

@@ -1,21 +1,25 @@
 #!/usr/bin/env node
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import path from "node:path";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp, LOGIN_PATH } from "./app.js";
 import { ensureSources, readConfigFile, type StandaloneConfig } from "./config-file.js";
+import { parseTrustProxy } from "./trust-proxy.js";
+import { writeSecretFile } from "./token-file.js";
 
 /**
  * `npm start`: the plugin served on its own. Configuration by environment:
- * PORT, HOST, BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG, BLOGROLL_PUBLIC_URL.
+ * PORT, HOST, BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG, BLOGROLL_PUBLIC_URL, BLOGROLL_TRUST_PROXY.
  */
 async function main(): Promise<void> {
   const env = process.env;
   const config: StandaloneConfig = env.BLOGROLL_CONFIG ? readConfigFile(env.BLOGROLL_CONFIG) : { options: {}, sources: [] };
+  // A host option, not the plugin's: the environment wins over the file.
+  const { trustProxy: configuredTrust, ...pluginOptions } = config.options;
+  const trustProxy = parseTrustProxy(env.BLOGROLL_TRUST_PROXY ?? configuredTrust ?? false);
   const plugin = new BlogrollEndpoint({
-    ...config.options,
+    ...pluginOptions,
     ...(env.BLOGROLL_DATABASE ? { databasePath: env.BLOGROLL_DATABASE } : {}),
     ...(env.MONGODB_URL ? { mongodbUrl: env.MONGODB_URL } : {}),
     ...(env.BLOGROLL_PUBLIC_URL ? { publicUrl: env.BLOGROLL_PUBLIC_URL } : {}),
@@ -24,7 +28,7 @@ async function main(): Promise<void> {
   const generated = adminToken === "";
   if (generated) adminToken = randomBytes(18).toString("base64url");
 
-  const { app } = await createStandaloneApp(plugin, { adminToken });
+  const { app } = await createStandaloneApp(plugin, { adminToken, trustProxy });
   const storage = await plugin.getStorage();
   const created = await ensureSources(storage, config.sources);
 
@@ -71,11 +75,8 @@ async function main(): Promise<void> {
 function announceGeneratedToken(token: string, folder: string): string {
   const advice = "generated for this run; set BLOGROLL_ADMIN_TOKEN to keep one";
   if (process.stdout.isTTY) return `admin token (${advice}): ${token}`;
-  mkdirSync(folder, { recursive: true });
   const file = path.resolve(folder, "admin-token");
-  // Created afresh: `mode` applies only to a new file, and an old one may have been readable by others.
-  rmSync(file, { force: true });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  writeSecretFile(file, `${token}\n`);
   return `admin token (${advice}) written to ${file} (readable by this user only)`;
 }
 

@@ -5,7 +5,7 @@
  * a generated token is not printed into a collected log.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,9 +14,12 @@ import { after, before, describe, it } from "node:test";
 import BlogrollEndpoint from "../../index.js";
 import { MIN_TOKEN_LENGTH, SESSION_COOKIE } from "../../lib/standalone/auth.js";
 import { createStandaloneApp, LOGIN_PATH } from "../../lib/standalone/app.js";
+import { parseTrustProxy, type TrustProxy } from "../../lib/standalone/trust-proxy.js";
 import { startStandalone, waitFor } from "../hardening/standalone-process.js";
 
 const TOKEN = "auth-test-token-0123";
+
+let hosts = 0;
 
 interface Host {
   base: string;
@@ -25,9 +28,9 @@ interface Host {
 }
 
 /** The standalone app on a loopback port; `tls` marks every connection encrypted, as an https server's are. */
-async function startHost(folder: string, tls = false): Promise<Host> {
-  const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null, databasePath: path.join(folder, `${tls ? "tls" : "plain"}.db`) });
-  const { app } = await createStandaloneApp(plugin, { adminToken: TOKEN });
+async function startHost(folder: string, tls = false, host: { trustProxy?: TrustProxy; adminToken?: string } = {}): Promise<Host> {
+  const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null, databasePath: path.join(folder, `${tls ? "tls" : "plain"}-${++hosts}.db`) });
+  const { app } = await createStandaloneApp(plugin, { adminToken: host.adminToken ?? TOKEN, trustProxy: host.trustProxy });
   const server: Server = createServer(app);
   if (tls) server.on("connection", (socket) => Object.assign(socket, { encrypted: true }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -43,11 +46,11 @@ async function startHost(folder: string, tls = false): Promise<Host> {
   };
 }
 
-/** A login form post from a chosen loopback source address (another "client"). */
-function login(host: Host, token: string, from = "127.0.0.1"): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+/** A login form post from a chosen loopback source address (another "client"), with extra headers (a proxy's). */
+function login(host: Host, token: string, from = "127.0.0.1", headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   const body = new URLSearchParams({ token }).toString();
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${host.base}${LOGIN_PATH}`, { method: "POST", localAddress: from, headers: { "content-type": "application/x-www-form-urlencoded" } }, (response) => {
+    const request = httpRequest(`${host.base}${LOGIN_PATH}`, { method: "POST", localAddress: from, headers: { "content-type": "application/x-www-form-urlencoded", ...headers } }, (response) => {
       response.resume();
       response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers }));
     });
@@ -134,6 +137,82 @@ describe("standalone session cookie and token", () => {
       const response = await fetch(`${server.base}/blogrollapi/api/microsub-status`, { headers: { Authorization: `Bearer ${token}` } });
       assert.equal(response.status, 200);
     } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+});
+
+describe("standalone behind a proxy, Bearer tokens with spaces, the token file (issue 22)", () => {
+  it("trustProxy: the session cookie is Secure when the TLS-terminating proxy says https, and throttling sees client addresses", async () => {
+    const plain = await startHost(folder);
+    try {
+      const cookie = String((await login(plain, TOKEN, "127.0.0.1", { "X-Forwarded-Proto": "https" })).headers["set-cookie"]);
+      assert.doesNotMatch(cookie, /Secure/i, "without trustProxy a forwarded header is not believed");
+    } finally {
+      await plain.close();
+    }
+    const proxied = await startHost(folder, false, { trustProxy: "loopback" });
+    try {
+      const response = await login(proxied, TOKEN, "127.0.0.1", { "X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9" });
+      assert.equal(response.status, 303);
+      assert.match(String(response.headers["set-cookie"]), /;\s*Secure/i);
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        assert.equal((await login(proxied, `wrong-${attempt}`, "127.0.0.1", { "X-Forwarded-For": "203.0.113.5" })).status, 401);
+      }
+      assert.equal((await login(proxied, TOKEN, "127.0.0.1", { "X-Forwarded-For": "203.0.113.5" })).status, 429, "the guessing client waits");
+      assert.equal((await login(proxied, TOKEN, "127.0.0.1", { "X-Forwarded-For": "203.0.113.6" })).status, 303, "another client behind the same proxy does not");
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it("trustProxy takes true/false, hops or addresses, and refuses anything else", () => {
+    assert.equal(parseTrustProxy("true"), true);
+    assert.equal(parseTrustProxy(""), false);
+    assert.equal(parseTrustProxy("2"), 2);
+    assert.equal(parseTrustProxy(1), 1);
+    assert.equal(parseTrustProxy("loopback, 10.0.0.0/8"), "loopback, 10.0.0.0/8");
+    assert.throws(() => parseTrustProxy("not an address"), /trustProxy/);
+    assert.throws(() => parseTrustProxy({}), /trustProxy/);
+  });
+
+  it("a Bearer token with spaces passes the login and the CSRF check alike; one that could never be sent is refused at start", async () => {
+    const spaced = "a long admin token with spaces";
+    const host = await startHost(folder, false, { adminToken: spaced });
+    try {
+      const response = await fetch(`${host.mount}/sync`, { method: "POST", headers: { Authorization: `Bearer ${spaced}`, Accept: "application/json" } });
+      assert.equal(response.status, 202, "not 403 Invalid CSRF token");
+      const wrong = await fetch(`${host.mount}/sync`, { method: "POST", headers: { Authorization: "Bearer a long admin token", Accept: "application/json" } });
+      assert.equal(wrong.status, 401);
+    } finally {
+      await host.close();
+    }
+    const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null, databasePath: path.join(folder, "padded.db") });
+    await assert.rejects(createStandaloneApp(plugin, { adminToken: " padded-admin-token-0123 " }), /white space/);
+  });
+
+  it("writes the generated token file in one step, never through a link placed at its name", { timeout: 60_000 }, async () => {
+    const run = mkdtempSync(path.join(folder, "atomic-"));
+    const victim = path.join(folder, "victim.txt");
+    writeFileSync(victim, "untouched\n");
+    symlinkSync(victim, path.join(run, "admin-token"));
+    const changes: string[] = [];
+    const watcher = watch(run, (event, name) => {
+      if (name === "admin-token") changes.push(event);
+    });
+    const server = await startStandalone(run, { scheduler: false }, { BLOGROLL_ADMIN_TOKEN: "" });
+    try {
+      await waitFor("the admin token line", () => /admin token/.test(server.output()));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // let the last file events arrive
+      const file = path.join(run, "admin-token");
+      assert.equal(readFileSync(victim, "utf8"), "untouched\n", "the link's target is not written");
+      assert.ok(lstatSync(file).isFile(), "a regular file, not the link");
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.ok(readFileSync(file, "utf8").trim().length >= MIN_TOKEN_LENGTH);
+      assert.ok(!changes.includes("change"), `the file appeared whole, never written in place (events: ${changes.join(", ")})`);
+    } finally {
+      watcher.close();
       server.child.kill("SIGTERM");
       await server.exited;
     }
