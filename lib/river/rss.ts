@@ -22,7 +22,7 @@ const escapeHtml = (value: string) => value.replace(/&/g, "&amp;").replace(/</g,
  * the same blogs (`source:blogroll`). Each item names the blog it comes from
  * in RSS's own `<source url>`, its author (the post's, else the blog) in
  * `dc:creator` (RSS `author` must be an e-mail address), and carries a
- * `guid` that is never a permalink claim (ids may be feed-local).
+ * `guid` that is never a permalink claim (the rivers' entry id, a name-based UUID).
  */
 export function buildRss(river: River): string {
   const rss = create({ version: "1.0", encoding: "utf-8" }).ele("rss", {
