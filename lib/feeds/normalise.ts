@@ -1,6 +1,7 @@
 import { parseFeedDate } from "./dates.js";
 import { firstContentImage } from "./images.js";
 import type { RawEntry, RawFeed, RawText } from "./raw.js";
+import { syndicationInterval, ttlMinutes } from "./refresh-hints.js";
 import { sanitizeHtml } from "./sanitize.js";
 import { collapseWhitespace, htmlToText, SUMMARY_MAX_LENGTH, truncateText } from "./text.js";
 import type { NormalisedItem, ParsedFeed } from "./types.js";
@@ -46,10 +47,18 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       language: raw.language?.trim().replace(/_/g, "-") || null,
       ...(raw.blogroll ? { blogroll: absoluteHttpUrl(raw.blogroll, options.url) } : {}),
       ...(raw.push ? { push: raw.push } : {}),
+      ...refreshHints(raw),
     },
     items: newestFirst(kept).slice(0, maxItems).map(({ head, uid }) => completeItem(head, uid, feedAuthor)),
     ...(raw.problem ? { problem: raw.problem } : {}),
   };
+}
+
+/** The feed's own refresh hints, only those it gives (most feeds give none). */
+function refreshHints(raw: RawFeed): { ttlMinutes?: number; updateInterval?: number } {
+  const ttl = ttlMinutes(raw.refresh?.ttl);
+  const interval = syndicationInterval(raw.refresh?.updatePeriod, raw.refresh?.updateFrequency);
+  return { ...(ttl === null ? {} : { ttlMinutes: ttl }), ...(interval === null ? {} : { updateInterval: interval }) };
 }
 
 /** What identifies and orders an entry; its content is sanitised once, on demand. */

@@ -42,6 +42,8 @@ export interface RawFeed {
   language: string | null;
   /** The blogroll (OPML) the feed announces, as written (resolved against xml:base where one is in scope). */
   blogroll?: string | null;
+  /** How often the feed says to read it, as written (RSS `<ttl>`, `sy:` elements); absent in formats without them. */
+  refresh?: { ttl: string | null; updatePeriod: string | null; updateFrequency: string | null };
   entries: RawEntry[];
   /** Where the feed says it pushes updates (WebSub hubs and self, an RSS <cloud>); absent when it says nothing. */
   push?: PushLinks;

@@ -21,6 +21,10 @@ export interface FeedInfo {
   blogroll?: string | null;
   /** WebSub hubs, self link and RSS <cloud> the document announces (absent when none). */
   push?: PushLinks;
+  /** RSS `<ttl>`: minutes the feed may be cached. */
+  ttlMinutes?: number | null;
+  /** sy:updatePeriod / sy:updateFrequency as one interval, in milliseconds. */
+  updateInterval?: number | null;
 }
 
 export interface ParsedFeed {

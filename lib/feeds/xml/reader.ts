@@ -25,6 +25,7 @@ const NAMESPACES: Record<string, string> = {
   "http://www.w3.org/1999/xhtml": "xhtml",
   "http://source.scripting.com/": "source",
   "http://backend.userland.com/blogchannelmodule": "blogchannel",
+  "http://purl.org/rss/1.0/modules/syndication/": "sy",
 };
 
 const ATOM_NAMESPACE = "http://www.w3.org/2005/Atom";
@@ -161,6 +162,7 @@ function readRss(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlEl
     ),
     language: textOfFirst(meta, "rss:language") ?? textOfFirst(meta, "dc:language") ?? root.attrs["xml:lang"] ?? null,
     blogroll: announcedBlogroll(meta),
+    refresh: refreshHints(meta, rootChildren),
     entries: items.map((item) => readRssItem(item, feedUrl)),
     elements: items,
     ...pushLinks(meta, feedUrl),
@@ -172,6 +174,12 @@ function announcedBlogroll(meta: Map<string, XmlElement[]>): string | null {
   const element = first(meta, "source:blogroll") ?? first(meta, "blogchannel:blogroll");
   const written = element ? textOf(element).trim() : "";
   return element && written ? resolved(written, element) : null;
+}
+
+/** `<ttl>` (RSS 2.0, in the channel) and sy:updatePeriod/updateFrequency (in the channel, or beside it in RSS 1.0). */
+function refreshHints(meta: Map<string, XmlElement[]>, outside?: Map<string, XmlElement[]>): RawFeed["refresh"] {
+  const sy = (name: string) => textOfFirst(meta, name) ?? (outside ? textOfFirst(outside, name) : null);
+  return { ttl: textOfFirst(meta, "rss:ttl"), updatePeriod: sy("sy:updateperiod"), updateFrequency: sy("sy:updatefrequency") };
 }
 
 function rssLink(meta: Map<string, XmlElement[]>, channel: XmlElement): string | null {
@@ -278,6 +286,7 @@ function readAtom(root: XmlElement, feedUrl: string): RawFeed & { elements: XmlE
       personName(textOfFirst(meta, "dc:creator") ?? textOfFirst(meta, "dc:author") ?? textOfFirst(meta, "itunes:author")),
     language: root.attrs["xml:lang"] ?? textOfFirst(meta, "dc:language") ?? null,
     blogroll: announcedBlogroll(meta),
+    refresh: refreshHints(meta),
     entries: entries.map((entry) => readAtomEntry(entry, feedUrl)),
     elements: entries,
     ...pushLinks(meta, feedUrl),
