@@ -75,6 +75,8 @@ export interface FetchResult {
   contentLanguage: string | null;
   /** The Link header(s), joined with ", " when repeated; null when absent. */
   link: string | null;
+  /** Headers saying how long the response stays fresh (the schedule reads them as floors). */
+  caching: { cacheControl: string | null; expires: string | null; date: string | null };
   /** Decompressed body. */
   body: Uint8Array;
   /** Bytes of the final body on the wire (before decompression). */
@@ -117,7 +119,7 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
 }
 
-/** A header that may be repeated (Link), as one comma-separated value. */
+/** A header that may be repeated (Link, Cache-Control), as one comma-separated value. */
 function joinedHeader(headers: Record<string, string | string[] | undefined>, name: string): string | null {
   const value = headers[name];
   return Array.isArray(value) ? value.join(", ") || null : (value ?? null);
@@ -219,6 +221,7 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
       contentLocation: header(response.headers, "content-location"),
       contentLanguage: header(response.headers, "content-language"),
       link: joinedHeader(response.headers, "link"),
+      caching: { cacheControl: joinedHeader(response.headers, "cache-control"), expires: header(response.headers, "expires"), date: header(response.headers, "date") },
     };
     if (status === 304) {
       await drain(response);

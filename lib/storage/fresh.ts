@@ -8,7 +8,8 @@ import type { Blog, Source } from "./types.js";
 type FreshSourceState = Pick<Source, "status" | "lastError" | "lastSyncAt" | "lastImport" | "etag" | "lastModified">;
 type FreshFetchState = Pick<
   Blog,
-  "lastFetchAt" | "lastItemAt" | "lastError" | "nextFetchAt" | "failureCount" | "etag" | "lastModified" | "iconUrl" | "ownerEdited"
+  | "lastFetchAt" | "lastItemAt" | "lastError" | "nextFetchAt" | "failureCount" | "failingSince" | "recentPosts" | "lastPostAt"
+  | "fetchInterval" | "fetchReason" | "waitUntil" | "movedFrom" | "movedAt" | "etag" | "lastModified" | "iconUrl" | "ownerEdited"
 >;
 
 /** A source never synced: nothing imported, no validators. */
@@ -24,6 +25,14 @@ export function freshFetchState(): FreshFetchState {
     lastError: null,
     nextFetchAt: null,
     failureCount: 0,
+    failingSince: null,
+    recentPosts: [],
+    lastPostAt: null,
+    fetchInterval: null,
+    fetchReason: null,
+    waitUntil: null,
+    movedFrom: null,
+    movedAt: null,
     etag: null,
     lastModified: null,
     iconUrl: null,

@@ -63,6 +63,21 @@ export interface Blog {
   nextFetchAt: Date | null;
   /** Consecutive failed fetches, for exponential back-off. */
   failureCount: number;
+  /** When the current run of failures began (null unless status is `error`). */
+  failingSince: Date | null;
+  /** Publication dates of the newest posts its feed showed, newest first (at most RECENT_POSTS): the posting rate. */
+  recentPosts: Date[];
+  /** The newest publication date its feed ever showed (kept after the items themselves expire). */
+  lastPostAt: Date | null;
+  /** The interval the schedule chose at the last fetch, in milliseconds (null before any, or when gone). */
+  fetchInterval: number | null;
+  /** Why the next fetch is when it is (a ScheduleReason of lib/schedule/policy.ts), null before any fetch. */
+  fetchReason: string | null;
+  /** A server's Retry-After: not fetched before this, not even by "Sync now". */
+  waitUntil: Date | null;
+  /** The feed URL it had before a permanent redirect moved it, and when (null if never moved). */
+  movedFrom: string | null;
+  movedAt: Date | null;
   etag: string | null;
   lastModified: string | null;
   /** Site icon found by the sync's lookup, used when the feed has no image; "" when the site has none, null before any lookup. */
@@ -125,6 +140,13 @@ export interface FetchRecord {
   feedUrl?: string;
   metadata?: FeedMetadata;
   iconUrl?: string | null;
+  /** The schedule's state after this fetch; absent: left as it was. */
+  schedule?: {
+    recentPosts: Date[];
+    fetchInterval: number | null;
+    fetchReason: string;
+    waitUntil: Date | null;
+  };
 }
 
 export type BlogSort = "title" | "recent";
@@ -141,6 +163,8 @@ export interface BlogListQuery {
   search?: string;
   /** admin only */
   status?: BlogStatus | "hidden";
+  /** admin only: blogs in a health condition (see BlogHealthQuery). */
+  health?: { condition: "dormant" | "failing" | "moved" } & BlogHealthQuery;
   sourceId?: string;
 }
 
@@ -222,6 +246,26 @@ export type SourcePatch = Partial<
   Pick<Source, "name" | "enabled" | "settings" | "status" | "lastError" | "lastSyncAt" | "lastImport" | "etag" | "lastModified">
 >;
 
+/** Where health conditions begin: dormant (newest post before `dormantBefore`), failing (in error since `failingSince` or earlier). */
+export interface BlogHealthQuery {
+  dormantBefore: Date;
+  failingSince: Date;
+}
+
+/** Blogs (not deleted) counted by how they are kept fresh and by health. */
+export interface BlogHealthCounts {
+  /**
+   * Fetched ones by the reason of their schedule: `schedule` (their posting
+   * rate), `server` (a server's floor), `push` (safety poll of a pushed blog),
+   * `backoff` (failing, or told to wait); `pending` never fetched yet;
+   * `external` never fetched (Microsub brings their posts); `off` gone or
+   * no longer listed.
+   */
+  freshness: { schedule: number; server: number; push: number; backoff: number; pending: number; external: number; off: number };
+  /** `healthy`: fetched well and not dormant. The others as the list filters; `moved` overlaps the rest. */
+  health: { healthy: number; dormant: number; failing: number; erroring: number; gone: number; moved: number };
+}
+
 export interface BlogStore {
   list(query: BlogListQuery): Promise<Page<Blog>>;
   /** Any blog by id, deleted included; callers decide visibility. */
@@ -246,14 +290,20 @@ export interface BlogStore {
   /** Removes a blog and its items for good (source deletion "remove" choice). */
   purge(id: string): Promise<void>;
   categories(): Promise<CategoryCount[]>;
-  /** Blogs the scheduler should fetch: not deleted/gone/inactive, not skipItemFetch, nextFetchAt due. */
-  listDue(now: Date, limit: number): Promise<Blog[]>;
+  /**
+   * Blogs the scheduler should fetch: not deleted/gone/inactive, not
+   * skipItemFetch, nextFetchAt due. With `everyone` ("Sync now"), every such
+   * blog whatever its nextFetchAt, except those told to wait (waitUntil after `now`).
+   */
+  listDue(now: Date, limit: number, options?: { everyone?: boolean }): Promise<Blog[]>;
   recordFetch(id: string, record: FetchRecord): Promise<Blog | null>;
   /** Sets the site icon a lookup found ("" for none) on a blog that is not deleted; false when there is no such blog. */
   setIcon(id: string, iconUrl: string): Promise<boolean>;
   /** Recomputes itemCount and lastItemAt from stored items. */
   refreshItemStats(id: string): Promise<void>;
   count(filter?: { status?: BlogStatus; sourcePrefix?: string }): Promise<number>;
+  /** Counts for /api/status and the admin: see BlogHealthCounts. */
+  healthCounts(query: BlogHealthQuery): Promise<BlogHealthCounts>;
 }
 
 export interface ItemStore {

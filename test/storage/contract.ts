@@ -16,6 +16,7 @@ import {
   type BlogBlogroll,
   type BlogListQuery,
   type BlogStatus,
+  type FetchRecord,
   type NewBlog,
   type NewItem,
   type PushSubscription,
@@ -677,6 +678,114 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         read = (await s.blogs.get(undatedOnly.id)) as Blog;
         assert.equal(read.itemCount, 1);
         assert.equal(read.lastItemAt, null);
+      });
+    });
+
+    describe("schedules and health", () => {
+      const HOUR = 3_600_000;
+      const schedule = (posts: Date[], extra: Partial<NonNullable<FetchRecord["schedule"]>> = {}) => ({
+        recentPosts: posts,
+        fetchInterval: 2 * HOUR,
+        fetchReason: "posting-rate",
+        waitUntil: null,
+        ...extra,
+      });
+
+      it("keeps a blog's schedule: recent posts newest first, newest post ever, interval, reason, Retry-After", async () => {
+        const blog = await add({ status: "active" });
+        assert.deepEqual([blog.recentPosts, blog.lastPostAt, blog.fetchInterval, blog.fetchReason, blog.waitUntil], [[], null, null, null, null]);
+        const posts = [at(-3 * DAY), at(-DAY), at(-2 * DAY)];
+        const written = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: at(HOUR), failureCount: 0, schedule: schedule(posts) })) as Blog;
+        for (const b of [written, (await s.blogs.get(blog.id)) as Blog]) {
+          assert.deepEqual(b.recentPosts.map((d) => d.getTime()), [at(-DAY), at(-2 * DAY), at(-3 * DAY)].map((d) => d.getTime()));
+          assert.equal(b.lastPostAt?.getTime(), at(-DAY).getTime());
+          assert.equal(b.fetchInterval, 2 * HOUR);
+          assert.equal(b.fetchReason, "posting-rate");
+        }
+        // A fetch without a schedule (the admin's clear-and-resync) leaves it; the newest post never moves back.
+        await s.blogs.recordFetch(blog.id, { at: at(1), status: "active", nextFetchAt: null, failureCount: 0 });
+        assert.equal(((await s.blogs.get(blog.id)) as Blog).fetchInterval, 2 * HOUR);
+        const waitUntil = at(5 * HOUR);
+        await s.blogs.recordFetch(blog.id, {
+          at: at(2), status: "error", nextFetchAt: waitUntil, failureCount: 1,
+          schedule: schedule([at(-9 * DAY)], { fetchInterval: 5 * HOUR, fetchReason: "retry-after", waitUntil }),
+        });
+        const later = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(later.lastPostAt?.getTime(), at(-DAY).getTime());
+        assert.equal(later.waitUntil?.getTime(), waitUntil.getTime());
+        assert.equal(later.fetchReason, "retry-after");
+      });
+
+      it("knows since when a blog fails, until it succeeds", async () => {
+        const blog = await add({ status: "active" });
+        const fail = (when: Date, failureCount: number) => s.blogs.recordFetch(blog.id, { at: when, status: "error", error: "HTTP 500", nextFetchAt: null, failureCount });
+        await fail(at(-8 * DAY), 1);
+        await fail(at(-DAY), 2);
+        assert.equal(((await s.blogs.get(blog.id)) as Blog).failingSince?.getTime(), at(-8 * DAY).getTime());
+        await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
+        assert.equal(((await s.blogs.get(blog.id)) as Blog).failingSince, null);
+      });
+
+      it("remembers where a permanent redirect moved a blog from", async () => {
+        const blog = await add({ feedUrl: "https://before.example/feed" });
+        assert.equal(blog.movedFrom, null);
+        const moved = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://after.example/feed" })) as Blog;
+        assert.equal(moved.movedFrom, "https://before.example/feed");
+        assert.equal(moved.movedAt?.getTime(), T0.getTime());
+      });
+
+      it("\"Sync now\" lists every fetchable blog, due or not, except those told to wait", async () => {
+        const notDue = await add({ status: "active" });
+        await s.blogs.recordFetch(notDue.id, { at: T0, status: "active", nextFetchAt: at(DAY), failureCount: 0, schedule: schedule([]) });
+        const waiting = await add({ status: "active" });
+        await s.blogs.recordFetch(waiting.id, { at: T0, status: "error", nextFetchAt: at(HOUR), failureCount: 1, schedule: schedule([], { waitUntil: at(HOUR) }) });
+        const waited = await add({ status: "active" });
+        await s.blogs.recordFetch(waited.id, { at: at(-HOUR), status: "error", nextFetchAt: at(DAY), failureCount: 1, schedule: schedule([], { waitUntil: at(-1) }) });
+        const gone = await add({ status: "active" });
+        await s.blogs.recordFetch(gone.id, { at: T0, status: "gone", nextFetchAt: null, failureCount: 1 });
+        await add({ skipItemFetch: true, source: "microsub" });
+        const fresh = await add();
+        assert.deepEqual((await s.blogs.listDue(T0, 10)).map((b) => b.id), [fresh.id]);
+        assert.deepEqual((await s.blogs.listDue(T0, 10, { everyone: true })).map((b) => b.id).sort(), [notDue.id, waited.id, fresh.id].sort());
+      });
+
+      it("filters and counts blogs by health: dormant, failing, moved, gone; and by how they are kept fresh", async () => {
+        const query = { dormantBefore: at(-180 * DAY), failingSince: at(-7 * DAY) };
+        const fetch = (id: string, record: Partial<FetchRecord>) =>
+          s.blogs.recordFetch(id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, ...record });
+        const dormant = await add({ title: "Dormant" });
+        await fetch(dormant.id, { schedule: schedule([at(-200 * DAY)], { fetchInterval: DAY }) });
+        const lively = await add({ title: "Lively" });
+        await fetch(lively.id, { schedule: schedule([at(-DAY)]) });
+        const paced = await add({ title: "Paced" });
+        await fetch(paced.id, { schedule: schedule([at(-DAY)], { fetchReason: "server" }) });
+        const pushed = await add({ title: "Pushed" });
+        await fetch(pushed.id, { schedule: schedule([at(-DAY)], { fetchReason: "push" }) });
+        const failing = await add({ title: "Failing" });
+        await fetch(failing.id, { at: at(-8 * DAY), status: "error", error: "HTTP 500", failureCount: 1 });
+        await fetch(failing.id, { status: "error", error: "HTTP 502", failureCount: 2 });
+        const erring = await add({ title: "Erring" });
+        await fetch(erring.id, { status: "error", error: "HTTP 500", failureCount: 1 });
+        const gone = await add({ title: "Gone" });
+        await fetch(gone.id, { status: "gone", failureCount: 1 });
+        const moved = await add({ title: "Moved", feedUrl: "https://moving.example/feed" });
+        await fetch(moved.id, { feedUrl: "https://moved.example/feed", schedule: schedule([at(-DAY)]) });
+        await add({ title: "Pending" });
+        await add({ title: "Microsub", skipItemFetch: true, source: "microsub", status: "active" });
+        const deleted = await add({ title: "Deleted" });
+        await fetch(deleted.id, { schedule: schedule([at(-400 * DAY)]) });
+        await s.blogs.softDelete(deleted.id);
+
+        const filtered = async (condition: "dormant" | "failing" | "moved") => titles((await list({ health: { condition, ...query } })).items);
+        assert.deepEqual(await filtered("dormant"), ["Dormant"]);
+        assert.deepEqual(await filtered("failing"), ["Failing"]);
+        assert.deepEqual(await filtered("moved"), ["Moved"]);
+        assert.deepEqual(titles((await list({ status: "gone" })).items), ["Gone"]);
+
+        assert.deepEqual(await s.blogs.healthCounts(query), {
+          freshness: { schedule: 3, server: 1, push: 1, backoff: 2, pending: 1, external: 1, off: 1 },
+          health: { healthy: 5, dormant: 1, failing: 1, erroring: 2, gone: 1, moved: 1 },
+        });
       });
     });
 

@@ -169,6 +169,31 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   );
 
   it(
+    "a restart keeps schedules; blogs from before schedules take their newest stored post and failure as a start",
+    withStorage(makeBackend, async (storage, raw, backend) => {
+      const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://kept.example/feed", title: "K", source: "manual" });
+      const posts = [new Date("2026-01-02T00:00:00.000Z"), new Date("2026-01-01T00:00:00.000Z")];
+      const waitUntil = new Date("2026-01-03T00:00:00.000Z");
+      await storage.blogs.recordFetch(blog.id, {
+        at: new Date("2026-01-02T12:00:00.000Z"), status: "error", nextFetchAt: waitUntil, failureCount: 1,
+        schedule: { recentPosts: posts, fetchInterval: 3_600_000, fetchReason: "retry-after", waitUntil },
+      });
+      const legacyId = new backend.ObjectId();
+      const lastItemAt = new Date("2025-06-01T00:00:00.000Z");
+      await raw.blogs.insertOne({ _id: legacyId, feedUrl: "https://legacy.example/feed", title: "L", status: "error", lastItemAt, lastFetchAt: waitUntil });
+
+      const restarted = storageOn(backend);
+      await restarted.init();
+      const kept = (await restarted.blogs.get(blog.id))!;
+      assert.deepEqual(kept.recentPosts, posts);
+      assert.deepEqual([kept.lastPostAt, kept.fetchInterval, kept.fetchReason, kept.waitUntil], [posts[0], 3_600_000, "retry-after", waitUntil]);
+      assert.deepEqual(kept.failingSince, new Date("2026-01-02T12:00:00.000Z"));
+      const legacy = (await restarted.blogs.get(legacyId.toHexString()))!;
+      assert.deepEqual([legacy.lastPostAt, legacy.failingSince, legacy.recentPosts], [lastItemAt, waitUntil, []]);
+    }),
+  );
+
+  it(
     "stores dates as BSON Date values and ids as the driver's own ObjectIds in every collection",
     withStorage(makeBackend, async (storage, raw, backend) => {
       const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://dates.example/feed", title: "D", source: "manual" });

@@ -47,6 +47,12 @@ describe("sqlite specifics", () => {
       { uid: "a", url: null, title: "A", summary: null, content: null, published: new Date("2024-01-02T03:04:05.678Z"), author: null, photo: null, categories: ["x"] },
     ], new Date());
     await first.meta.set("status", { ok: true });
+    const posts = [new Date("2024-01-02T03:04:05.678Z"), new Date("2024-01-01T00:00:00.000Z")];
+    const waitUntil = new Date("2024-01-03T00:00:00.000Z");
+    await first.blogs.recordFetch(blog.id, {
+      at: new Date("2024-01-02T12:00:00.000Z"), status: "error", nextFetchAt: waitUntil, failureCount: 1,
+      schedule: { recentPosts: posts, fetchInterval: 3_600_000, fetchReason: "retry-after", waitUntil },
+    });
     await first.close();
 
     const second = createSqliteStorage(file);
@@ -56,6 +62,9 @@ describe("sqlite specifics", () => {
     assert.equal(item.published?.toISOString(), "2024-01-02T03:04:05.678Z");
     assert.deepEqual(item.categories, ["x"]);
     assert.deepEqual(await second.meta.get("status"), { ok: true });
+    const kept = (await second.blogs.get(blog.id))!;
+    assert.deepEqual([kept.recentPosts, kept.lastPostAt, kept.fetchInterval, kept.fetchReason, kept.waitUntil], [posts, posts[0], 3_600_000, "retry-after", waitUntil]);
+    assert.deepEqual(kept.failingSince, new Date("2024-01-02T12:00:00.000Z"), "the schedule survives a restart");
     await second.close();
   });
 

@@ -2,7 +2,7 @@ import type { Document } from "mongodb";
 import { feedUrlKey, hostTitle } from "../../url/normalise.js";
 import { freshFetchState } from "../fresh.js";
 import { StorageError, type BlogEdit, type EditableBlogField, type FetchRecord, type NewBlog } from "../types.js";
-import { ownerEditedOf } from "./documents.js";
+import { dateOrNull, ownerEditedOf } from "./documents.js";
 import { refHex, type ObjectIds } from "./object-ids.js";
 import { blogStatusValue, countValue, dateValue, optionalTextValue, textValue } from "./values.js";
 
@@ -127,6 +127,8 @@ export function fetchChanges(doc: Document, record: FetchRecord): Document {
   // An inactive blog stays inactive until a source lists it again.
   const status = blogStatusValue(record.status);
   if (doc.status !== "inactive") set.status = status;
+  set.failingSince = status === "error" ? (dateOrNull(doc.failingSince) ?? set.lastFetchAt) : null;
+  if (record.schedule) Object.assign(set, scheduleChanges(doc, record.schedule));
   for (const field of ["etag", "lastModified", "iconUrl"] as const) {
     if (record[field] !== undefined) set[field] = optionalTextValue(record[field], field);
   }
@@ -136,4 +138,19 @@ export function fetchChanges(doc: Document, record: FetchRecord): Document {
     if (value !== undefined && !edited.has(field)) set[field] = optionalTextValue(value, field);
   }
   return set;
+}
+
+/** The schedule fields of a fetch; the newest post date only ever moves forward. */
+function scheduleChanges(doc: Document, schedule: NonNullable<FetchRecord["schedule"]>): Document {
+  const recentPosts = schedule.recentPosts.map((date) => dateValue(date, "post date")).sort((a, b) => b.getTime() - a.getTime());
+  const known = dateOrNull(doc.lastPostAt);
+  const newest = recentPosts[0] ?? null;
+  const interval = schedule.fetchInterval;
+  return {
+    recentPosts,
+    lastPostAt: known && (!newest || known > newest) ? known : newest,
+    fetchInterval: interval === null ? null : countValue(interval),
+    fetchReason: textValue(schedule.fetchReason, "schedule reason"),
+    waitUntil: schedule.waitUntil === null ? null : dateValue(schedule.waitUntil, "wait"),
+  };
 }

@@ -2,6 +2,7 @@ import type { Document, Filter, ObjectId } from "mongodb";
 import { feedUrlKey } from "../../url/normalise.js";
 import { StorageError, type Blog, type BlogListQuery, type BlogStore, type FetchRecord, type NewBlog, type UpsertResult } from "../types.js";
 import { editChanges, fetchChanges, newBlogDoc, sourceChanges } from "./blog-changes.js";
+import { countHealth, healthFilter } from "./blog-health.js";
 import { adminBlogFilter, findBlogDocByFeedUrl, publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
 import { sourceIdsOf, toBlog } from "./documents.js";
@@ -21,6 +22,7 @@ function listFilter(query: BlogListQuery, ids: ObjectIds): Filter<Document> {
   if (query.status !== undefined) {
     and.push(query.status === "hidden" ? { hidden: true } : { status: blogStatusValue(query.status) });
   }
+  if (query.health !== undefined) and.push(healthFilter(query.health.condition, query.health));
   return { $and: and };
 }
 
@@ -216,16 +218,19 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         return rows.map((row) => ({ name: String(row._id), count: Number(row.count) }));
       }),
 
-    listDue: (now, limit) =>
+    listDue: (now, limit, options = {}) =>
       guard("list blogs due for a fetch", async () => {
         const at = dateValue(now, "time");
         const max = countValue(limit);
         if (max === 0) return [];
+        // "Sync now" asks everyone but blogs a server told to wait.
+        const due = options.everyone ? { waitUntil: null } : { nextFetchAt: null };
+        const later = options.everyone ? { waitUntil: { $lte: at } } : { nextFetchAt: { $lte: at } };
         const docs = await blogs
           .find({
             status: { $nin: ["deleted", "gone", "inactive"] },
             skipItemFetch: { $ne: true },
-            $or: [{ nextFetchAt: null }, { nextFetchAt: { $lte: at } }],
+            $or: [due, later],
           })
           .sort({ nextFetchAt: 1, _id: 1 })
           .limit(max)
@@ -260,6 +265,8 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         }
         return blogs.countDocuments(query);
       }),
+
+    healthCounts: (query) => guard("count blogs by health", () => countHealth(blogs, query)),
   };
 }
 
@@ -296,7 +303,10 @@ async function recordFetch(collections: MongoCollections, ids: ObjectIds, id: st
         const moved = await blogs.findOneAndUpdate(
           filter,
           // The old key is remembered, so lists that still name the old address find this blog.
-          { $set: { ...set, feedUrl, feedKey: feedUrlKey(feedUrl) }, $addToSet: { feedKeyAliases: oldKey } },
+          {
+            $set: { ...set, feedUrl, feedKey: feedUrlKey(feedUrl), movedFrom: String(doc.feedUrl ?? ""), movedAt: set.lastFetchAt },
+            $addToSet: { feedKeyAliases: oldKey },
+          },
           { returnDocument: "after" },
         );
         return moved ? toBlog(moved) : null;

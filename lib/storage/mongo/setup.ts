@@ -49,6 +49,15 @@ async function backfillFeedKeys(blogs: Collection): Promise<void> {
   }
 }
 
+/**
+ * Blogs from before schedules: the newest stored post stands for the newest
+ * post, and a failing blog's last failure for the start of its failures.
+ */
+async function backfillSchedules(blogs: Collection): Promise<void> {
+  await blogs.updateMany({ lastPostAt: { $exists: false } }, [{ $set: { lastPostAt: { $ifNull: ["$lastItemAt", null] } } }]);
+  await blogs.updateMany({ failingSince: { $exists: false }, status: "error" }, [{ $set: { failingSince: { $ifNull: ["$lastFetchAt", null] } } }]);
+}
+
 /** Keeps the first copy of items stored twice by older code, so the unique index can be built. */
 async function removeDuplicateItems(items: Collection): Promise<void> {
   const groups = await items
@@ -73,7 +82,9 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(blogs, { sourceIds: 1 });
   await ensureIndex(blogs, { feedKeyAliases: 1 }, { sparse: true });
   await ensureIndex(blogs, { nextFetchAt: 1, _id: 1 });
+  await ensureIndex(blogs, { lastPostAt: 1 });
   await backfillFeedKeys(blogs);
+  await backfillSchedules(blogs);
 
   const itemKey = { blogId: 1, uid: 1 } as const;
   try {

@@ -134,10 +134,16 @@ export function applyFetch(stored: StoredBlog, record: FetchRecord, newFeedUrl: 
   blog.lastError = record.error ?? null;
   blog.nextFetchAt = record.nextFetchAt;
   blog.failureCount = record.failureCount;
+  blog.failingSince = record.status === "error" ? (blog.failingSince ?? record.at) : null;
+  if (record.schedule) Object.assign(blog, scheduleFields(blog, record.schedule));
   if (record.etag !== undefined) blog.etag = record.etag;
   if (record.lastModified !== undefined) blog.lastModified = record.lastModified;
   if (record.iconUrl !== undefined) blog.iconUrl = record.iconUrl;
-  if (newFeedUrl) blog.feedUrl = newFeedUrl;
+  if (newFeedUrl) {
+    blog.movedFrom = blog.feedUrl;
+    blog.movedAt = record.at;
+    blog.feedUrl = newFeedUrl;
+  }
   for (const field of METADATA_FIELDS) {
     const value = record.metadata?.[field];
     if (value === undefined || isOwnerEdited(blog, field)) continue;
@@ -145,6 +151,19 @@ export function applyFetch(stored: StoredBlog, record: FetchRecord, newFeedUrl: 
   }
   blog.updatedAt = now;
   return { blog, resumeStatus };
+}
+
+/** The schedule fields a fetch sets; the newest post date only ever moves forward. */
+export function scheduleFields(blog: Pick<Blog, "lastPostAt">, schedule: NonNullable<FetchRecord["schedule"]>): Partial<Blog> {
+  const recentPosts = [...schedule.recentPosts].sort((a, b) => b.getTime() - a.getTime());
+  const newest = recentPosts[0] ?? null;
+  return {
+    recentPosts,
+    lastPostAt: blog.lastPostAt && (!newest || blog.lastPostAt > newest) ? blog.lastPostAt : newest,
+    fetchInterval: schedule.fetchInterval,
+    fetchReason: schedule.fetchReason,
+    waitUntil: schedule.waitUntil,
+  };
 }
 
 /** The blog without `sourceId` among its sources; the next one becomes primary. */

@@ -1,4 +1,5 @@
 import type { BlogListQuery, BlogStatus } from "../types.js";
+import { healthSql } from "./blog-health.js";
 
 /** Publicly visible: not hidden, not deleted, not inactive (gone/error/pending still show). */
 export const PUBLIC_BLOG = "b.hidden = 0 AND b.status NOT IN ('deleted', 'inactive')";
@@ -41,6 +42,11 @@ export function blogListSql(query: BlogListQuery): BlogListSql {
   else if (query.status !== undefined) {
     conditions.push("b.status = ?");
     params.push(query.status satisfies BlogStatus);
+  }
+  if (query.health) {
+    const health = healthSql(query.health.condition, query.health);
+    conditions.push(health.sql);
+    params.push(...health.params);
   }
   return { where: conditions.join(" AND "), params, orderBy: query.sort === "recent" ? ORDER_BY_RECENT : ORDER_BY_TITLE };
 }

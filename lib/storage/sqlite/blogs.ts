@@ -2,6 +2,7 @@ import { feedUrlKey } from "../../url/normalise.js";
 import type { BlogStatus, BlogStore, CategoryCount } from "../types.js";
 import { applyEdit, applyFetch, blogFromSource, markDeleted, markInactive, mergeFromSource, withoutSource } from "./blog-changes.js";
 import { ADMIN_BLOG, PUBLIC_BLOG, blogListSql, wholeNumber } from "./blog-list.js";
+import { countHealth } from "./blog-health.js";
 import type { SqliteContext } from "./database.js";
 import { refreshBlogItemStats } from "./item-stats.js";
 import { BLOG_COLUMNS, blogToParams, rowToBlog, rowToStoredBlog, toIso, type BlogRow, type StoredBlog } from "./rows.js";
@@ -18,6 +19,12 @@ const BLOGS_OF_SOURCE = "EXISTS (SELECT 1 FROM json_each(b.source_ids) WHERE val
 export const DUE_BLOGS_SQL = `SELECT * FROM blogs
   WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'gone', 'inactive')
     AND (next_fetch_at IS NULL OR next_fetch_at <= ?)
+  ORDER BY next_fetch_at, id LIMIT ?`;
+
+/** "Sync now": every fetchable blog but those a server told to wait (parameters: now, limit). */
+const EVERY_FETCHABLE_BLOG_SQL = `SELECT * FROM blogs
+  WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'gone', 'inactive')
+    AND (wait_until IS NULL OR wait_until <= ?)
   ORDER BY next_fetch_at, id LIMIT ?`;
 
 /** The blogs table behind the BlogStore port. Every read-modify-write runs in one immediate transaction. */
@@ -158,9 +165,10 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           .all() as CategoryCount[],
       ),
 
-    listDue: (now, limit) =>
+    listDue: (now, limit, options = {}) =>
       ctx.guard("blogs.listDue", () => {
-        const rows = ctx.statement(DUE_BLOGS_SQL).all(toIso(now), wholeNumber(limit)) as BlogRow[];
+        const sql = options.everyone ? EVERY_FETCHABLE_BLOG_SQL : DUE_BLOGS_SQL;
+        const rows = ctx.statement(sql).all(toIso(now), wholeNumber(limit)) as BlogRow[];
         return rows.map(rowToBlog);
       }),
 
@@ -212,6 +220,8 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
         const row = ctx.statement(`SELECT count(*) AS n FROM blogs b WHERE ${conditions.join(" AND ")}`).get(...params) as { n: number };
         return row.n;
       }),
+
+    healthCounts: (query) => ctx.guard("blogs.healthCounts", () => countHealth(ctx, query)),
   };
 }
 

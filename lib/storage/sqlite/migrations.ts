@@ -191,6 +191,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "a schedule per blog (recent post dates, chosen interval, Retry-After) and its health (failing since, moved from)",
+    up(db) {
+      db.exec(`
+        ALTER TABLE blogs ADD COLUMN failing_since TEXT;
+        ALTER TABLE blogs ADD COLUMN recent_posts TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(recent_posts));
+        ALTER TABLE blogs ADD COLUMN last_post_at TEXT;
+        ALTER TABLE blogs ADD COLUMN fetch_interval INTEGER;
+        ALTER TABLE blogs ADD COLUMN fetch_reason TEXT;
+        ALTER TABLE blogs ADD COLUMN wait_until TEXT;
+        ALTER TABLE blogs ADD COLUMN moved_from TEXT;
+        ALTER TABLE blogs ADD COLUMN moved_at TEXT;
+        -- What is known already: the newest stored post, and a failing blog's last failure as the start of its run.
+        UPDATE blogs SET last_post_at = last_item_at;
+        UPDATE blogs SET failing_since = last_fetch_at WHERE status = 'error';
+        CREATE INDEX blogs_by_last_post ON blogs (last_post_at);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -53,6 +53,14 @@ export interface BlogRow {
   last_error: string | null;
   next_fetch_at: string | null;
   failure_count: number;
+  failing_since: string | null;
+  recent_posts: string;
+  last_post_at: string | null;
+  fetch_interval: number | null;
+  fetch_reason: string | null;
+  wait_until: string | null;
+  moved_from: string | null;
+  moved_at: string | null;
   etag: string | null;
   last_modified: string | null;
   icon_url: string | null;
@@ -100,6 +108,14 @@ export function rowToBlog(row: BlogRow): Blog {
     lastError: row.last_error,
     nextFetchAt: fromIso(row.next_fetch_at),
     failureCount: row.failure_count,
+    failingSince: fromIso(row.failing_since),
+    recentPosts: (JSON.parse(row.recent_posts) as string[]).map((text) => new Date(text)),
+    lastPostAt: fromIso(row.last_post_at),
+    fetchInterval: row.fetch_interval,
+    fetchReason: row.fetch_reason,
+    waitUntil: fromIso(row.wait_until),
+    movedFrom: row.moved_from,
+    movedAt: fromIso(row.moved_at),
     etag: row.etag,
     lastModified: row.last_modified,
     iconUrl: row.icon_url,
@@ -147,6 +163,14 @@ export function blogToParams({ blog, resumeStatus }: StoredBlog, feedUrlKey: str
     last_error: blog.lastError,
     next_fetch_at: toIsoOrNull(blog.nextFetchAt),
     failure_count: blog.failureCount,
+    failing_since: toIsoOrNull(blog.failingSince),
+    recent_posts: JSON.stringify(blog.recentPosts.map(toIso)),
+    last_post_at: toIsoOrNull(blog.lastPostAt),
+    fetch_interval: blog.fetchInterval === null ? null : Math.round(blog.fetchInterval),
+    fetch_reason: blog.fetchReason,
+    wait_until: toIsoOrNull(blog.waitUntil),
+    moved_from: blog.movedFrom,
+    moved_at: toIsoOrNull(blog.movedAt),
     etag: blog.etag,
     last_modified: blog.lastModified,
     icon_url: blog.iconUrl,
@@ -164,6 +188,7 @@ export const BLOG_COLUMNS: readonly (keyof BlogRow)[] = [
   "source_id", "source_ids", "microsub_feed_id", "microsub_channel_id", "microsub_channel_name", "skip_item_fetch",
   "last_fetch_at", "last_item_at", "last_error", "next_fetch_at", "failure_count", "etag", "last_modified",
   "icon_url", "owner_edited", "created_at", "updated_at", "deleted_at",
+  "failing_since", "recent_posts", "last_post_at", "fetch_interval", "fetch_reason", "wait_until", "moved_from", "moved_at",
 ];
 
 export interface ItemRow {
