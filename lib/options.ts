@@ -3,8 +3,14 @@
 export interface BlogrollOptions {
   /** Where the plugin's routes are mounted in the host. */
   mountPath: string;
-  /** Milliseconds between scheduled syncs. */
+  /** Milliseconds between the scheduler's looks for blogs that are due (each blog has its own schedule). */
   syncInterval: number;
+  /** Shortest time between two scheduled fetches of one blog, in milliseconds. */
+  minFetchInterval: number;
+  /** Longest time between two scheduled fetches of one blog, in milliseconds (also caps what a server may ask). */
+  maxFetchInterval: number;
+  /** Days without a post after which a blog counts as dormant. */
+  dormantAfterDays: number;
   /** Delay before the first sync after start, in milliseconds. */
   initialSyncDelay: number;
   /** Items kept per blog (newest first). */
@@ -57,7 +63,10 @@ export interface BlogrollOptions {
 
 export const defaultOptions: BlogrollOptions = {
   mountPath: "/blogrollapi",
-  syncInterval: 3_600_000,
+  syncInterval: 300_000,
+  minFetchInterval: 900_000,
+  maxFetchInterval: 86_400_000,
+  dormantAfterDays: 180,
   initialSyncDelay: 15_000,
   maxItemsPerBlog: 50,
   maxItemAge: 7,
@@ -95,6 +104,9 @@ type NumericKey = {
 /** Smallest accepted value of each numeric option. */
 const minimums: Record<NumericKey, number> = {
   syncInterval: 1000,
+  minFetchInterval: 1000,
+  maxFetchInterval: 1000,
+  dormantAfterDays: 1,
   initialSyncDelay: 0,
   maxItemsPerBlog: 1,
   maxItemAge: 1,
@@ -112,6 +124,10 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 /** Largest accepted value of the duration options (a larger one is a start-up error, never a 1 ms timer). */
 const maximums: Partial<Record<NumericKey, number>> = {
   syncInterval: MAX_TIMER_DELAY,
+  minFetchInterval: MAX_TIMER_DELAY,
+  maxFetchInterval: MAX_TIMER_DELAY,
+  // Days; 100 years, like maxItemAge.
+  dormantAfterDays: 36_500,
   initialSyncDelay: MAX_TIMER_DELAY,
   fetchTimeout: MAX_TIMER_DELAY,
   // Days; 100 years keeps the retention cutoff a real date.
@@ -142,6 +158,11 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
   }
   for (const key of ["maxItemsPerBlog", "concurrency", "perHostConcurrency", "minRecommenders"] as const) {
     if (!Number.isInteger(options[key])) throw new OptionsError(`option "${key}" must be an integer`);
+  }
+  if (options.maxFetchInterval < options.minFetchInterval) {
+    throw new OptionsError(
+      `option "maxFetchInterval" must be at least minFetchInterval (${options.minFetchInterval}) (got ${options.maxFetchInterval})`,
+    );
   }
   if (typeof options.mountPath !== "string" || !/^\/[^\s?#]*$/.test(options.mountPath) || options.mountPath === "/") {
     throw new OptionsError(`option "mountPath" must be an absolute path such as "/blogrollapi" (got ${JSON.stringify(options.mountPath)})`);

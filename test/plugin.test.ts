@@ -42,11 +42,22 @@ describe("plugin class", () => {
     assert.equal(plugin.options.fetchTimeout, 15_000);
     assert.equal(plugin.options.concurrency, 16);
     assert.equal(new BlogrollEndpoint({ mountPath: "/roll/" }).mountPath, "/roll");
+    const defaults = new BlogrollEndpoint({ mongodbUrl: null }).options;
+    assert.deepEqual(
+      [defaults.syncInterval, defaults.minFetchInterval, defaults.maxFetchInterval, defaults.dormantAfterDays],
+      [300_000, 900_000, 86_400_000, 180],
+      "the scheduler looks for due blogs every 5 min; a blog is fetched every 15 min to 24 h",
+    );
+    assert.ok(defaults.syncInterval! <= defaults.minFetchInterval!);
   });
 
   it("accepts every duration option at its maximum", () => {
-    const plugin = new BlogrollEndpoint({ mongodbUrl: null, syncInterval: 2 ** 31 - 1, initialSyncDelay: 2 ** 31 - 1, fetchTimeout: 2 ** 31 - 1, maxItemAge: 36_500, cacheMaxAge: 31_536_000 });
+    const plugin = new BlogrollEndpoint({
+      mongodbUrl: null, syncInterval: 2 ** 31 - 1, initialSyncDelay: 2 ** 31 - 1, fetchTimeout: 2 ** 31 - 1, maxItemAge: 36_500, cacheMaxAge: 31_536_000,
+      minFetchInterval: 2 ** 31 - 1, maxFetchInterval: 2 ** 31 - 1, dormantAfterDays: 36_500,
+    });
     assert.equal(plugin.options.syncInterval, 2 ** 31 - 1);
+    assert.equal(plugin.options.maxFetchInterval, 2 ** 31 - 1);
   });
 
   it("throws a clear error on invalid options", () => {
@@ -65,6 +76,10 @@ describe("plugin class", () => {
       [{ fetchTimeout: 2 ** 31 }, /fetchTimeout/],
       [{ maxItemAge: 1e9 }, /maxItemAge/],
       [{ cacheMaxAge: 1e12 }, /cacheMaxAge/],
+      [{ minFetchInterval: 999 }, /"minFetchInterval" must be a number from 1000 to 2147483647/],
+      [{ maxFetchInterval: 2 ** 31 }, /"maxFetchInterval" must be a number from 1000 to 2147483647/],
+      [{ minFetchInterval: 7_200_000, maxFetchInterval: 3_600_000 }, /"maxFetchInterval" must be at least minFetchInterval/],
+      [{ dormantAfterDays: 0 }, /dormantAfterDays/],
     ];
     for (const [options, message] of bad) {
       assert.throws(() => new BlogrollEndpoint(options), (error: unknown) => error instanceof OptionsError && message.test((error as Error).message));

@@ -8,6 +8,8 @@ export interface DueBlogLimits {
   perHost: number;
   /** Blogs read from storage per query (default 1000). */
   batchSize?: number;
+  /** "Sync now": every fetchable blog, due or not, except those a server told to wait. */
+  everyone?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function forEachDueBlog(
 
   const loadMore = async () => {
     const limit = seen.size + batchSize;
-    const due = await storage.blogs.listDue(runAt, limit);
+    const due = await storage.blogs.listDue(runAt, limit, { everyone: limits.everyone === true });
     exhausted = due.length < limit;
     for (const blog of due) {
       if (seen.has(blog.id)) continue;

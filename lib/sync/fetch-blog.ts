@@ -5,8 +5,8 @@ import type { ParsedFeed, ParseFeedOptions, PushLinks } from "../feeds/types.js"
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
 import { feedUrlKey, hostTitle } from "../url/normalise.js";
-import { nextAttemptAt } from "./backoff.js";
 import { describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
+import { nextFetch, type FetchFacts } from "./next-fetch.js";
 import type { IconNeed } from "./site-icons.js";
 import { storeItems } from "./store-items.js";
 
@@ -25,6 +25,10 @@ export interface SyncBlogDeps {
   log?: (message: string) => void;
   /** Told of every feed read and stored (push discovery, safety polls of pushed blogs); must not throw or wait. */
   onFeedRead?: (blog: Blog, read: FeedRead) => void;
+  /** The schedule's dice (jitter), Math.random by default. */
+  random?: () => number;
+  /** Push subscriptions, when push is on (lib/push); without it no blog counts as pushed. */
+  pushSignal?: PushSignal;
 }
 
 /** What a read of a feed told beyond its items: where it pushes, and how many posts were new. */
@@ -35,6 +39,17 @@ export interface FeedRead {
   link: string | null;
   push?: PushLinks;
   itemsAdded: number;
+}
+
+/**
+ * What the schedule needs to know of push: whether a verified, unexpired,
+ * trusted subscription delivers a blog's posts (it is then only polled at
+ * maxFetchInterval, for safety). A safety poll that still finds new posts
+ * puts the blog back on its schedule at once; the push manager, told of the
+ * read (onFeedRead), stops trusting that subscription for a while.
+ */
+export interface PushSignal {
+  isActive(blog: Blog): Promise<boolean>;
 }
 
 /** What one blog's sync came to. `aborted`: the run was stopped and nothing was written. */
@@ -52,7 +67,7 @@ export interface BlogSyncResult {
 
 type SyncOptions = Pick<
   BlogrollOptions,
-  "fetchTimeout" | "maxBodySize" | "allowPrivateNetworks" | "maxItemsPerBlog" | "maxItemAge"
+  "fetchTimeout" | "maxBodySize" | "allowPrivateNetworks" | "maxItemsPerBlog" | "maxItemAge" | "minFetchInterval" | "maxFetchInterval"
 >;
 
 const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDeleted: 0 };
@@ -60,6 +75,8 @@ const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDelete
 /**
  * Fetches one blog's feed (conditionally, with its ETag / Last-Modified) and
  * records the outcome in one `recordFetch`:
+ * Every outcome but 410 sets the blog's next fetch by its schedule
+ * (lib/schedule/policy.ts): its posting rate, the server's floors, back-off.
  * - 304: fetch recorded, nothing parsed or written;
  * - 2xx: parsed, items upserted and trimmed to `maxItemsPerBlog`, stats and
  *   feed metadata refreshed; a permanent redirect moves `feedUrl`. A feed
@@ -67,7 +84,7 @@ const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDelete
  *   items but records status `error` with the problem and backs off, its
  *   validators dropped so the next fetch reads it afresh;
  * - 410: status `gone` (not fetched again until the owner re-enables it);
- * - 429/503: status `error`, next fetch at the server's Retry-After;
+ * - 429/503: status `error`, next fetch at the server's Retry-After (not even "Sync now" asks sooner);
  * - anything else: status `error` with a short message and exponential
  *   back-off; stored items are left alone.
  * A blog fetched well (2xx or 304) that has no image of its own says which
@@ -85,6 +102,8 @@ export async function syncBlog(
   deps: SyncBlogDeps,
 ): Promise<BlogSyncResult> {
   const fetchedAt = deps.now();
+  const schedule = (facts: Omit<FetchFacts, "at">) => nextFetch(blog, { ...facts, at: fetchedAt }, options, deps.random);
+  const pushActive = deps.pushSignal ? await deps.pushSignal.isActive(blog).catch(() => false) : false;
   const describe = (error: unknown) => {
     const message = describeFailure(error, options);
     if (message === UNEXPECTED_FAILURE) deps.log?.(`syncing ${blog.feedUrl} failed: ${errorText(error)}`);
@@ -106,7 +125,7 @@ export async function syncBlog(
     });
   } catch (error) {
     if (signal.aborted) return aborted;
-    return recordFailure(storage, blog, fetchedAt, describe(error), null);
+    return recordFailure(storage, blog, fetchedAt, describe(error), schedule);
   }
   if (signal.aborted) return aborted;
 
@@ -114,6 +133,7 @@ export async function syncBlog(
     if (response.notModified) {
       const saved = await storage.blogs.recordFetch(blog.id, {
         ...success(fetchedAt),
+        ...schedule({ outcome: "unchanged", failureCount: 0, response, pushActive }),
         etag: response.etag ?? undefined,
         lastModified: response.lastModified ?? undefined,
         feedUrl: await movedFeedUrl(storage, blog, response),
@@ -126,14 +146,13 @@ export async function syncBlog(
         at: fetchedAt,
         status: "gone",
         error: httpStatusMessage(410),
-        nextFetchAt: null,
         failureCount,
+        ...schedule({ outcome: "gone", failureCount }),
       });
       return { outcome: "gone", itemsAdded: 0, itemsDeleted: 0 };
     }
     if (response.status < 200 || response.status > 299) {
-      const retryAfter = response.status === 429 || response.status === 503 ? response.retryAfter : null;
-      return await recordFailure(storage, blog, fetchedAt, httpStatusMessage(response.status), retryAfter);
+      return await recordFailure(storage, blog, fetchedAt, httpStatusMessage(response.status), schedule, response);
     }
 
     let parsed: ParsedFeed;
@@ -147,16 +166,20 @@ export async function syncBlog(
       });
     } catch (error) {
       if (signal.aborted) return aborted;
-      return await recordFailure(storage, blog, fetchedAt, describe(error), null);
+      return await recordFailure(storage, blog, fetchedAt, describe(error), schedule, response);
     }
 
     if (signal.aborted) return aborted;
 
     // From here on the blog's writes run to the end even if the run is stopped.
     const { added, trimmed } = await storeItems(storage, blog.id, parsed.items, fetchedAt, options);
-    const record = parsed.problem ? partlyRead(blog, fetchedAt, describeProblem(parsed.problem)) : success(fetchedAt);
+    // A poll of a pushed blog that finds new posts: the push missed them, back to the schedule.
+    const pushKept = pushActive && added === 0;
+    const failureCount = parsed.problem ? blog.failureCount + 1 : 0;
+    const record = parsed.problem ? partlyRead(fetchedAt, describeProblem(parsed.problem), failureCount) : success(fetchedAt);
     const saved = await storage.blogs.recordFetch(blog.id, {
       ...record,
+      ...schedule({ outcome: parsed.problem ? "failed" : "fetched", failureCount, response, parsed, pushActive: pushKept }),
       etag: parsed.problem ? null : response.etag,
       lastModified: parsed.problem ? null : response.lastModified,
       feedUrl: await movedFeedUrl(storage, blog, response),
@@ -170,7 +193,7 @@ export async function syncBlog(
     if (error instanceof FetchError && error.code === "aborted") return aborted;
     deps.log?.(`saving ${blog.feedUrl} failed: ${errorText(error)}`);
     // A storage failure on this blog: note it if the database still answers, and move on.
-    await recordFailure(storage, blog, fetchedAt, "Could not save this blog's items", null).catch(() => undefined);
+    await recordFailure(storage, blog, fetchedAt, "Could not save this blog's items", schedule).catch(() => undefined);
     return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };
   }
 }
@@ -180,9 +203,8 @@ function success(at: Date): FetchRecord {
 }
 
 /** A feed read only in part: in error, with back-off, like any failure (its items are kept all the same). */
-function partlyRead(blog: Blog, at: Date, message: string): FetchRecord {
-  const failureCount = blog.failureCount + 1;
-  return { at, status: "error", error: message, failureCount, nextFetchAt: nextAttemptAt(at, failureCount, null) };
+function partlyRead(at: Date, message: string, failureCount: number): FetchRecord {
+  return { at, status: "error", error: message, failureCount, nextFetchAt: null };
 }
 
 async function recordFailure(
@@ -190,7 +212,8 @@ async function recordFailure(
   blog: Blog,
   at: Date,
   message: string,
-  retryAfter: Date | null,
+  schedule: (facts: Omit<FetchFacts, "at">) => Pick<FetchRecord, "nextFetchAt" | "schedule">,
+  response: FetchResult | null = null,
 ): Promise<BlogSyncResult> {
   const failureCount = blog.failureCount + 1;
   await storage.blogs.recordFetch(blog.id, {
@@ -198,7 +221,7 @@ async function recordFailure(
     status: "error",
     error: message,
     failureCount,
-    nextFetchAt: nextAttemptAt(at, failureCount, retryAfter),
+    ...schedule({ outcome: "failed", failureCount, response }),
   });
   return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };
 }

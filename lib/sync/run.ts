@@ -11,6 +11,10 @@ import { createSiteIconLookups } from "./site-icons.js";
 import { createBlogrollLookups } from "../network/blogroll-lookups.js";
 
 const DAY = 24 * 60 * 60_000;
+/** How often scheduled runs re-read the sources (OPML, FeedLand, Microsub): lists change far more slowly than blogs. */
+export const SOURCE_REFRESH_INTERVAL = 60 * 60_000;
+/** Meta key: when the sources were last re-read. */
+const SOURCES_READ_KEY = "sourcesReadAt";
 
 /** Counts of a source refresh, as the sources module reports them. */
 export interface SourceRefreshCounts {
@@ -34,7 +38,9 @@ export interface SyncRunnerDeps {
 }
 
 /**
- * Builds the scheduler's run: refresh sources, fetch every due blog through
+ * Builds the scheduler's run: refresh sources (at most every
+ * SOURCE_REFRESH_INTERVAL, or always on "Sync now"), fetch every due blog
+ * (every blog on "Sync now", but those a server told to wait) through
  * the pool (`concurrency` at a time, `perHostConcurrency` per host), apply
  * retention (`maxItemAge`) and report the content done; site icons, looked
  * up meanwhile in a second lane that yields to the feeds at every host,
@@ -57,7 +63,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
     setMaxListeners(Math.max(10, options.concurrency * 3 + 10), signal);
 
     const newOnly = context.newBlogsOnly === true;
-    const sources = newOnly ? { total: 0, success: 0, failed: 0 } : await refreshSources(storage, deps, signal, log);
+    const sources = newOnly ? { total: 0, success: 0, failed: 0 } : await refreshSourcesInTurn(storage, deps, runAt, context.everyone === true, signal, log);
     signal.throwIfAborted();
 
     const blogs = { total: 0, success: 0, failed: 0, notModified: 0 };
@@ -83,7 +89,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       await forEachDueBlog(
         storage,
         runAt,
-        { concurrency: options.concurrency, perHost: options.perHostConcurrency },
+        { concurrency: options.concurrency, perHost: options.perHostConcurrency, everyone: context.everyone },
         signal,
         async (blog) => {
           if (newOnly && blog.lastFetchAt !== null) return;
@@ -119,6 +125,26 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       blogrolls: blogrollStats,
     };
   };
+}
+
+/** Refreshes the sources when their turn has come (or when asked to), and notes when. */
+async function refreshSourcesInTurn(
+  storage: Storage,
+  deps: SyncRunnerDeps,
+  runAt: Date,
+  force: boolean,
+  signal: AbortSignal,
+  log: (message: string) => void,
+): Promise<SourceRefreshCounts> {
+  if (!deps.refreshSources) return { total: 0, success: 0, failed: 0 };
+  const last = await storage.meta.get<string>(SOURCES_READ_KEY).catch(() => null);
+  const lastAt = last ? Date.parse(last) : Number.NaN;
+  if (!force && lastAt <= runAt.getTime() && runAt.getTime() - lastAt < SOURCE_REFRESH_INTERVAL) {
+    return { total: 0, success: 0, failed: 0 };
+  }
+  const counts = await refreshSources(storage, deps, signal, log);
+  await storage.meta.set(SOURCES_READ_KEY, runAt.toISOString()).catch(() => undefined);
+  return counts;
 }
 
 async function refreshSources(

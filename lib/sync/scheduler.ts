@@ -43,6 +43,8 @@ export interface SyncStatusView {
 /** What one run is given: a stop signal and ways to report progress and the end of the content phase. */
 export interface RunContext {
   signal: AbortSignal;
+  /** "Sync now": ask every blog (but those told to wait) and re-read every source, whatever their schedules. */
+  everyone?: boolean;
   progress(done: number, total: number): void;
   /** Every blog's posts are stored; what follows is cosmetic (site icons). */
   contentDone?(at: string): void;
@@ -66,7 +68,8 @@ export interface SchedulerOptions {
   log?: (message: string) => void;
 }
 
-type RunKind = "full" | "new";
+/** A timed run (the blogs that are due), "Sync now" (every blog but those told to wait), or new blogs only. */
+type RunKind = "full" | "now" | "new";
 
 export const STATUS_KEY = "syncStatus";
 const LEASE_NAME = "sync";
@@ -164,7 +167,7 @@ export class Scheduler {
    * true if this process ran it, false if another run (here or elsewhere) held it.
    */
   syncNow(): Promise<boolean> {
-    return this.begin(null, "full");
+    return this.begin(null, "now");
   }
 
   /**
@@ -218,14 +221,15 @@ export class Scheduler {
    */
   private begin(refusedAt: number | null, kind: RunKind): Promise<boolean> {
     if (this.current) {
-      if (kind === "new" || this.currentKind === "full") return this.current.then(() => false);
-      // A sync asked for during a fetch of new blogs runs right after it.
-      this.queued = "full";
+      // Joined: a run of the same kind, or anything during "Sync now" (it asks every blog).
+      if (kind === "new" || kind === this.currentKind || this.currentKind === "now") return this.current.then(() => false);
+      // A sync asked for during a fetch of new blogs, or "Sync now" during a timed run, runs right after it.
+      this.queued = kind === "now" || this.queued !== "now" ? kind : this.queued;
       return this.current.then(() => this.current ?? false);
     }
-    if (kind === "full") this.retryIn = null;
+    if (kind !== "new") this.retryIn = null;
     this.currentKind = kind;
-    this.current = this.runOnce(kind === "full" ? refusedAt : null, kind).finally(() => {
+    this.current = this.runOnce(kind !== "new" ? refusedAt : null, kind).finally(() => {
       this.current = null;
       this.currentKind = null;
       const queued = this.queued;
@@ -233,7 +237,7 @@ export class Scheduler {
       // A reset waiting for the lease is retried even with the timer off; its full run covers what was queued.
       if (this.pendingReset) return void this.schedule(this.retryIn ?? 0);
       if (this.stopped) return;
-      if (kind === "full") this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity));
+      if (kind !== "new") this.schedule(Math.min(this.options.interval, this.retryIn ?? Infinity));
       if (queued) void this.begin(null, queued);
     });
     return this.current;
@@ -267,7 +271,7 @@ export class Scheduler {
 
   private async runOnce(refusedAt: number | null, kind: RunKind): Promise<boolean> {
     const log = this.options.log ?? (() => undefined);
-    if (kind === "full") this.refusedAt = null;
+    if (kind !== "new") this.refusedAt = null;
     let storage: Storage;
     try {
       storage = await this.options.getStorage();
@@ -339,6 +343,7 @@ export class Scheduler {
       await update({ runningUntil: leaseUntil(), progress, contentDoneAt: null });
       const stats = await this.options.run(storage, {
         signal: abort.signal,
+        everyone: kind === "now",
         progress: (done, total) => {
           progress = { done, total };
           const now = Date.now();

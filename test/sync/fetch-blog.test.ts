@@ -27,7 +27,7 @@ beforeEach(async () => {
 afterEach(() => temp.cleanup());
 
 const options = testOptions();
-const deps = (): SyncBlogDeps => ({ limiter: new HostLimiter(2), parse: parseFeed, now: () => clock });
+const deps = (): SyncBlogDeps => ({ limiter: new HostLimiter(2), parse: parseFeed, now: () => clock, random: () => 0.5 });
 const run = (blog: Parameters<typeof syncBlog>[1], signal = new AbortController().signal, opts = options) =>
   syncBlog(storage, blog, opts, signal, deps());
 const recent = (hoursAgo: number) => new Date(clock.getTime() - hoursAgo * 3600_000);
@@ -58,7 +58,10 @@ test("200 stores items, stats, metadata and validators; then 304 writes nothing 
   assert.equal(fetched.itemCount, 2);
   assert.deepEqual(fetched.lastItemAt, recent(1));
   assert.deepEqual(fetched.lastFetchAt, clock);
-  assert.equal(fetched.nextFetchAt, null);
+  // Two posts in the last two hours: one an hour, fetched every sqrt(1 h × 5 min) ≈ 17 min.
+  assert.equal(fetched.fetchReason, "posting-rate");
+  assert.deepEqual(fetched.recentPosts, [recent(1), recent(2)]);
+  assert.equal(fetched.nextFetchAt!.getTime() - clock.getTime(), Math.round(Math.sqrt(3600_000 * 5 * MINUTE)));
   const itemsBefore = await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
 
   clock = new Date(clock.getTime() + 3600_000);
@@ -218,7 +221,8 @@ test("500s back off 5 min × 2^(n-1) up to a day, keep items, and success resets
   const healed = await reload(storage, blog);
   assert.equal(healed.status, "active");
   assert.equal(healed.failureCount, 0);
-  assert.equal(healed.nextFetchAt, null);
+  assert.equal(healed.fetchReason, "posting-rate", "back on its schedule");
+  assert.ok(healed.nextFetchAt! > clock);
   assert.equal(healed.lastError, null);
 });
 

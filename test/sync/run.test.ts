@@ -26,10 +26,12 @@ afterEach(async () => {
 });
 after(() => closeParsePool());
 
-function context(signal = new AbortController().signal): RunContext & { reports: [number, number][] } {
+function context(signal = new AbortController().signal, everyone = false): RunContext & { reports: [number, number][] } {
   const reports: [number, number][] = [];
-  return { signal, reports, progress: (done, total) => void reports.push([done, total]) };
+  return { signal, everyone, reports, progress: (done, total) => void reports.push([done, total]) };
 }
+/** A "Sync now" run: every blog, whatever its schedule. */
+const syncNow = () => context(undefined, true);
 
 const runner = (overrides: Partial<SyncRunnerDeps> = {}, options = testOptions()) => createSyncRunner({ options, ...overrides });
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3600_000);
@@ -60,7 +62,9 @@ test("a first run stores every blog's items; the second gets 304s and writes no 
   const itemsBefore = await storage.items.list({ limit: 100, offset: 0 });
   assert.equal(itemsBefore.length, 10);
 
-  const second = await run(storage, context());
+  const scheduled = await run(storage, context());
+  assert.deepEqual(scheduled.blogs, { total: 0, success: 0, failed: 0, notModified: 0 }, "a scheduled run right after: nobody is due");
+  const second = await run(storage, syncNow());
   assert.deepEqual(second.blogs, { total: 5, success: 5, failed: 0, notModified: 5 });
   assert.deepEqual(second.items, { added: 0, deleted: 0 });
   assert.deepEqual(await storage.items.list({ limit: 100, offset: 0 }), itemsBefore);
@@ -196,7 +200,7 @@ test("stopping mid-run aborts requests in flight, rejects, and leaves a consiste
   assert.ok(fetched.every((blog) => blog.status === "active" && blog.itemCount === 1));
 
   hanging = false;
-  const stats = await run(storage, context());
+  const stats = await run(storage, syncNow());
   assert.equal(stats.blogs.success, 12);
   assert.equal(await storage.items.count(), 12, "no duplicates, nothing lost");
   await assertStatsTrue(storage);
@@ -222,7 +226,7 @@ test("refreshSources runs first; its counts are reported and its failure does no
   const logs: string[] = [];
   const failing = await runner({ log: (message) => logs.push(message), refreshSources: () => Promise.reject(new Error("OPML down")) })(
     storage,
-    context(),
+    syncNow(),
   );
   assert.deepEqual(failing.sources, { total: 1, success: 0, failed: 1 });
   assert.equal(failing.blogs.total, 1);
@@ -242,7 +246,7 @@ test("failed blogs are counted, and not due again in the same run", async () => 
   assert.equal((await reload(storage, bad)).status, "error");
   await runner()(storage, context());
   assert.equal(server.hits("/bad.xml"), 1, "backing off: not due at the next run");
-  assert.equal(server.hits("/ok.xml"), 2);
+  assert.equal(server.hits("/ok.xml"), 1, "on its schedule: not due yet either");
 });
 
 test("the per-host limit holds on the host redirects lead to, not only on the hosts blogs are listed under", async () => {
@@ -275,7 +279,7 @@ test("a new-blogs-only run fetches the blogs never fetched, reads no source and 
   const run = runner({ refreshSources: async () => ({ total: 1, success: 1, failed: sourceReads++ }) });
   await run(storage, context());
   assert.equal(sourceReads, 1);
-  // The old blog is due again (a success leaves no next fetch time); only the new one is fetched.
+  // Only the new one is fetched, whether the old one is due or not.
   const added = await addBlog(storage, `${origin}/new.xml`);
   const stats = await run(storage, { ...context(), newBlogsOnly: true });
   assert.equal(sourceReads, 1, "no source re-read");
@@ -284,4 +288,40 @@ test("a new-blogs-only run fetches the blogs never fetched, reads no source and 
   assert.equal(server.hits("/new.xml"), 1);
   assert.equal(server.hits("/old.xml"), 1, "a blog fetched before waits for the sync");
   assert.equal((await reload(storage, added)).itemCount, 1);
+});
+
+test("scheduled runs fetch only due blogs and re-read sources hourly; \"Sync now\" asks everyone but blogs told to wait", async () => {
+  server = await startFeedServer();
+  const origin = server.origins[0];
+  server.route("/often.xml", conditionalFeed(() => rss([{ guid: "o1", published: hoursAgo(1) }, { guid: "o2", published: hoursAgo(2) }])));
+  server.route("/busy.xml", (_request, response) => void response.writeHead(429, { "retry-after": "7200" }).end());
+  const often = await addBlog(storage, `${origin}/often.xml`);
+  await addBlog(storage, `${origin}/busy.xml`);
+  let clock = new Date();
+  let sourceReads = 0;
+  const refreshSources = async () => {
+    sourceReads++;
+    return { total: 1, success: 1, failed: 0 };
+  };
+  const run = runner({ now: () => clock, refreshSources });
+
+  await run(storage, context());
+  assert.deepEqual([server.hits("/often.xml"), server.hits("/busy.xml"), sourceReads], [1, 1, 1]);
+  const next = (await reload(storage, often)).nextFetchAt!;
+
+  clock = new Date(next.getTime() - 1000);
+  await run(storage, context());
+  assert.deepEqual([server.hits("/often.xml"), server.hits("/busy.xml"), sourceReads], [1, 1, 1], "not due yet; sources read less than an hour ago");
+
+  clock = new Date(next.getTime() + 1000);
+  await run(storage, context());
+  assert.deepEqual([server.hits("/often.xml"), server.hits("/busy.xml")], [2, 1], "due on its schedule; the busy one waits for its Retry-After");
+
+  await run(storage, syncNow());
+  assert.deepEqual([server.hits("/often.xml"), server.hits("/busy.xml"), sourceReads], [3, 1, 2], "Sync now: everyone but the one told to wait, and the sources");
+
+  clock = new Date(clock.getTime() + 2 * 3600_000 + 1000);
+  await run(storage, context());
+  assert.equal(server.hits("/busy.xml"), 2, "asked again once its Retry-After has passed");
+  assert.equal(sourceReads, 3, "sources re-read an hour later");
 });

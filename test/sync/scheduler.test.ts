@@ -173,3 +173,22 @@ test("new blogs asked for during a sync are fetched right after it; a sync asked
   assert.ok((await scheduler.getStatus()).lastSync);
   await scheduler.stop();
 });
+
+test("timed runs fetch the blogs that are due; \"Sync now\" asks for everyone", async () => {
+  const asked: Array<boolean | undefined> = [];
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: async (_storage, context) => {
+      asked.push(context.everyone);
+      return syncStats();
+    },
+    interval: 3_600_000,
+    initialDelay: 20,
+  });
+  scheduler.start();
+  await until(() => asked.length >= 1 && !scheduler.running, 5000);
+  assert.equal(await scheduler.syncNow(), true);
+  await scheduler.stop();
+  assert.equal(asked[0], false, "the timed run");
+  assert.equal(asked.at(-1), true, "the run asked for");
+});

@@ -26,8 +26,9 @@ afterEach(async () => {
 });
 after(() => closeParsePool());
 
+/** "Sync now" runs: every blog is asked each time, whatever its schedule (this file is about icons). */
 const run = (context: Partial<RunContext> = {}) =>
-  createSyncRunner({ options: testOptions(), now: () => clock })(storage, { signal: new AbortController().signal, progress: () => undefined, ...context });
+  createSyncRunner({ options: testOptions(), now: () => clock })(storage, { signal: new AbortController().signal, progress: () => undefined, everyone: true, ...context });
 const html = (head: string) => `<!doctype html><html><head><title>Home</title>${head}</head><body><p>Posts</p></body></html>`;
 /** A feed without an image whose site is `site`, served at `path`. */
 function iconlessFeed(path: string, site: string) {
