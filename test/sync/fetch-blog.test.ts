@@ -386,3 +386,51 @@ test("a feed's relative ids and links resolve against the Content-Location its s
   assert.equal(stored.url, "https://blog.example.net/feeds/1.html");
   assert.equal(stored.uid, "https://blog.example.net/posts/1");
 });
+
+test("the next fetch is never sooner than Cache-Control max-age, or <ttl> (also after a 304)", async () => {
+  const items = twoItems(); // posting about hourly: on its own fetched every ~17 min
+  server.route("/cached.xml", (_request, response) =>
+    void response.writeHead(200, { "content-type": "application/rss+xml", "cache-control": "public, max-age=7200" }).end(rss(items)),
+  );
+  const withTtl = rss(items).replace("<channel>", "<channel><ttl>180</ttl>");
+  server.route("/ttl.xml", conditionalFeed(() => withTtl));
+  const cached = await addBlog(storage, `${origin}/cached.xml`);
+  const ttl = await addBlog(storage, `${origin}/ttl.xml`);
+  for (const roll of [0, 0.999]) {
+    await syncBlog(storage, await reload(storage, cached), options, new AbortController().signal, { ...deps(), random: () => roll });
+    const after = await reload(storage, cached);
+    assert.equal(after.fetchReason, "server");
+    assert.ok(after.nextFetchAt!.getTime() - clock.getTime() >= 7200_000, "jitter never goes below the floor");
+  }
+  await run(ttl);
+  assert.equal((await reload(storage, ttl)).nextFetchAt!.getTime() - clock.getTime(), 3 * 3600_000);
+  clock = new Date(clock.getTime() + 3 * 3600_000);
+  assert.equal((await run(await reload(storage, ttl))).outcome, "not-modified");
+  const after304 = await reload(storage, ttl);
+  assert.equal(after304.fetchReason, "server");
+  assert.equal(after304.nextFetchAt!.getTime() - clock.getTime(), 3 * 3600_000, "the feed's floor holds while it is unchanged");
+});
+
+test("a pushed blog is polled at maxFetchInterval; a poll that finds posts the push missed puts it back on its schedule", async () => {
+  let items = twoItems();
+  server.route("/pushed.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(items)));
+  const blog = await addBlog(storage, `${origin}/pushed.xml`);
+  const missed: string[] = [];
+  let active = false;
+  const push = { isActive: async () => active, missed: async (missedBlog: { id: string }) => void missed.push(missedBlog.id) };
+  const poll = async () => syncBlog(storage, await reload(storage, blog), options, new AbortController().signal, { ...deps(), push });
+
+  await poll(); // before the subscription: the posts already there
+  active = true;
+  await poll(); // subscribed, nothing new since: the safety poll
+  let after = await reload(storage, blog);
+  assert.equal(after.fetchReason, "push");
+  assert.equal(after.nextFetchAt!.getTime() - clock.getTime(), Math.round(options.maxFetchInterval * (1 - 0.01 * 0.5)));
+  assert.deepEqual(missed, []);
+
+  items = [{ guid: "three", published: recent(0.5) }, ...items];
+  await poll();
+  after = await reload(storage, blog);
+  assert.deepEqual(missed, [blog.id], "the push is told it missed a post");
+  assert.equal(after.fetchReason, "posting-rate", "back on the schedule");
+});
