@@ -88,8 +88,10 @@ async function syncOnce(storage: Storage, fixtureRef: FeedFixture, api: string) 
   const cpu = process.cpuUsage();
   const started = performance.now();
   let contentSeconds = Number.NaN;
+  // A whole sync of every blog, as "Sync now" asks (a scheduled run fetches only the blogs that are due).
   const stats = await run(storage, {
     signal: new AbortController().signal,
+    everyone: true,
     progress: noProgress,
     contentDone: () => void (contentSeconds = (performance.now() - started) / 1000),
   });

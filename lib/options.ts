@@ -63,7 +63,7 @@ export interface BlogrollOptions {
 
 export const defaultOptions: BlogrollOptions = {
   mountPath: "/blogrollapi",
-  syncInterval: 300_000,
+  syncInterval: 60_000,
   minFetchInterval: 900_000,
   maxFetchInterval: 86_400_000,
   dormantAfterDays: 180,

@@ -45,8 +45,8 @@ describe("plugin class", () => {
     const defaults = new BlogrollEndpoint({ mongodbUrl: null }).options;
     assert.deepEqual(
       [defaults.syncInterval, defaults.minFetchInterval, defaults.maxFetchInterval, defaults.dormantAfterDays],
-      [300_000, 900_000, 86_400_000, 180],
-      "the scheduler looks for due blogs every 5 min; a blog is fetched every 15 min to 24 h",
+      [60_000, 900_000, 86_400_000, 180],
+      "the scheduler looks for due blogs every minute; a blog is fetched every 15 min to 24 h",
     );
     assert.ok(defaults.syncInterval! <= defaults.minFetchInterval!);
   });

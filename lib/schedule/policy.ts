@@ -15,6 +15,8 @@
 export interface ScheduleLimits {
   minFetchInterval: number;
   maxFetchInterval: number;
+  /** The square-root rule's constant; REFERENCE_INTERVAL unless a benchmark sweeps it. */
+  referenceInterval?: number;
 }
 
 /** What a server said about how often to come back. Each is a floor; absent ones are null/undefined. */
@@ -66,19 +68,23 @@ const DAY = 24 * HOUR;
 
 /**
  * The constant of the square-root rule: a blog posting every P is fetched
- * every sqrt(P × 5 min). So one posting every 6 h is fetched about every
- * 42 min, daily about every 85 min, weekly about every 3.7 h, monthly about
- * every 7.7 h, and one silent for a year or more once a day. Chosen with
- * bench/freshness.ts so that a typical blogroll costs at most a quarter of
- * hourly polling with a mean delay per post no worse than hourly's.
+ * every sqrt(P × 3 min). So one posting every 6 h is fetched about every
+ * 33 min, daily about every 66 min, weekly about every 2.9 h, monthly about
+ * every 6 h; one without a post in POSTING_WINDOW once every
+ * maxFetchInterval. Chosen with bench/freshness.ts (which sweeps it): a
+ * typical blogroll then costs under a quarter of hourly polling, with a
+ * mean delay per post about hourly polling's.
  */
-export const REFERENCE_INTERVAL = 5 * MINUTE;
+export const REFERENCE_INTERVAL = 3 * MINUTE;
 
-/** A feed without dated posts is treated as posting daily: fetched about every 85 min. */
+/** A feed without dated posts is treated as posting daily: fetched about every 66 min. */
 export const UNKNOWN_POSTING_INTERVAL = DAY;
 
 /** Recent posts the estimate looks at. */
-export const RECENT_POSTS = 10;
+export const RECENT_POSTS = 20;
+
+/** Posts older than this do not count: a blog without a post in 90 days is dormant, fetched at maxFetchInterval. */
+export const POSTING_WINDOW = 90 * DAY;
 
 /** Jitter: ±10 % of the interval; a blog at the longest interval comes up to 1 % early instead. */
 const JITTER = 0.1;
@@ -88,26 +94,28 @@ const JITTER_AT_MAX = 0.01;
 const BACKOFF_BASE = 5 * MINUTE;
 
 /**
- * The blog's mean time between posts, from its newest RECENT_POSTS dates up
- * to now: the time from the oldest of them to now, divided by their number.
- * Counting up to now (not to the newest post) makes a blog that stopped
- * posting look slower with every silent day. Null without dated posts;
+ * The blog's mean time between posts, from its newest RECENT_POSTS dates of
+ * the last POSTING_WINDOW: the time from the oldest of them to now, divided
+ * by their number. Counting up to now (not to the newest post) makes a blog
+ * that stopped posting look slower with every silent day, and one silent for
+ * the whole window is dormant (Infinity). Null without any dated post;
  * future dates are left out.
  */
 export function postingInterval(postDates: readonly Date[], now: Date): number | null {
   const at = now.getTime();
-  const times = postDates
-    .map((date) => date.getTime())
-    .filter((time) => Number.isFinite(time) && time <= at)
+  const dated = postDates.map((date) => date.getTime()).filter((time) => Number.isFinite(time) && time <= at);
+  if (dated.length === 0) return null;
+  const recent = dated
+    .filter((time) => at - time <= POSTING_WINDOW)
     .sort((a, b) => b - a)
     .slice(0, RECENT_POSTS);
-  if (times.length === 0) return null;
-  return Math.max(MINUTE, (at - times[times.length - 1]) / times.length);
+  if (recent.length === 0) return Number.POSITIVE_INFINITY;
+  return Math.max(MINUTE, (at - recent[recent.length - 1]) / recent.length);
 }
 
 /** The square-root rule, before clamping. */
-export function squareRootInterval(posting: number): number {
-  return Math.sqrt(posting * REFERENCE_INTERVAL);
+export function squareRootInterval(posting: number, reference = REFERENCE_INTERVAL): number {
+  return Math.sqrt(posting * reference);
 }
 
 /** The longest wait any hint asks for (ms), each capped at maxFetchInterval; 0 without hints. */
@@ -160,7 +168,8 @@ export function planNextFetch(signals: BlogSignals, limits: ScheduleLimits, rand
     reason = "push";
   } else {
     const posting = postingInterval(signals.postDates, now);
-    interval = clamp(squareRootInterval(posting ?? UNKNOWN_POSTING_INTERVAL), limits.minFetchInterval, limits.maxFetchInterval);
+    const fitted = squareRootInterval(posting ?? UNKNOWN_POSTING_INTERVAL, limits.referenceInterval);
+    interval = clamp(fitted, limits.minFetchInterval, limits.maxFetchInterval);
     reason = posting === null ? "unknown-rate" : "posting-rate";
   }
   if (floor > interval) {

@@ -1,7 +1,6 @@
 import type { ParsedFeed } from "../feeds/types.js";
 import type { FetchResult } from "../http/fetch.js";
-import type { BlogrollOptions } from "../options.js";
-import { planNextFetch, RECENT_POSTS, type FetchOutcome, type ServerHints } from "../schedule/policy.js";
+import { planNextFetch, RECENT_POSTS, type FetchOutcome, type ScheduleLimits, type ServerHints } from "../schedule/policy.js";
 import { freshnessLifetime } from "../schedule/server-hints.js";
 import type { Blog, FetchRecord } from "../storage/types.js";
 
@@ -17,8 +16,6 @@ export interface FetchFacts {
   pushActive?: boolean;
 }
 
-export type ScheduleOptions = Pick<BlogrollOptions, "minFetchInterval" | "maxFetchInterval">;
-
 /**
  * The schedule part of a fetch record: when to fetch next, and the state
  * kept for the next decision. The blog's recent post dates are what the
@@ -26,7 +23,7 @@ export type ScheduleOptions = Pick<BlogrollOptions, "minFetchInterval" | "maxFet
  * last few posts); a 304 reuses the known ones, and the feed's own floor
  * (`<ttl>`, `sy:`) found by the last full read.
  */
-export function nextFetch(blog: Blog, facts: FetchFacts, options: ScheduleOptions, random: () => number = Math.random): Pick<FetchRecord, "nextFetchAt" | "schedule"> {
+export function nextFetch(blog: Blog, facts: FetchFacts, options: ScheduleLimits, random: () => number = Math.random): Pick<FetchRecord, "nextFetchAt" | "schedule"> {
   const recentPosts = mergedPosts(blog.recentPosts, facts.parsed, facts.at);
   const hints: ServerHints = {};
   const { response, parsed } = facts;

@@ -29,10 +29,17 @@ describe("posting rate", () => {
     assert.equal(postingInterval([], now), null);
   });
 
-  it("looks at the newest ten posts only, ignores future dates, and slows down with every silent day", () => {
-    const busyThenQuiet = [...postsEvery(HOUR, 10).map((date) => new Date(date.getTime() - 30 * DAY)), ...postsEvery(HOUR, 40).map((d) => new Date(d.getTime() - 60 * DAY))];
-    assert.equal(postingInterval(busyThenQuiet, now), (30 * DAY + 10 * HOUR) / 10);
+  it("looks at the newest twenty posts of the last 90 days, ignores future dates, and slows down with every silent day", () => {
+    const hourlyLongAgo = postsEvery(HOUR, 40).map((date) => new Date(date.getTime() - 30 * DAY));
+    assert.equal(postingInterval(hourlyLongAgo, now), (30 * DAY + 20 * HOUR) / 20);
     assert.equal(postingInterval([new Date(now.getTime() + DAY), ago(2 * DAY)], now), 2 * DAY);
+    assert.ok(postingInterval([ago(3 * DAY)], now)! < postingInterval([ago(4 * DAY)], now)!);
+  });
+
+  it("a blog without a post in 90 days is dormant", () => {
+    assert.equal(postingInterval(postsEvery(DAY, 20).map((date) => new Date(date.getTime() - 91 * DAY)), now), Infinity);
+    const decision = planNextFetch(signals({ postDates: [ago(91 * DAY), ago(92 * DAY)] }), limits, middle);
+    assert.equal(decision.interval, DAY);
   });
 });
 

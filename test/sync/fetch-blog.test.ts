@@ -58,10 +58,10 @@ test("200 stores items, stats, metadata and validators; then 304 writes nothing 
   assert.equal(fetched.itemCount, 2);
   assert.deepEqual(fetched.lastItemAt, recent(1));
   assert.deepEqual(fetched.lastFetchAt, clock);
-  // Two posts in the last two hours: one an hour, fetched every sqrt(1 h × 5 min) ≈ 17 min.
+  // Two posts in the last two hours: one an hour, fetched every sqrt(1 h × 3 min) ≈ 13 min, so after minFetchInterval (15 min).
   assert.equal(fetched.fetchReason, "posting-rate");
   assert.deepEqual(fetched.recentPosts, [recent(1), recent(2)]);
-  assert.equal(fetched.nextFetchAt!.getTime() - clock.getTime(), Math.round(Math.sqrt(3600_000 * 5 * MINUTE)));
+  assert.equal(fetched.nextFetchAt!.getTime() - clock.getTime(), options.minFetchInterval);
   const itemsBefore = await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 });
 
   clock = new Date(clock.getTime() + 3600_000);
