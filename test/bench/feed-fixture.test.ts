@@ -35,7 +35,7 @@ test("generated feeds of every format sync through the real runner, then re-sync
 
   const options = resolveOptions({ concurrency: 8, perHostConcurrency: 2, allowPrivateNetworks: true, mongodbUrl: null });
   const run = createSyncRunner({ options, dispatcher: loopbackDispatcher(2) });
-  const context = () => ({ signal: new AbortController().signal, progress: () => undefined });
+  const context = () => ({ signal: new AbortController().signal, everyone: true, progress: () => undefined });
 
   const first = await run(store.storage, context());
   assert.equal(first.blogs.success, FEEDS, `all feeds parsed (${first.blogs.failed} failed)`);
@@ -58,7 +58,7 @@ test("the home-pages fixture: feeds without images, half the sites declaring an 
     await addBlogs(icons.storage, Array.from({ length: 8 }, (_, index) => homes.urlOf(index)));
     const options = resolveOptions({ concurrency: 4, perHostConcurrency: 2, allowPrivateNetworks: true, mongodbUrl: null });
     const run = createSyncRunner({ options, dispatcher: loopbackDispatcher(2) });
-    const context = () => ({ signal: new AbortController().signal, progress: () => undefined });
+    const context = () => ({ signal: new AbortController().signal, everyone: true, progress: () => undefined });
     const first = await run(icons.storage, context());
     assert.equal(first.blogs.success, 8);
     assert.deepEqual(
