@@ -77,6 +77,7 @@ export default class BlogrollEndpoint {
       refreshSources: (storage, signal) => refreshSources(storage, this.settings, this.context.getMicrosub(), signal),
       log: (message) => log.warn(message),
       onFeedRead: push.observe,
+      pushSignal: push,
     });
     this.context = {
       options: this.settings,

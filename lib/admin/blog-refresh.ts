@@ -25,6 +25,7 @@ export function refreshBlogController(context: BlogrollContext) {
       limiter: new HostLimiter(1),
       parse: feedParser(true),
       now: () => new Date(),
+      pushSignal: context.push,
     });
     const ok = result.outcome === "updated" || result.outcome === "not-modified";
     await accepted(context, request, response, back, ok ? "blogRefreshed" : "blogRefreshFailed");

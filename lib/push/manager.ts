@@ -527,6 +527,9 @@ export class PushManager {
       now: this.now,
       dispatcher: this.deps.dispatcher,
       log: (message) => this.deps.log.warn(message),
+      // Pushed blogs stay on their safety poll; what this fetch finds is what the notification announced.
+      pushSignal: this,
+      answersPush: true,
     });
   }
 }

@@ -29,6 +29,8 @@ export interface SyncBlogDeps {
   random?: () => number;
   /** Push subscriptions, when push is on (lib/push); without it no blog counts as pushed. */
   pushSignal?: PushSignal;
+  /** This fetch answers a push notification: new posts are what the push announced, not posts it missed. */
+  answersPush?: boolean;
 }
 
 /** What a read of a feed told beyond its items: where it pushes, and how many posts were new. */
@@ -174,7 +176,7 @@ export async function syncBlog(
     // From here on the blog's writes run to the end even if the run is stopped.
     const { added, trimmed } = await storeItems(storage, blog.id, parsed.items, fetchedAt, options);
     // A poll of a pushed blog that finds new posts: the push missed them, back to the schedule.
-    const pushKept = pushActive && added === 0;
+    const pushKept = pushActive && (added === 0 || deps.answersPush === true);
     const failureCount = parsed.problem ? blog.failureCount + 1 : 0;
     const record = parsed.problem ? partlyRead(fetchedAt, describeProblem(parsed.problem), failureCount) : success(fetchedAt);
     const saved = await storage.blogs.recordFetch(blog.id, {

@@ -35,6 +35,8 @@ export interface SyncRunnerDeps {
   log?: (message: string) => void;
   /** Told of every feed read (push discovery and safety polls: see SyncBlogDeps.onFeedRead). */
   onFeedRead?: SyncBlogDeps["onFeedRead"];
+  /** Which blogs a push subscription delivers (their schedule is then a safety poll: see SyncBlogDeps.pushSignal). */
+  pushSignal?: SyncBlogDeps["pushSignal"];
 }
 
 /**
@@ -78,7 +80,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       items.deleted += result.itemsDeleted;
     };
     const limiter = new HostLimiter(options.perHostConcurrency);
-    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log, onFeedRead: deps.onFeedRead };
+    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log, onFeedRead: deps.onFeedRead, pushSignal: deps.pushSignal };
     // Icon requests are small (a page's head, a favicon's first bytes) and parse nothing: their own lane, as wide as the feeds'.
     const lane = new HostLimiter(options.concurrency);
     const icons = createSiteIconLookups({ storage, options, limiter, lane, signal, now, dispatcher: deps.dispatcher, log });
