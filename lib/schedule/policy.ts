@@ -154,10 +154,10 @@ export function planNextFetch(signals: BlogSignals, limits: ScheduleLimits, rand
 
   const floor = serverFloor(hints, now, limits);
   if (outcome === "failed") {
-    // As before the schedule existed: exponential back-off, or the server's Retry-After when later.
-    const backoff = backoffInterval(signals.failureCount, limits);
-    const interval = Math.max(backoff, floor);
-    return { nextFetchAt: new Date(now.getTime() + interval), interval, waitUntil, reason: interval > backoff ? "retry-after" : "backoff" };
+    // As before the schedule existed: the server's Retry-After when it gave one, else exponential back-off.
+    if (waitUntil) return { nextFetchAt: waitUntil, interval: waitUntil.getTime() - now.getTime(), waitUntil, reason: "retry-after" };
+    const interval = backoffInterval(signals.failureCount, limits);
+    return { nextFetchAt: new Date(now.getTime() + interval), interval, waitUntil: null, reason: "backoff" };
   }
 
   let interval: number;

@@ -114,7 +114,9 @@ describe("failures", () => {
     assert.deepEqual(waits, [5 * MINUTE, 10 * MINUTE, 20 * MINUTE, DAY]);
   });
 
-  it("Retry-After on 429/503 is a floor, remembered as waitUntil, capped at maxFetchInterval", () => {
+  it("Retry-After on 429/503 sets the next try (sooner or later than the back-off), remembered as waitUntil, capped at maxFetchInterval", () => {
+    const soon = new Date(now.getTime() + 2 * MINUTE);
+    assert.deepEqual(planNextFetch(signals({ outcome: "failed", failureCount: 3, hints: { retryAfter: soon } }), limits, middle).nextFetchAt, soon);
     const retryAfter = new Date(now.getTime() + 3 * HOUR);
     const decision = planNextFetch(signals({ outcome: "failed", failureCount: 1, hints: { retryAfter } }), limits, middle);
     assert.equal(decision.reason, "retry-after");
