@@ -5,6 +5,7 @@ import type { Blog, BlogEdit, Item } from "../storage/types.js";
 import { checkboxField, idParam, notFound, parseTags, renderForm, textField, type FormErrors } from "./forms.js";
 import { redirectWithNotice } from "./notices.js";
 import { blogPushLines } from "./blog-push.js";
+import { healthView } from "./blog-health.js";
 import { blogrollOfBlog } from "../network/suggestions.js";
 import { ownSiteOf } from "./suggestions.js";
 
@@ -106,6 +107,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       categories: categories.map((entry) => entry.name),
       sourceNames,
       pushLines,
+      health: healthView(blog, context.options, new Date()),
       pending: isAwaitingFetch(blog),
       ownBlogroll: blogroll,
     },

@@ -1,13 +1,17 @@
 import { blogOriginLabel } from "./view-helpers.js";
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
-import type { Blog, BlogListQuery, BlogStatus, Source } from "../storage/types.js";
+import type { Blog, BlogHealthQuery, BlogListQuery, BlogStatus, Source } from "../storage/types.js";
+import { healthQuery, healthState } from "../schedule/health.js";
 
 export const PAGE_SIZE = 50;
 const SEARCH_MAX = 200;
 /** Status filters offered on the blogs page ("hidden" is a flag, not a status). */
 export const STATUS_FILTERS = ["active", "pending", "error", "gone", "inactive", "hidden"] as const;
 type StatusFilter = (typeof STATUS_FILTERS)[number];
+/** Health filters: dormant (no post for dormantAfterDays), failing (errors for a week or more), gone (410), moved (a permanent redirect). */
+export const HEALTH_FILTERS = ["dormant", "failing", "gone", "moved"] as const;
+type HealthFilter = (typeof HEALTH_FILTERS)[number];
 
 /** The source filter's value for blogs added by hand (source ids are 24 hex digits). */
 export const MANUAL_FILTER = "manual";
@@ -18,6 +22,7 @@ export interface BlogFilters {
   category: string;
   source: string;
   status: StatusFilter | "";
+  health: HealthFilter | "";
   page: number;
 }
 
@@ -28,6 +33,7 @@ function queryText(query: Record<string, unknown>, name: string, max = SEARCH_MA
 
 export function readFilters(query: Record<string, unknown>, sourceIds: Set<string>): BlogFilters {
   const status = queryText(query, "status");
+  const health = queryText(query, "health");
   const source = queryText(query, "source");
   const page = Number.parseInt(queryText(query, "page"), 10);
   return {
@@ -35,12 +41,14 @@ export function readFilters(query: Record<string, unknown>, sourceIds: Set<strin
     category: queryText(query, "category"),
     source: sourceIds.has(source) || source === MANUAL_FILTER ? source : "",
     status: (STATUS_FILTERS as readonly string[]).includes(status) ? (status as StatusFilter) : "",
+    health: (HEALTH_FILTERS as readonly string[]).includes(health) ? (health as HealthFilter) : "",
     page: Number.isSafeInteger(page) && page > 0 ? page : 1,
   };
 }
 
-/** The storage query for the filters. */
-export function listQuery(filters: BlogFilters): BlogListQuery {
+/** The storage query for the filters; `health` says where dormant and failing begin. */
+export function listQuery(filters: BlogFilters, health: BlogHealthQuery): BlogListQuery {
+  const condition = filters.health === "gone" ? null : filters.health;
   return {
     visibility: "admin",
     sort: "title",
@@ -50,13 +58,16 @@ export function listQuery(filters: BlogFilters): BlogListQuery {
     ...(filters.category ? { category: filters.category } : {}),
     ...(filters.source === MANUAL_FILTER ? { source: "manual" } : filters.source ? { sourceId: filters.source } : {}),
     ...(filters.status ? { status: filters.status as BlogStatus | "hidden" } : {}),
+    // Gone is a status; a status filter chosen too narrows it further (never to nothing silently: both apply).
+    ...(filters.health === "gone" && !filters.status ? { status: "gone" as const } : {}),
+    ...(condition ? { health: { condition, ...health } } : {}),
   };
 }
 
 /** The page's address with the same filters on another page number. */
 export function pageHref(base: string, filters: BlogFilters, page: number): string {
   const params = new URLSearchParams();
-  for (const name of ["q", "category", "source", "status"] as const) if (filters[name]) params.set(name, filters[name]);
+  for (const name of ["q", "category", "source", "status", "health"] as const) if (filters[name]) params.set(name, filters[name]);
   if (page > 1) params.set("page", String(page));
   const search = params.toString();
   return search ? `${base}?${search}` : base;
@@ -95,7 +106,8 @@ export function blogsListController(context: BlogrollContext) {
     const storage = await context.getStorage();
     const [sources, categories] = await Promise.all([storage.sources.list(), storage.blogs.categories()]);
     const filters = readFilters(request.query as Record<string, unknown>, new Set(sources.map((source) => source.id)));
-    const page = await storage.blogs.list(listQuery(filters));
+    const health = healthQuery(context.options, new Date());
+    const page = await storage.blogs.list(listQuery(filters, health));
     // Each blog's latest post: one small query per row of a 50-row page.
     const latest = await Promise.all(page.items.map((blog) => (blog.skipItemFetch ? Promise.resolve([]) : storage.items.list({ blogId: blog.id, limit: 1, offset: 0 }))));
     const base = `${context.options.mountPath}/blogs`;
@@ -106,12 +118,13 @@ export function blogsListController(context: BlogrollContext) {
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
       actions: [{ href: `${base}/new`, text: __("blogroll.blogs.add"), icon: "createPost" }],
       filters,
-      blogs: page.items.map((blog, index) => ({ blog, sources: sourcesOf(blog, sourceNames, __), latest: latest[index][0] ?? null })),
+      blogs: page.items.map((blog, index) => ({ blog, sources: sourcesOf(blog, sourceNames, __), latest: latest[index][0] ?? null, health: healthState(blog, health) })),
+      here: pageHref(base, filters, filters.page),
       pending: page.items.some((blog) => isAwaitingFetch(blog)),
       total: page.total,
       from: page.total === 0 ? 0 : (filters.page - 1) * PAGE_SIZE + 1,
       to: (filters.page - 1) * PAGE_SIZE + page.items.length,
-      filtered: Boolean(filters.q || filters.category || filters.source || filters.status),
+      filtered: Boolean(filters.q || filters.category || filters.source || filters.status || filters.health),
       categoryItems: [option("", __("blogroll.blogs.filters.anyCategory"), filters.category), ...categories.map((entry) => option(entry.name, entry.name, filters.category))],
       sourceItems: [
         option("", __("blogroll.blogs.filters.anySource"), filters.source),
@@ -119,6 +132,7 @@ export function blogsListController(context: BlogrollContext) {
         option(MANUAL_FILTER, __("blogroll.sources.types.manual"), filters.source),
       ],
       statusItems: [option("", __("blogroll.blogs.filters.anyStatus"), filters.status), ...STATUS_FILTERS.map((status) => option(status, __(`blogroll.blogs.statuses.${status}`), filters.status))],
+      healthItems: [option("", __("blogroll.blogs.healthFilters.any"), filters.health), ...HEALTH_FILTERS.map((health) => option(health, __(`blogroll.blogs.healthFilters.${health}`), filters.health))],
       pageLinks: paginationOf(base, filters, page.total),
     });
   };

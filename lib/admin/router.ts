@@ -2,6 +2,7 @@ import express, { type Router } from "express";
 import type { BlogrollContext } from "../context.js";
 import { createAdminApiRouter } from "../api/admin-routes.js";
 import { blogController, deleteBlogConfirmController, deleteBlogController, updateBlogController } from "./blog-edit.js";
+import { bulkBlogsController } from "./blog-bulk.js";
 import { blogsListController } from "./blog-list.js";
 import { createBlogController, newBlogController } from "./blog-new.js";
 import { refreshBlogController } from "./blog-refresh.js";
@@ -53,6 +54,7 @@ export function createAdminRouter(context: BlogrollContext): Router {
   router.get("/blogs", blogsListController(context));
   router.get("/blogs/new", newBlogController(context));
   router.post("/blogs", createBlogController(context));
+  router.post("/blogs/bulk", bulkBlogsController(context));
   router.get("/blogs/:id", blogController(context));
   router.post("/blogs/:id", updateBlogController(context));
   router.post("/blogs/:id/refresh", refreshBlogController(context));

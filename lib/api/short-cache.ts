@@ -14,14 +14,14 @@ import type { Storage } from "../storage/types.js";
  * caller that knows more passes a `stamp` (the last sync's time): an entry
  * made under another stamp is stale too.
  */
-export function cachedPerContext<T>(ttlMs: number, load: (storage: Storage) => Promise<T>) {
+export function cachedPerContext<T>(ttlMs: number, load: (storage: Storage, context: BlogrollContext) => Promise<T>) {
   const cache = new WeakMap<BlogrollContext, { at: number; changes: number; stamp: string; value: Promise<T> }>();
   return async (context: BlogrollContext, stamp = ""): Promise<T> => {
     const storage = await context.getStorage();
     const changes = changeCount(storage);
     const hit = cache.get(context);
     if (hit && hit.changes === changes && hit.stamp === stamp && Date.now() - hit.at < ttlMs) return hit.value;
-    const value = load(storage);
+    const value = load(storage, context);
     const entry = { at: Date.now(), changes, stamp, value };
     cache.set(context, entry);
     // A failed load is not kept: the next request tries again.

@@ -53,7 +53,9 @@ for (const backend of httpBackends()) {
         const status = await json(await server.get(`${server.api}/status`));
         assert.equal(status.status, "ok");
         assert.equal(status.isRunning, false);
-        assert.deepEqual(status.blogs, { count: 0 });
+        const { count, byFreshness, byHealth } = status.blogs as { count: number; byFreshness: Record<string, number>; byHealth: Record<string, number> };
+        assert.equal(count, 0);
+        assert.ok(Object.values(byFreshness).every((n) => n === 0) && Object.values(byHealth).every((n) => n === 0), "every freshness and health count is 0");
         assert.deepEqual(status.items, { count: 0 });
         assert.equal(status.lastSync, null);
         assert.ok("nextSync" in status && "lastSyncStats" in status && "progress" in status);
