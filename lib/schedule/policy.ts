@@ -68,16 +68,16 @@ const DAY = 24 * HOUR;
 
 /**
  * The constant of the square-root rule: a blog posting every P is fetched
- * every sqrt(P × 3 min). So one posting every 6 h is fetched about every
- * 33 min, daily about every 66 min, weekly about every 2.9 h, monthly about
- * every 6 h; one without a post in POSTING_WINDOW once every
+ * every sqrt(P × 2.75 min). So one posting every 6 h is fetched about every
+ * 31 min, daily about every 63 min, weekly about every 2.8 h, monthly about
+ * every 5.7 h; one without a post in POSTING_WINDOW once every
  * maxFetchInterval. Chosen with bench/freshness.ts (which sweeps it): a
  * typical blogroll then costs under a quarter of hourly polling, with a
  * mean delay per post about hourly polling's.
  */
-export const REFERENCE_INTERVAL = 3 * MINUTE;
+export const REFERENCE_INTERVAL = 2.75 * MINUTE;
 
-/** A feed without dated posts is treated as posting daily: fetched about every 66 min. */
+/** A feed without dated posts is treated as posting daily: fetched about every 63 min. */
 export const UNKNOWN_POSTING_INTERVAL = DAY;
 
 /** Recent posts the estimate looks at. */
