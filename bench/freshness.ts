@@ -35,6 +35,7 @@ import { REFERENCE_INTERVAL } from "../lib/schedule/policy.js";
 import { nextFetch } from "../lib/sync/next-fetch.js";
 import { percentile, report, round, target, type BenchResult } from "./support/measure.js";
 import { measurePush, pushResult } from "./push.js";
+import { seededRandom } from "./support/feeds.js";
 import { closeParsePool } from "../lib/sync/parse-pool.js";
 
 const MINUTE = 60_000;
@@ -51,18 +52,7 @@ const WEEKS = Number(process.argv[3] ?? 5);
 const SWEEP = [2, 3, 4, 5, 7, 10].map((minutes) => minutes * MINUTE);
 const options = defaultOptions;
 
-/** mulberry32: a small seeded generator, so a run can be repeated exactly. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-let random = generator(1);
+let random = seededRandom(1);
 const between = (low: number, high: number) => low + (high - low) * random();
 /** An exponential gap of the given mean (a Poisson process). */
 const gap = (mean: number) => -Math.log(1 - random()) * mean;
@@ -254,7 +244,7 @@ function pool(runs: ScheduleRun[]): ScheduleRun {
 
 const started = performance.now();
 const weeks = Array.from({ length: WEEKS }, (_, index) => {
-  random = generator(index + 1);
+  random = seededRandom(index + 1);
   const blogs = makeBlogs();
   // The same blogs and posts for every policy (each run keeps its own record of what it stored and its own schedule).
   const fresh = () => blogs.map((blog) => ({ ...blog, state: { ...blog.state }, stored: new Set<number>() }));
