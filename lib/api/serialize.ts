@@ -1,6 +1,10 @@
 import type { Blog, Item } from "../storage/types.js";
 
-/** A blog as the public API returns it (spec 2.1, plus `lastItemAt` read by site widgets). */
+/**
+ * A blog as the public API returns it: spec 2.1, plus `lastItemAt` read by
+ * site widgets and what the owner says about the blog (relationship, note,
+ * fediverse handle and profile page), which the spec's open field list leaves room for.
+ */
 export interface ApiBlog {
   id: string;
   title: string;
@@ -19,6 +23,13 @@ export interface ApiBlog {
   lastItemAt: string | null;
   source: string | null;
   microsubChannel?: string | null;
+  /** XFN 1.1 values, [] when none. */
+  relationship: string[];
+  /** The owner's public line about the blog, plain text. */
+  note: string | null;
+  /** `@user@host`. */
+  fediverse: string | null;
+  fediverseUrl: string | null;
 }
 
 /** An item as the public API returns it (spec 2.2). `published` is absent when unknown. */
@@ -44,7 +55,7 @@ export interface ApiBlogContext {
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-/** Only the spec's fields: internal ones (etag, lastError, notes, ...) never leave the server. */
+/** Only the public fields: internal ones (etag, lastError, the private notes, ...) never leave the server. */
 export function serializeBlog(blog: Blog): ApiBlog {
   const out: ApiBlog = {
     id: blog.id,
@@ -63,6 +74,10 @@ export function serializeBlog(blog: Blog): ApiBlog {
     lastFetchAt: iso(blog.lastFetchAt),
     lastItemAt: iso(blog.lastItemAt),
     source: blog.source ?? null,
+    relationship: blog.relationship,
+    note: blog.note,
+    fediverse: blog.fediverse,
+    fediverseUrl: blog.fediverseUrl,
   };
   if (blog.source === "microsub") out.microsubChannel = blog.microsubChannelName ?? blog.category ?? null;
   return out;

@@ -27,7 +27,16 @@ export type EditableBlogField =
   | "author"
   | "pinned"
   | "hidden"
-  | "notes";
+  | "notes"
+  | "relationship"
+  | "note"
+  | "fediverse";
+
+/** Every EditableBlogField, for adapters that check or walk them. */
+export const EDITABLE_BLOG_FIELDS: readonly EditableBlogField[] = [
+  "title", "description", "siteUrl", "category", "tags", "photo", "author", "pinned", "hidden", "notes",
+  "relationship", "note", "fediverse",
+];
 
 export interface Blog {
   id: string;
@@ -44,7 +53,16 @@ export interface Blog {
   itemCount: number;
   pinned: boolean;
   hidden: boolean;
+  /** The owner's private notes (admin only). */
   notes: string | null;
+  /** Who the blog's author is to the owner: XFN 1.1 values (lib/owner-fields/relationship.ts), [] when none. */
+  relationship: string[];
+  /** The owner's public line about the blog: plain text, at most 280 characters. */
+  note: string | null;
+  /** The author's fediverse handle, `@user@host`. */
+  fediverse: string | null;
+  /** The profile page WebFinger gave for `fediverse` (null when none was found). */
+  fediverseUrl: string | null;
   /** "opml" | "manual" | "feedland" | "microsub" | null */
   source: string | null;
   /** Primary source record (the first that listed it). */
@@ -120,6 +138,8 @@ export interface UpsertResult {
 export type BlogEdit = Partial<Pick<Blog, EditableBlogField>> & {
   /** Admin may re-enable a gone/error/inactive blog. */
   status?: "active" | "pending";
+  /** The profile page found for `fediverse`: only read with `fediverse`, which it always follows (absent: null). */
+  fediverseUrl?: string | null;
 };
 
 /** Metadata sync learned from the feed itself; owner-edited fields are kept. */

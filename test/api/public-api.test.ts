@@ -7,6 +7,7 @@ import { parseOpml } from "../../lib/opml/parse.js";
 const BLOG_FIELDS = [
   "id", "title", "description", "feedUrl", "siteUrl", "feedType", "category", "tags", "photo", "author",
   "status", "itemCount", "pinned", "lastFetchAt", "lastItemAt", "source",
+  "relationship", "note", "fediverse", "fediverseUrl",
 ];
 const ITEM_FIELDS = ["id", "url", "title", "summary", "published", "isFuture", "author", "photo", "categories"];
 
@@ -76,7 +77,10 @@ for (const backend of httpBackends()) {
         server = await startTestServer(backend);
         const s = server.storage;
         ids.zeta = (await addBlog(s, { title: "zeta", category: "Tech", lastFetchAt: daysAgo(1) })).id;
-        ids.alpha = (await addBlog(s, { title: "Alpha", category: "Tech", source: "opml" })).id;
+        ids.alpha = (await addBlog(s, {
+          title: "Alpha", category: "Tech", source: "opml",
+          relationship: ["friend", "met"], note: "Why I read it", fediverse: "@alpha@social.example", fediverseUrl: "https://social.example/@alpha",
+        })).id;
         ids.beta = (await addBlog(s, { title: "beta", category: "Life", source: "opml", lastFetchAt: daysAgo(2) })).id;
         ids.pinned = (await addBlog(s, { title: "Yankee", category: "Life", pinned: true })).id;
         ids.hidden = (await addBlog(s, { title: "Hidden", category: "Secret", hidden: true })).id;
@@ -138,7 +142,7 @@ for (const backend of httpBackends()) {
         assert.deepEqual(zero, { items: [], total: 5, hasMore: true });
       });
 
-      it("serialises exactly the spec's fields, source null when none is stored", async () => {
+      it("serialises exactly the spec's fields and the owner's public ones, source null when none is stored", async () => {
         const body = await json(await server.get(`${server.api}/blogs?limit=200`));
         for (const blog of body.items) assert.deepEqual(Object.keys(blog).sort(), [...BLOG_FIELDS].sort());
         const gamma = body.items.find((blog: { title: string }) => blog.title === "Gamma");
@@ -148,6 +152,12 @@ for (const backend of httpBackends()) {
         assert.equal(beta.itemCount, 1);
         assert.equal(typeof beta.lastItemAt, "string");
         assert.ok(!Number.isNaN(Date.parse(beta.lastItemAt)));
+        assert.deepEqual([beta.relationship, beta.note, beta.fediverse, beta.fediverseUrl], [[], null, null, null]);
+        const alpha = await json(await server.get(`${server.api}/blogs/${ids.alpha}`));
+        assert.deepEqual(
+          [alpha.relationship, alpha.note, alpha.fediverse, alpha.fediverseUrl],
+          [["friend", "met"], "Why I read it", "@alpha@social.example", "https://social.example/@alpha"],
+        );
       });
 
       it("GET /api/blogs/:id: 400 for a malformed id, 404 for unknown, hidden, deleted and inactive blogs", async () => {

@@ -312,6 +312,45 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.deepEqual(await s.blogs.get(blog.id), again);
       });
 
+      it("keeps what the owner says about a blog (relationship, note, fediverse and its profile page) as owner edits", async () => {
+        const blog = await add();
+        assert.deepEqual([blog.relationship, blog.note, blog.fediverse, blog.fediverseUrl], [[], null, null, null]);
+        const edited = (await s.blogs.edit(blog.id, {
+          relationship: ["friend", "met", "colleague"],
+          note: "Writes about gardens.",
+          fediverse: "@ana@social.example",
+          fediverseUrl: "https://social.example/@ana",
+        })) as Blog;
+        assert.deepEqual(edited.relationship, ["friend", "met", "colleague"]);
+        assert.equal(edited.note, "Writes about gardens.");
+        assert.deepEqual([edited.fediverse, edited.fediverseUrl], ["@ana@social.example", "https://social.example/@ana"]);
+        assert.deepEqual([...edited.ownerEdited].sort(), ["fediverse", "note", "relationship"]);
+        assert.deepEqual(await s.blogs.get(blog.id), edited);
+
+        // No listing and no fetch ever touches them.
+        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: "Relisted", description: "d", source: "opml" });
+        await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "Fetched", description: "feed" } });
+        const kept = (await s.blogs.get(blog.id)) as Blog;
+        assert.deepEqual(
+          [kept.relationship, kept.note, kept.fediverse, kept.fediverseUrl],
+          [["friend", "met", "colleague"], "Writes about gardens.", "@ana@social.example", "https://social.example/@ana"],
+        );
+        assert.equal((await list({ visibility: "public" })).items[0].note, "Writes about gardens.");
+      });
+
+      it("takes the fediverse profile page only with its handle: a new handle without one, or no handle, leaves none", async () => {
+        const blog = await add();
+        await s.blogs.edit(blog.id, { fediverse: "@ana@social.example", fediverseUrl: "https://social.example/@ana" });
+        const moved = (await s.blogs.edit(blog.id, { fediverse: "@ana@other.example" })) as Blog;
+        assert.deepEqual([moved.fediverse, moved.fediverseUrl], ["@ana@other.example", null]);
+        await s.blogs.edit(blog.id, { fediverse: "@ana@social.example", fediverseUrl: "https://social.example/@ana" });
+        const untouched = (await s.blogs.edit(blog.id, { fediverseUrl: "https://elsewhere.example/" })) as Blog;
+        assert.equal(untouched.fediverseUrl, "https://social.example/@ana", "a page alone is no edit");
+        const cleared = (await s.blogs.edit(blog.id, { fediverse: null, fediverseUrl: "https://social.example/@ana", relationship: [], note: null })) as Blog;
+        assert.deepEqual([cleared.fediverse, cleared.fediverseUrl, cleared.relationship, cleared.note], [null, null, [], null]);
+        assert.deepEqual([...cleared.ownerEdited].sort(), ["fediverse", "note", "relationship"], "cleared by the owner is still the owner's");
+      });
+
       it("re-enables a gone blog with status, resetting back-off", async () => {
         const blog = await add({ status: "active" });
         await s.blogs.recordFetch(blog.id, { at: T0, status: "gone", error: "410", nextFetchAt: at(DAY), failureCount: 4 });

@@ -169,7 +169,7 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   );
 
   it(
-    "a restart keeps schedules; blogs from before schedules take their newest stored post and failure as a start",
+    "a restart keeps schedules; blogs from before schedules take their newest stored post and failure as a start, and get empty owner fields",
     withStorage(makeBackend, async (storage, raw, backend) => {
       const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://kept.example/feed", title: "K", source: "manual" });
       const posts = [new Date("2026-01-02T00:00:00.000Z"), new Date("2026-01-01T00:00:00.000Z")];
@@ -190,6 +190,13 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.deepEqual(kept.failingSince, new Date("2026-01-02T12:00:00.000Z"));
       const legacy = (await restarted.blogs.get(legacyId.toHexString()))!;
       assert.deepEqual([legacy.lastPostAt, legacy.failingSince, legacy.recentPosts], [lastItemAt, waitUntil, []]);
+      assert.deepEqual([legacy.relationship, legacy.note, legacy.fediverse, legacy.fediverseUrl], [[], null, null, null]);
+      const legacyDoc = (await raw.blogs.findOne({ _id: legacyId })) as Document;
+      assert.deepEqual(
+        [legacyDoc.relationship, legacyDoc.note, legacyDoc.fediverse, legacyDoc.fediverseUrl],
+        [[], null, null, null],
+        "the owner's fields are filled in on the document",
+      );
     }),
   );
 

@@ -93,6 +93,28 @@ describe("sqlite specifics", () => {
     }
   });
 
+  it("brings a database from before the owner's fields up: its blogs have no relationship, note or handle yet", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://before.example/feed", title: "Before", source: "manual" });
+    await storage.close();
+    const db = openSqliteFile(file);
+    try {
+      // Back to the schema before the step, as a database in the field would be.
+      db.exec("ALTER TABLE blogs DROP COLUMN relationship; ALTER TABLE blogs DROP COLUMN note; ALTER TABLE blogs DROP COLUMN fediverse; ALTER TABLE blogs DROP COLUMN fediverse_url");
+      const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("what the owner says about a blog"));
+      db.pragma(`user_version = ${step}`);
+    } finally {
+      db.close();
+    }
+    const upgraded = createSqliteStorage(file);
+    await upgraded.init();
+    const read = (await upgraded.blogs.get(blog.id))!;
+    assert.deepEqual([read.title, read.relationship, read.note, read.fediverse, read.fediverseUrl], ["Before", [], null, null, null]);
+    await upgraded.close();
+  });
+
   it("refuses a database written by a newer schema", async () => {
     const file = freshFile();
     const storage = createSqliteStorage(file);

@@ -13,6 +13,11 @@ export async function addBlog(
     lastFetchAt?: Date;
     microsubFeedId?: string;
     microsubChannelName?: string;
+    /** What the owner says about it (owner edits). */
+    relationship?: string[];
+    note?: string;
+    fediverse?: string;
+    fediverseUrl?: string;
   } = {},
 ): Promise<Blog> {
   sequence++;
@@ -32,6 +37,8 @@ export async function addBlog(
     status: "active",
   });
   if (fields.pinned || fields.hidden) await storage.blogs.edit(blog.id, { pinned: fields.pinned ?? false, hidden: fields.hidden ?? false });
+  const { relationship, note, fediverse, fediverseUrl } = fields;
+  if (relationship || note || fediverse) await storage.blogs.edit(blog.id, { relationship, note, fediverse, fediverseUrl });
   if (fields.lastFetchAt) {
     await storage.blogs.recordFetch(blog.id, { at: fields.lastFetchAt, status: "active", nextFetchAt: null, failureCount: 0 });
   }

@@ -22,7 +22,7 @@ const SOURCE_TEXT_FIELDS = ["title", "description", "siteUrl", "category", "phot
 const SOURCE_REF_FIELDS = ["microsubFeedId", "microsubChannelId"] as const;
 /** Feed metadata a fetch may refresh, unless the owner edited it. */
 const METADATA_FIELDS = ["title", "description", "siteUrl", "photo", "author", "feedType"] as const;
-const TEXT_EDIT_FIELDS = ["description", "siteUrl", "category", "photo", "author", "notes"] as const;
+const TEXT_EDIT_FIELDS = ["description", "siteUrl", "category", "photo", "author", "notes", "note"] as const;
 
 function stringArray(value: unknown, what: string): string[] {
   if (!Array.isArray(value)) throw new StorageError(`Invalid ${what}: list expected`);
@@ -49,6 +49,10 @@ export function newBlogDoc(ids: ObjectIds, input: NewBlog, feedUrl: string, now:
     pinned: false,
     hidden: false,
     notes: null,
+    relationship: [],
+    note: null,
+    fediverse: null,
+    fediverseUrl: null,
     source: optionalTextValue(input.source, "source"),
     sourceId,
     sourceIds: sourceId === null ? [] : [sourceId],
@@ -98,9 +102,16 @@ export function editChanges(edit: BlogEdit): { set: Document; fields: EditableBl
     set[field] = optionalTextValue(edit[field], field);
     fields.push(field);
   }
-  if (edit.tags !== undefined) {
-    set.tags = stringArray(edit.tags, "tags");
-    fields.push("tags");
+  for (const field of ["tags", "relationship"] as const) {
+    if (edit[field] === undefined) continue;
+    set[field] = stringArray(edit[field], field);
+    fields.push(field);
+  }
+  if (edit.fediverse !== undefined) {
+    // The profile page belongs to the handle: a new handle brings its own, or none.
+    set.fediverse = optionalTextValue(edit.fediverse, "fediverse");
+    set.fediverseUrl = set.fediverse === null ? null : optionalTextValue(edit.fediverseUrl ?? null, "fediverseUrl");
+    fields.push("fediverse");
   }
   for (const field of ["pinned", "hidden"] as const) {
     if (edit[field] === undefined) continue;

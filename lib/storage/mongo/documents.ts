@@ -1,5 +1,5 @@
 import type { Document } from "mongodb";
-import type { Blog, BlogStatus, EditableBlogField, FeedType, ImportCounts, Item, Source, SourceType } from "../types.js";
+import { EDITABLE_BLOG_FIELDS, type Blog, type BlogStatus, type EditableBlogField, type FeedType, type ImportCounts, type Item, type Source, type SourceType } from "../types.js";
 import { isObjectId, refHex } from "./object-ids.js";
 import { BLOG_STATUSES } from "./values.js";
 
@@ -10,18 +10,6 @@ import { BLOG_STATUSES } from "./values.js";
  */
 
 const FEED_TYPES: readonly FeedType[] = ["rss", "atom", "json", "hfeed"];
-const EDITABLE_FIELDS: readonly EditableBlogField[] = [
-  "title",
-  "description",
-  "siteUrl",
-  "category",
-  "tags",
-  "photo",
-  "author",
-  "pinned",
-  "hidden",
-  "notes",
-];
 const SOURCE_TYPES: readonly SourceType[] = ["opml_url", "opml_file", "manual", "feedland", "microsub", "blogroll"];
 
 /** The hex id of a document's `_id`. */
@@ -80,7 +68,7 @@ export function sourceIdsOf(doc: Document): string[] {
 /** Fields the owner edited on a blog document. */
 export function ownerEditedOf(doc: Document): EditableBlogField[] {
   return stringList(doc.ownerEdited).filter((field): field is EditableBlogField =>
-    (EDITABLE_FIELDS as readonly string[]).includes(field),
+    (EDITABLE_BLOG_FIELDS as readonly string[]).includes(field),
   );
 }
 
@@ -104,6 +92,10 @@ export function toBlog(doc: Document): Blog {
     pinned: doc.pinned === true,
     hidden: doc.hidden === true,
     notes: textOrNull(doc.notes),
+    relationship: stringList(doc.relationship),
+    note: textOrNull(doc.note),
+    fediverse: textOrNull(doc.fediverse),
+    fediverseUrl: textOrNull(doc.fediverseUrl),
     source: nonEmptyText(doc.source),
     sourceId: refHex(doc.sourceId) ?? sourceIds[0] ?? null,
     sourceIds,

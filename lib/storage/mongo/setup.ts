@@ -58,6 +58,14 @@ async function backfillSchedules(blogs: Collection): Promise<void> {
   await blogs.updateMany({ failingSince: { $exists: false }, status: "error" }, [{ $set: { failingSince: { $ifNull: ["$lastFetchAt", null] } } }]);
 }
 
+/** Blogs from before the owner could say who a blog is to them: no relationship, note or handle yet. */
+async function backfillOwnerFields(blogs: Collection): Promise<void> {
+  await blogs.updateMany({ relationship: { $exists: false } }, { $set: { relationship: [] } });
+  for (const field of ["note", "fediverse", "fediverseUrl"]) {
+    await blogs.updateMany({ [field]: { $exists: false } }, { $set: { [field]: null } });
+  }
+}
+
 /** Keeps the first copy of items stored twice by older code, so the unique index can be built. */
 async function removeDuplicateItems(items: Collection): Promise<void> {
   const groups = await items
@@ -85,6 +93,7 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(blogs, { lastPostAt: 1 });
   await backfillFeedKeys(blogs);
   await backfillSchedules(blogs);
+  await backfillOwnerFields(blogs);
 
   const itemKey = { blogId: 1, uid: 1 } as const;
   try {

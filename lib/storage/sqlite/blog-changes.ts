@@ -1,7 +1,7 @@
 import { hostTitle } from "../../url/normalise.js";
 import { newId } from "../id.js";
 import { freshFetchState } from "../fresh.js";
-import type { Blog, BlogEdit, EditableBlogField, FeedMetadata, FetchRecord, NewBlog, UpsertOutcome } from "../types.js";
+import { EDITABLE_BLOG_FIELDS, type Blog, type BlogEdit, type FeedMetadata, type FetchRecord, type NewBlog, type UpsertOutcome } from "../types.js";
 import type { StoredBlog } from "./rows.js";
 
 /*
@@ -22,10 +22,6 @@ const SOURCE_FIELDS = [
 
 /** Fields a fetch learns from the feed itself. */
 const METADATA_FIELDS = ["title", "description", "siteUrl", "photo", "author", "feedType"] as const satisfies readonly (keyof FeedMetadata)[];
-
-const EDITABLE_FIELDS: readonly EditableBlogField[] = [
-  "title", "description", "siteUrl", "category", "tags", "photo", "author", "pinned", "hidden", "notes",
-];
 
 const isOwnerEdited = (blog: Blog, field: string) => (blog.ownerEdited as string[]).includes(field);
 
@@ -50,6 +46,10 @@ export function blogFromSource(input: NewBlog, now: Date): StoredBlog {
       pinned: false,
       hidden: false,
       notes: null,
+      relationship: [],
+      note: null,
+      fediverse: null,
+      fediverseUrl: null,
       source: input.source,
       sourceId,
       sourceIds: sourceId ? [sourceId] : [],
@@ -103,12 +103,14 @@ export function mergeFromSource(stored: StoredBlog, input: NewBlog, now: Date): 
 export function applyEdit(stored: StoredBlog, edit: BlogEdit, now: Date): StoredBlog {
   const blog: Blog = { ...stored.blog, ownerEdited: [...stored.blog.ownerEdited] };
   let resumeStatus = stored.resumeStatus;
-  for (const field of EDITABLE_FIELDS) {
+  for (const field of EDITABLE_BLOG_FIELDS) {
     const value = edit[field];
     if (value === undefined) continue;
     (blog as unknown as Record<string, unknown>)[field] = Array.isArray(value) ? [...value] : value;
     if (!blog.ownerEdited.includes(field)) blog.ownerEdited.push(field);
   }
+  // The profile page belongs to the handle: a new handle brings its own, or none.
+  if (edit.fediverse !== undefined) blog.fediverseUrl = edit.fediverse === null ? null : (edit.fediverseUrl ?? null);
   if (edit.status) {
     blog.status = edit.status;
     blog.failureCount = 0;

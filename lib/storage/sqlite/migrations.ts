@@ -210,6 +210,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "what the owner says about a blog: relationship (XFN), public note, fediverse handle and its profile page",
+    up(db) {
+      db.exec(`
+        ALTER TABLE blogs ADD COLUMN relationship TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(relationship));
+        ALTER TABLE blogs ADD COLUMN note TEXT;
+        ALTER TABLE blogs ADD COLUMN fediverse TEXT;
+        ALTER TABLE blogs ADD COLUMN fediverse_url TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

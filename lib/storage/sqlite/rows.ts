@@ -61,6 +61,10 @@ export interface BlogRow {
   wait_until: string | null;
   moved_from: string | null;
   moved_at: string | null;
+  relationship: string;
+  note: string | null;
+  fediverse: string | null;
+  fediverse_url: string | null;
   etag: string | null;
   last_modified: string | null;
   icon_url: string | null;
@@ -96,6 +100,10 @@ export function rowToBlog(row: BlogRow): Blog {
     pinned: row.pinned === 1,
     hidden: row.hidden === 1,
     notes: row.notes,
+    relationship: JSON.parse(row.relationship) as string[],
+    note: row.note,
+    fediverse: row.fediverse,
+    fediverseUrl: row.fediverse_url,
     source: row.source,
     sourceId: row.source_id,
     sourceIds: JSON.parse(row.source_ids) as string[],
@@ -171,6 +179,10 @@ export function blogToParams({ blog, resumeStatus }: StoredBlog, feedUrlKey: str
     wait_until: toIsoOrNull(blog.waitUntil),
     moved_from: blog.movedFrom,
     moved_at: toIsoOrNull(blog.movedAt),
+    relationship: JSON.stringify(blog.relationship),
+    note: blog.note,
+    fediverse: blog.fediverse,
+    fediverse_url: blog.fediverseUrl,
     etag: blog.etag,
     last_modified: blog.lastModified,
     icon_url: blog.iconUrl,
@@ -189,6 +201,7 @@ export const BLOG_COLUMNS: readonly (keyof BlogRow)[] = [
   "last_fetch_at", "last_item_at", "last_error", "next_fetch_at", "failure_count", "etag", "last_modified",
   "icon_url", "owner_edited", "created_at", "updated_at", "deleted_at",
   "failing_since", "recent_posts", "last_post_at", "fetch_interval", "fetch_reason", "wait_until", "moved_from", "moved_at",
+  "relationship", "note", "fediverse", "fediverse_url",
 ];
 
 export interface ItemRow {
