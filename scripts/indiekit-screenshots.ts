@@ -1,7 +1,7 @@
-// Screenshots of the admin inside the real Indiekit, for the README:
+// Screenshots of the admin inside the real Indiekit, for the docs (docs/images/):
 //   node --import tsx scripts/indiekit-screenshots.ts
 // Boots the kit in ../shared/indiekit-host with the packed plugin (as test/e2e does), imports the
-// test fixture blogroll through the source form, syncs, and saves docs/indiekit-*.png with
+// test fixture blogroll through the source form, syncs, and saves docs/images/indiekit-*.png with
 // Debian's Chromium: the host's home page (its Blogroll card), the dashboard, the blogs list, a
 // blog's page and the add-a-blog and OPML source forms.
 import path from "node:path";
@@ -46,7 +46,7 @@ try {
   ];
   for (const [name, pathname] of pages) {
     await page.goto(host.url + pathname);
-    await page.screenshot({ path: path.join(packageRoot, "docs", `indiekit-${name}.png`), fullPage: true });
+    await page.screenshot({ path: path.join(packageRoot, "docs", "images", `indiekit-${name}.png`), fullPage: true });
   }
   await browser.close();
 } finally {
