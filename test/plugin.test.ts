@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import BlogrollEndpoint from "../index.js";
-import { OptionsError } from "../lib/options.js";
+import { OptionsError, resolveOptions } from "../lib/options.js";
 import { createFakeDb } from "./support/fake-mongo.js";
 import { memoryLogger } from "./support/server.js";
 
@@ -33,6 +33,39 @@ function fakeIndiekit(withDatabase: boolean) {
 }
 
 describe("plugin class", () => {
+  it("defaults every option as documented", () => {
+    // The whole table, written out: a default that changes (a guard switched off, a limit raised) fails here.
+    assert.deepEqual(resolveOptions({}), {
+      mountPath: "/blogrollapi",
+      syncInterval: 60_000,
+      minFetchInterval: 900_000,
+      maxFetchInterval: 86_400_000,
+      dormantAfterDays: 180,
+      initialSyncDelay: 15_000,
+      maxItemsPerBlog: 50,
+      maxItemAge: 7,
+      fetchTimeout: 15_000,
+      maxBodySize: 5_242_880,
+      concurrency: 16,
+      perHostConcurrency: 2,
+      allowPrivateNetworks: false,
+      cors: "*",
+      cacheMaxAge: 300,
+      mongodbUrl: null,
+      databasePath: "data/blogroll.db",
+      scheduler: true,
+      riverTitle: "Blogroll",
+      riverDescription: "The newest posts of the blogs in this blogroll",
+      riverHomePageUrl: null,
+      wellKnown: true,
+      publicUrl: null,
+      ownerName: null,
+      push: true,
+      minRecommenders: 2,
+    });
+    assert.deepEqual(resolveOptions({ allowPrivateNetworks: undefined, perHostConcurrency: undefined }), resolveOptions({}), "an option given as undefined takes its default");
+  });
+
   it("merges options over the documented defaults", () => {
     const plugin = new BlogrollEndpoint({ syncInterval: 60_000, mongodbUrl: null });
     assert.equal(plugin.mountPath, "/blogrollapi");

@@ -19,7 +19,8 @@ import { readXmlFeed } from "./xml/reader.js";
  */
 export async function parseFeed(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
   if (!URL.canParse(options.url)) throw new TypeError(`parseFeed: options.url must be an absolute URL, got ${options.url}`);
-  const text = typeof body === "string" ? body.replace(/^\uFEFF/, "") : decodeText(body, options.contentType);
+  // Text is read as its UTF-8 bytes would be: a lone surrogate (no character of any encoding) becomes U+FFFD.
+  const text = typeof body === "string" ? body.replace(/^\uFEFF/, "").replace(/\p{Cs}/gu, "\uFFFD") : decodeText(body, options.contentType);
   const raw = await readAnyFormat(text, options);
   raw.language ||= options.contentLanguage?.split(",")[0].trim() || null;
   return normaliseFeed(raw, { url: options.url, maxItems: options.maxItems });

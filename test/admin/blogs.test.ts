@@ -208,4 +208,31 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.equal(bearer.status, 303);
     assert.equal((await server.storage.blogs.get(blog.id))?.title, "By script");
   });
+
+  it("CSRF: a forged token of the right length is refused, in the form and in the X-CSRF-Token header", async () => {
+    const blog = await addBlog(server.storage, { title: "Guarded" });
+    const token = admin.csrf;
+    const swap = (char: string) => (char === "A" ? "B" : "A");
+    const forgeries = [swap(token[0]) + token.slice(1), token.slice(0, 10) + swap(token[10]) + token.slice(11), token.slice(0, -1) + swap(token.at(-1)!)];
+    for (const forged of forgeries) {
+      assert.equal(forged.length, token.length);
+      assert.equal((await admin.post(`${blogs}/${blog.id}`, { title: "Forged" }, { csrf: forged })).status, 403, forged);
+      const header = await server.get(`${blogs}/${blog.id}`, {
+        method: "POST",
+        body: new URLSearchParams({ title: "Forged" }),
+        headers: { Cookie: admin.cookie, "X-CSRF-Token": forged, Accept: "application/json" },
+      });
+      assert.equal(header.status, 403, forged);
+      assert.deepEqual(await header.json(), { error: "Invalid CSRF token" });
+    }
+    assert.equal((await server.storage.blogs.get(blog.id))?.title, "Guarded");
+    const genuine = await server.get(`${blogs}/${blog.id}`, {
+      method: "POST",
+      body: new URLSearchParams({ title: "By header" }),
+      headers: { Cookie: admin.cookie, "X-CSRF-Token": token },
+      redirect: "manual",
+    });
+    assert.equal(genuine.status, 303, "the session's own token in the header passes");
+    assert.equal((await server.storage.blogs.get(blog.id))?.title, "By header");
+  });
 });

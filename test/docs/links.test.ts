@@ -44,6 +44,20 @@ describe("the docs", () => {
     assert.deepEqual(options.filter((name) => !documented.has(name)), []);
   });
 
+  it("give each option's default as the code has it", () => {
+    const markdown = readFileSync(path.join(docsFolder, "configuration.md"), "utf8");
+    const cells = new Map([...markdown.matchAll(/^\|\s*`([A-Za-z]+)`\s*\|([^|]*)\|/gm)].map((match) => [match[1], match[2].trim()]));
+    const wrong: string[] = [];
+    for (const [name, value] of Object.entries(defaultOptions)) {
+      const cell = cells.get(name) ?? "";
+      // A default written as one code span is the value itself; in words ("none", "the site's root") it is null.
+      const literal = /^`([^`]*)`$/.exec(cell)?.[1];
+      const documented = literal === undefined ? null : typeof value === "string" ? literal : JSON.parse(literal);
+      if (documented !== value) wrong.push(`${name}: docs ${cell}, code ${JSON.stringify(value)}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
   it("keep the README a short way in that still names the test command", () => {
     const readme = readFileSync(path.join(root, "README.md"), "utf8");
     assert.ok(readme.split("\n").length <= 200, "at most 200 lines");

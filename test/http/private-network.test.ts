@@ -3,6 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { fetchUrl } from "../../lib/http/fetch.js";
 import { createGuardedAgent, guardedLookup, type ResolvedAddress, type Resolver } from "../../lib/http/guarded-agent.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { addBlog } from "../support/seed.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
 import { closed, open, rejectsWith } from "./helpers.js";
 
 /** A resolver answering from a table, so no test ever asks real DNS about a name. */
@@ -149,5 +151,41 @@ describe("private network guard", () => {
         await agent.close();
       }
     });
+  });
+});
+
+describe("private network guard out of the box (allowPrivateNetworks not set)", () => {
+  // Every other test sets the option; these start the plugin without it, as a new owner does.
+  let target: FixtureServer;
+  let server: TestServer;
+  before(async () => {
+    target = await startFixtureServer();
+    target.route("/", respond.text('<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head></html>', { headers: { "content-type": "text/html" } }));
+    target.route("/feed.xml", respond.text("<rss version=\"2.0\"><channel><title>Private</title></channel></rss>", { headers: { "content-type": "application/rss+xml" } }));
+    server = await startTestServer("sqlite", { allowPrivateNetworks: undefined });
+  });
+  after(async () => {
+    await server.close();
+    await target.close();
+  });
+
+  it("discovery refuses a loopback address without connecting", async () => {
+    target.reset();
+    const response = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${target.url}/`)}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(response.status, 200);
+    const body = await response.json();
+    assert.equal(body.success, false, JSON.stringify(body));
+    assert.match(body.error, /private network/);
+    assert.equal(target.connections.total, 0);
+  });
+
+  it("a sync refuses a blog on a loopback address without connecting, and says why", async () => {
+    target.reset();
+    const blog = await addBlog(server.storage, { feedUrl: `${target.url}/feed.xml` });
+    await server.plugin.context.scheduler.syncNow();
+    const after = await server.storage.blogs.get(blog.id);
+    assert.equal(after?.status, "error");
+    assert.match(after?.lastError ?? "", /^Address not allowed: 127\.0\.0\.1 is on a private or reserved network/);
+    assert.equal(target.connections.total, 0);
   });
 });

@@ -101,6 +101,29 @@ describe("standalone authentication", () => {
   });
 });
 
+describe("standalone token check", () => {
+  let host: Host;
+  before(async () => {
+    host = await startHost(folder);
+  });
+  after(() => host.close());
+
+  it("refuses a wrong token of the right length, by the login form and by Bearer", async () => {
+    const wrong = ["X" + TOKEN.slice(1), TOKEN.slice(0, 9) + "X" + TOKEN.slice(10), TOKEN.slice(0, -1) + "X"];
+    for (const token of wrong) {
+      assert.equal(token.length, TOKEN.length);
+      const form = await login(host, token);
+      assert.equal(form.status, 401, token);
+      assert.equal(form.headers["set-cookie"], undefined, "no session for a wrong token");
+      const bearer = await fetch(`${host.mount}/api/microsub-status`, { headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
+      assert.equal(bearer.status, 401, token);
+    }
+    // Six failures, under the throttle: the right token still passes both ways.
+    assert.equal((await login(host, TOKEN)).status, 303);
+    assert.equal((await fetch(`${host.mount}/api/microsub-status`, { headers: { Authorization: `Bearer ${TOKEN}` } })).status, 200);
+  });
+});
+
 describe("standalone session cookie and token", () => {
   it("sets Secure on the session cookie over https only", async () => {
     for (const tls of [false, true]) {

@@ -194,6 +194,24 @@ test("429 with Retry-After sets nextFetchAt to it; 503 without one backs off", a
   assert.deepEqual((await reload(storage, down)).nextFetchAt, new Date(clock.getTime() + 5 * MINUTE));
 });
 
+test("503 with Retry-After (seconds or a date) sets nextFetchAt to it, as 429 does; other errors' Retry-After is not read", async () => {
+  const retryAt = new Date(clock.getTime() + 3 * 3600_000);
+  server.route("/maintenance.xml", (_request, response) => void response.writeHead(503, { "retry-after": retryAt.toUTCString() }).end());
+  server.route("/maintenance-seconds.xml", (_request, response) => void response.writeHead(503, { "retry-after": "7200" }).end());
+  server.route("/broken.xml", (_request, response) => void response.writeHead(500, { "retry-after": retryAt.toUTCString() }).end());
+  const maintenance = await addBlog(storage, `${origin}/maintenance.xml`);
+  const seconds = await addBlog(storage, `${origin}/maintenance-seconds.xml`);
+  const broken = await addBlog(storage, `${origin}/broken.xml`);
+  for (const blog of [maintenance, seconds, broken]) assert.equal((await run(blog)).outcome, "failed");
+  const after = await reload(storage, maintenance);
+  assert.equal(after.lastError, "HTTP 503 Service Unavailable");
+  assert.deepEqual(after.nextFetchAt, retryAt);
+  // Seconds count from when the response came (the real clock, not the test's).
+  const inTwoHours = (await reload(storage, seconds)).nextFetchAt!.getTime() - 2 * 3600_000;
+  assert.ok(inTwoHours >= clock.getTime() && inTwoHours <= Date.now(), `Retry-After: 7200 → ${new Date(inTwoHours + 2 * 3600_000).toISOString()}`);
+  assert.deepEqual((await reload(storage, broken)).nextFetchAt, new Date(clock.getTime() + 5 * MINUTE), "a 500 backs off as usual");
+});
+
 test("500s back off 5 min × 2^(n-1) up to a day, keep items, and success resets everything", async () => {
   let failing = false;
   server.route("/flaky.xml", (request, response) => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
 import { after, afterEach, beforeEach, test } from "node:test";
+import { resolveOptions } from "../../lib/options.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { createSyncRunner, type SyncRunnerDeps } from "../../lib/sync/run.js";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
@@ -87,6 +88,24 @@ test("40 blogs on 4 hosts: never more than perHostConcurrency per host nor concu
   for (const [host, peak] of server.peak.perHost) assert.ok(peak <= 2, `${host} saw ${peak} at once`);
   assert.ok(server.peak.total <= 6, `total peak ${server.peak.total}`);
   assert.ok(server.peak.total > 2, "hosts were fetched in parallel");
+});
+
+test("out of the box one host gets two requests at a time, however many of its blogs are due", async () => {
+  server = await startFeedServer();
+  const feeds = 6;
+  // Each request is held a moment so that any further one allowed to start arrives while it waits.
+  for (let index = 0; index < feeds; index++) {
+    server.route(`/held-${index}.xml`, async (_request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: `h${index}`, published: hoursAgo(1) }]));
+    });
+    await addBlog(storage, `${server.origins[0]}/held-${index}.xml`);
+  }
+  const options = resolveOptions({ allowPrivateNetworks: true });
+  assert.ok(options.concurrency >= feeds, "the pool would take them all at once");
+  const stats = await runner({}, options)(storage, context());
+  assert.equal(stats.blogs.success, feeds);
+  assert.equal(server.peak.perHost.get("127.0.0.1"), 2);
 });
 
 test("the runner's dispatcher carries every request: host names mapped to loopback keep their own limits", async () => {
