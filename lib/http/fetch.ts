@@ -37,6 +37,8 @@ export interface FetchOptions {
   partial?: PartialRead;
   /** Hops followed before giving up; 5 by default. */
   maxRedirects?: number;
+  /** Ask https addresses only, redirects included (WebFinger never falls back to http). */
+  httpsOnly?: boolean;
   /** External abort (scheduler stop). */
   signal?: AbortSignal;
   /**
@@ -194,6 +196,7 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
   /** One request; a redirect gives the next URL, anything else the result. */
   const hop = async (): Promise<URL | FetchResult> => {
     checkUrl(url, options.allowPrivateNetworks);
+    if (options.httpsOnly && url.protocol !== "https:") throw new FetchError("bad_url", "only https addresses are asked");
     let response: Dispatcher.ResponseData;
     try {
       // undici's request() never follows redirects itself: each hop comes back here to be checked.

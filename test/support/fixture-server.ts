@@ -15,7 +15,8 @@
  *   assert.equal(server.hits("/feed.xml"), 1);
  *   await server.close();
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import zlib from "node:zlib";
 
@@ -26,6 +27,8 @@ export interface FixtureServerOptions {
   address?: string;
   /** Port to listen on; 0 (ephemeral) by default. */
   port?: number;
+  /** Serve https with this key and certificate (test/support/tls.ts has a loopback pair). */
+  tls?: { key: string; cert: string };
 }
 
 /** Per Host header (the name without its port) counts of what is open now and the most seen at once. */
@@ -93,7 +96,7 @@ export async function startFixtureServer(fallback?: FixtureHandler, options: Fix
     return counts;
   };
 
-  const server: Server = createServer((request, response) => {
+  const listener: RequestListener = (request, response) => {
     const hostName = (request.headers.host ?? "").replace(/:\d+$/, "").toLowerCase();
     const counts = countsFor(hostName);
     counts.active++;
@@ -122,9 +125,11 @@ export async function startFixtureServer(fallback?: FixtureHandler, options: Fix
         if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" }).end(String(error));
         else response.destroy();
       });
-  });
+  };
+  const server: Server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
 
-  server.on("connection", (socket: Socket) => {
+  // Over TLS, requests arrive on the TLS socket, which the secure connection event hands over.
+  server.on(options.tls ? "secureConnection" : "connection", (socket: Socket) => {
     connections.total++;
     connections.open++;
     const seen = new Set<string>();
@@ -143,7 +148,7 @@ export async function startFixtureServer(fallback?: FixtureHandler, options: Fix
   const hostPart = address.includes(":") ? `[${address}]` : address;
 
   return {
-    url: `http://${hostPart}:${port}`,
+    url: `${options.tls ? "https" : "http"}://${hostPart}:${port}`,
     port,
     route: (path, handler) => void routes.set(path, handler),
     hits: (path) => hits.get(path) ?? 0,
