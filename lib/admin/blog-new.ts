@@ -5,6 +5,7 @@ import { addManualBlog } from "../sources/manual.js";
 import { LIMITS } from "./blog-edit.js";
 import { escapeHtml, httpUrl, renderForm, textField, type FormErrors } from "./forms.js";
 import { redirectWithNotice } from "./notices.js";
+import { looksLikeHandle } from "../fediverse/handle.js";
 
 interface NewBlogValues {
   url: string;
@@ -55,8 +56,9 @@ export function newBlogController(context: BlogrollContext) {
 }
 
 /**
- * POST /blogs: `discover` lists the feeds found at the address to pick from;
- * `add` adds the picked feed (or the best feed of the address) as a manual blog.
+ * POST /blogs: `discover` lists the feeds found at the address (or at the
+ * profile page of a fediverse handle) to pick from; `add` adds the picked
+ * feed (or the best feed found) as a manual blog, with the handle if one was typed.
  */
 export function createBlogController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
@@ -80,7 +82,10 @@ export function createBlogController(context: BlogrollContext) {
     }
 
     const storage = await context.getStorage();
-    const result = await addManualBlog(storage, context.options, { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null }, abort.signal);
+    // A feed picked from a handle's discovery keeps the handle: it is the author's, as the owner typed it.
+    const fediverse = values.feedUrl && looksLikeHandle(values.url) ? values.url : null;
+    const input = { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null, fediverse };
+    const result = await addManualBlog(storage, context.options, input, abort.signal);
     if (!result.ok) {
       const message = result.noFeed ? __("blogroll.blogs.errors.noFeeds") : __("blogroll.blogs.errors.discoveryFailed", { reason: result.error });
       return renderNewBlog(context, response, values, null, { url: message });

@@ -8,6 +8,8 @@ import type { PageLink } from "./html-links.js";
 import { bestIcon } from "./page-icon.js";
 import { blogrollsOfHead, blogrollsOfLinkHeader, type AnnouncedBlogroll } from "../network/announce.js";
 import { fetchPage, isSuccess, readAsFeed, type FetchedPage } from "./page.js";
+import { looksLikeHandle } from "../fediverse/handle.js";
+import { findAccount } from "../fediverse/webfinger.js";
 
 export type DiscoveredFeedType = "rss" | "atom" | "json" | "hfeed";
 
@@ -22,9 +24,19 @@ export interface DiscoveredFeed {
 /**
  * `blogrolls`: the OPML blogrolls the address announces (Link header,
  * `<link rel="blogroll">`, or the feed's `<source:blogroll>`), best first.
+ * `fediverse` and `fediverseUrl`: the handle the owner typed and the profile
+ * page WebFinger gave for it, where discovery looked (absent for addresses).
  */
 export type DiscoveryResult =
-  | { success: true; feeds: DiscoveredFeed[]; pageTitle: string | null; siteUrl: string; blogrolls: AnnouncedBlogroll[] }
+  | {
+      success: true;
+      feeds: DiscoveredFeed[];
+      pageTitle: string | null;
+      siteUrl: string;
+      blogrolls: AnnouncedBlogroll[];
+      fediverse?: string;
+      fediverseUrl?: string;
+    }
   | { success: false; error: string; feeds: [] };
 
 /** Paths tried, in this order, when a page declares no feed. */
@@ -191,8 +203,27 @@ export async function discoverFeeds(input: string, options: BlogrollOptions, sig
   return result.success ? { ...result, feeds: result.feeds.map(({ ownTitle: _own, ...feed }) => feed) } : result;
 }
 
-/** discoverFeeds, also giving the HTML page read on the way, if one was. */
+/**
+ * discoverFeeds, also giving the HTML page read on the way, if one was. A
+ * fediverse handle (`@user@host`) is looked up by WebFinger first, and its
+ * profile page (Mastodon's, whose feed is the account's posts; a WordPress
+ * author's or a Ghost site's, whose feed is the blog's) is read as a site.
+ */
 export async function discoverSite(
+  input: string,
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+): Promise<{ result: DiscoveryResult; page: DiscoveredPage | null }> {
+  if (!looksLikeHandle(input)) return discoverAddress(input, options, signal);
+  const account = await findAccount(input, options, signal);
+  if (!account.ok) return { result: failure(account.error), page: null };
+  const found = await discoverAddress(account.profileUrl, options, signal);
+  if (!found.result.success) return found;
+  return { ...found, result: { ...found.result, fediverse: account.handle, fediverseUrl: account.profileUrl } };
+}
+
+/** Discovery at a web address. */
+async function discoverAddress(
   input: string,
   options: BlogrollOptions,
   signal?: AbortSignal,

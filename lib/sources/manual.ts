@@ -1,7 +1,8 @@
 import { discoverSite } from "../discovery/discover.js";
 import { writeIconRecord } from "../discovery/icon-records.js";
 import type { BlogrollOptions } from "../options.js";
-import type { Blog, NewBlog, Storage, UpsertOutcome } from "../storage/types.js";
+import type { Blog, BlogEdit, NewBlog, Storage, UpsertOutcome } from "../storage/types.js";
+import { findAccount } from "../fediverse/webfinger.js";
 import type { SourceKind } from "./types.js";
 import { hostTitle } from "../url/normalise.js";
 
@@ -12,6 +13,12 @@ export interface ManualBlogInput {
   category?: string | null;
   /** The manual source record to attach the blog to, if any. */
   sourceId?: string | null;
+  /**
+   * The fediverse handle the blog was found by, when `url` is a feed picked
+   * from its discovery: looked up again for its profile page. (A handle
+   * given as `url` is found by the discovery itself.)
+   */
+  fediverse?: string | null;
 }
 
 export type ManualBlogResult =
@@ -28,7 +35,8 @@ export type ManualBlogResult =
  * title, known now or after the first fetch), never after a `<link>`'s title.
  * A title or category typed here is the owner's, like an edit: syncs keep it.
  * The icon the site's page declares is recorded, so the sync does not fetch
- * that page again to look for it.
+ * that page again to look for it. A blog found by a fediverse handle keeps
+ * the handle and its profile page, as the owner's.
  */
 export async function addManualBlog(
   storage: Storage,
@@ -40,6 +48,12 @@ export async function addManualBlog(
   if (!found.success) return { ok: false, error: found.error };
   const feed = found.feeds[0];
   if (!feed) return { ok: false, error: "No feed found at this address", noFeed: true };
+  let account = found.fediverse ? { handle: found.fediverse, profileUrl: found.fediverseUrl ?? null } : null;
+  if (!account && input.fediverse) {
+    const looked = await findAccount(input.fediverse, options, signal);
+    if (!looked.ok) return { ok: false, error: looked.error };
+    account = looked;
+  }
   const existing = await storage.blogs.getByFeedUrl(feed.url);
   // For a blog already there only who lists it is recorded (the host title is the "no title" marker of a listing).
   const listing: NewBlog = existing
@@ -54,7 +68,7 @@ export async function addManualBlog(
         sourceId: input.sourceId ?? null,
       };
   let { outcome, blog } = await storage.blogs.upsertFromSource(listing);
-  const typed = typedFields(input);
+  const typed: BlogEdit = { ...typedFields(input), ...(account ? { fediverse: account.handle, fediverseUrl: account.profileUrl } : {}) };
   if (outcome !== "skipped-deleted" && Object.keys(typed).length > 0) {
     const changes = (Object.keys(typed) as (keyof typeof typed)[]).some((field) => blog[field] !== typed[field]);
     const edited = await storage.blogs.edit(blog.id, typed);
