@@ -8,12 +8,13 @@ import { blogPushLines } from "./blog-push.js";
 import { healthView } from "./blog-health.js";
 import { blogrollOfBlog } from "../network/suggestions.js";
 import { ownSiteOf } from "./suggestions.js";
+import { ownerFieldChanges, ownerFieldValuesOf, readOwnerFields, relationshipGroups, validateOwnerFields, type OwnerFieldValues } from "./blog-owner-fields.js";
 
 const RECENT_ITEMS = 20;
 export const LIMITS = { title: 200, category: 100, tags: 20, tag: 50, notes: 2000 } as const;
 
-/** The edit form's fields. */
-export interface BlogFormValues {
+/** The edit form's fields: the blog's own, and what the owner says about it publicly. */
+export interface BlogFormValues extends OwnerFieldValues {
   title: string;
   category: string;
   tags: string;
@@ -23,7 +24,10 @@ export interface BlogFormValues {
 }
 
 export function valuesOfBlog(blog: Blog): BlogFormValues {
-  return { title: blog.title, category: blog.category ?? "", tags: blog.tags.join(", "), pinned: blog.pinned, hidden: blog.hidden, notes: blog.notes ?? "" };
+  return {
+    title: blog.title, category: blog.category ?? "", tags: blog.tags.join(", "), pinned: blog.pinned, hidden: blog.hidden, notes: blog.notes ?? "",
+    ...ownerFieldValuesOf(blog),
+  };
 }
 
 export function readBlogForm(body: Record<string, unknown> | undefined): BlogFormValues {
@@ -34,6 +38,7 @@ export function readBlogForm(body: Record<string, unknown> | undefined): BlogFor
     pinned: checkboxField(body, "pinned"),
     hidden: checkboxField(body, "hidden"),
     notes: typeof body?.notes === "string" ? body.notes.trim() : "",
+    ...readOwnerFields(body),
   };
 }
 
@@ -47,6 +52,7 @@ export function validateBlogForm(values: BlogFormValues, __: Translate): FormErr
   const tags = parseTags(values.tags);
   if (tags.length > LIMITS.tags) errors.tags = __("blogroll.blogs.errors.tooManyTags", { max: LIMITS.tags });
   else if (tags.some((tag) => tag.length > LIMITS.tag)) errors.tags = __("blogroll.blogs.errors.tagTooLong", { max: LIMITS.tag });
+  Object.assign(errors, validateOwnerFields(values, __));
   if (values.notes.length > LIMITS.notes) errors.notes = __("blogroll.blogs.errors.tooLong", { max: LIMITS.notes });
   return errors;
 }
@@ -110,6 +116,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       health: healthView(blog, context.options, new Date()),
       pending: isAwaitingFetch(blog),
       ownBlogroll: blogroll,
+      relationshipGroups: relationshipGroups(values, __, errors.relationship),
     },
     errors,
   );
@@ -124,7 +131,7 @@ export function blogController(context: BlogrollContext) {
   };
 }
 
-/** POST /blogs/:id: saves the owner's edits (title, category, tags, pinned, hidden, notes). */
+/** POST /blogs/:id: saves the owner's edits (title, category, tags, relationship, public note, fediverse handle, pinned, hidden, notes). */
 export function updateBlogController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const blog = await liveBlog(context, request);
@@ -132,7 +139,12 @@ export function updateBlogController(context: BlogrollContext) {
     const values = readBlogForm(request.body);
     const errors = validateBlogForm(values, response.locals.__);
     if (Object.keys(errors).length > 0) return renderBlogPage(context, response, blog, values, errors);
-    const edit = changedFields(blog, values);
+    // A browser that goes away stops the handle's lookup.
+    const abort = new AbortController();
+    response.on("close", () => abort.abort());
+    const owner = await ownerFieldChanges(blog, values, context.options, response.locals.__, abort.signal);
+    if (!owner.ok) return renderBlogPage(context, response, blog, values, owner.errors);
+    const edit = { ...changedFields(blog, values), ...owner.edit };
     if (Object.keys(edit).length > 0) await (await context.getStorage()).blogs.edit(blog.id, edit);
     if (edit.hidden === true) context.push.release(blog.id);
     redirectWithNotice(response, `${context.options.mountPath}/blogs/${blog.id}`, "blogSaved");

@@ -19,14 +19,16 @@ const PAGE = 1000;
 /** The OPML import's outline cap: a blogroll beyond it is not fingerprinted further. */
 const MAX_BLOGS = 20_000;
 
-/** A digest of what the exports say about every visible blog, and the oldest blog's creation. */
+/** A digest of what the exports and the blogroll page say about every visible blog, and the oldest blog's creation. */
 async function fingerprint(storage: Storage): Promise<{ digest: string; oldest: Date | null }> {
   const hash = createHash("sha1");
   let oldest: Date | null = null;
   for (let offset = 0; offset < MAX_BLOGS; offset += PAGE) {
     const { items } = await storage.blogs.list({ visibility: "public", sort: "title", limit: PAGE, offset });
     for (const blog of items) {
-      hash.update(JSON.stringify([blog.id, blog.title, blog.feedUrl, blog.siteUrl, blog.description, blog.category, blog.pinned]));
+      // What the owner says about a blog joins the digest only when said, so a blogroll without any keeps its dates.
+      const said = blog.note || blog.relationship.length > 0 || blog.fediverse ? [blog.note, blog.relationship, blog.fediverse, blog.fediverseUrl] : [];
+      hash.update(JSON.stringify([blog.id, blog.title, blog.feedUrl, blog.siteUrl, blog.description, blog.category, blog.pinned, ...said]));
       if (!oldest || blog.createdAt < oldest) oldest = blog.createdAt;
     }
     if (items.length < PAGE) break;

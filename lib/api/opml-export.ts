@@ -47,7 +47,8 @@ export async function exportOpml(storage: Storage, category: string | undefined,
         title: blog.title,
         xmlUrl: blog.feedUrl,
         htmlUrl: blog.siteUrl,
-        description: blog.description,
+        // The owner's public note says why they read it: it is the outline's description when set.
+        description: blog.note ?? blog.description,
         // OPML 2.0 subscription lists mark every feed outline type="rss", whatever the feed's format;
         // some readers skip any other value. The format is learned again at the first fetch.
         type: "rss",

@@ -7,6 +7,7 @@ import { STATUS_FILTERS } from "../../lib/admin/blog-list.js";
 import { packageRoot } from "../../lib/package-root.js";
 import { createTranslator, loadCatalogs } from "../../lib/standalone/i18n.js";
 import { pluralizer } from "../../lib/admin/view-helpers.js";
+import { XFN_GROUPS, XFN_VALUES } from "../../lib/xfn/relationship.js";
 
 // Every locale Indiekit offers: it has no fallback, so a missing catalog shows raw keys.
 const REQUIRED = ["de", "en", "es", "es-419", "fr", "hi", "id", "it", "nl", "pl", "pt", "pt-BR", "sr", "sv", "zh-Hans-CN"];
@@ -95,6 +96,8 @@ describe("locales", () => {
       ...["rss", "atom", "json", "hfeed"].map((type) => `blogroll.feedTypes.${type}`),
       ...["success", "error"].map((type) => `blogroll.banner.${type}`),
       ...["dashboard", "sources", "blogs"].map((section) => `blogroll.nav.${section}`),
+      ...XFN_GROUPS.map((group) => `blogroll.blogs.xfn.groups.${group.name}`),
+      ...XFN_VALUES.map((value) => `blogroll.blogs.xfn.values.${value}`),
     ];
     assert.ok(used.length > 100, "the scan found the keys");
     const missing = used.filter((key) => !english.has(key));

@@ -71,13 +71,15 @@ for (const backend of httpBackends()) {
       }
     });
 
-    it("after a change to the blogroll (a blog added, renamed, hidden) a new ETag and a later dateModified", async () => {
+    it("after a change to the blogroll (a blog added, renamed, given a note or a relationship, hidden) a new ETag and a later dateModified", async () => {
       const first = await server.get(opml);
       const etag = first.headers.get("etag") as string;
       const before = Date.parse((await opmlHead(first)).dateModified);
       const changes: Array<() => Promise<unknown>> = [
         () => addBlog(server.storage, { title: "Gamma", category: "Tech" }),
         async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { title: "Alpha (renamed)" }),
+        async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { note: "Why I read it" }),
+        async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { relationship: ["friend"] }),
         async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { hidden: true }),
       ];
       let previousEtag = etag;

@@ -88,6 +88,17 @@ for (const backend of httpBackends()) {
       assert.deepEqual(top.map((feed) => feed.attributes.text), ["Loose"], "uncategorised blogs sit at the top level");
     });
 
+    it("carries the owner's public note as the outline's description, in place of the feed's own", async () => {
+      const noted = await addBlog(origin.storage, { title: "Noted", category: "Noted", description: "The feed's description", feedUrl: "https://noted.example/feed" });
+      await origin.storage.blogs.edit(noted.id, { note: "Why I read it: <gardens> & \"weeds\"" });
+      try {
+        const folder = readOpml(await (await origin.get(`${origin.api}/opml/Noted`)).text()).body[0];
+        assert.deepEqual(folder.children.map((feed) => feed.attributes.description), ['Why I read it: <gardens> & "weeds"']);
+      } finally {
+        await origin.storage.blogs.purge(noted.id);
+      }
+    });
+
     it("re-imports into this project as an OPML source with nothing lost", async () => {
       const xml = await (await origin.get(`${origin.api}/opml`)).text();
       await copy.storage.sources.create({ type: "opml_file", name: "Export", settings: { xml } });

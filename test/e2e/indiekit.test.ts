@@ -11,6 +11,7 @@ import { startFixtureSite, type FixtureSite } from "../admin/fixture-site.js";
 import { chromium } from "playwright-core";
 import { Browser, catalogKeys, pageProblems } from "./http-client.js";
 import { startLocalCloud, startLocalHub } from "../support/local-push.js";
+import { startFediverseWeb } from "../support/fediverse-web.js";
 import { startFeedServer } from "../sync/feed-server.js";
 import { gapBetween, measureFilters, measureForm, visibleCaptions } from "./look.js";
 import { browserSkip, CHROMIUM } from "../support/browser.js";
@@ -207,6 +208,34 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     await renders(`${MOUNT}/blogs/${blog.id}/delete`);
     assert.equal((await owner.post(`${MOUNT}/blogs/${blog.id}/delete`, {})).status, 303);
     assert.equal((await owner.page(`${MOUNT}/blogs/${blog.id}`)).status, 404);
+  });
+
+  it("a blog added by its fediverse handle (WebFinger over checked https), then given a relationship and a public note", async () => {
+    const web = await startFediverseWeb();
+    try {
+      const found = await owner.post(`${MOUNT}/blogs`, { url: web.ana, action: "discover" });
+      assert.equal(found.status, 200, found.html.slice(0, 300));
+      assert.match(found.html, new RegExp(`value="${web.anaFeed}" checked`));
+      const added = await owner.post(`${MOUNT}/blogs`, { url: web.ana, feedUrl: web.anaFeed, action: "add" });
+      assert.equal(added.status, 303, added.html.slice(0, 300));
+      const blog = (await storage.blogs.getByFeedUrl(web.anaFeed))!;
+      assert.deepEqual([blog.fediverse, blog.fediverseUrl], [web.ana, web.anaProfile]);
+
+      const page = await renders(`${MOUNT}/blogs/${blog.id}`);
+      assert.match(page.html, /name="xfn-friendship"/);
+      const saved = await owner.post(`${MOUNT}/blogs/${blog.id}`, { title: blog.title, "xfn-friendship": "friend", xfn: "met", note: "Posts about birds.", fediverse: web.ana });
+      assert.equal(saved.status, 303, saved.html.slice(0, 300));
+      const refused = await owner.post(`${MOUNT}/blogs/${blog.id}`, { title: blog.title, "xfn-friendship": "friend", xfn: "me" });
+      assert.equal(refused.status, 422);
+      assert.match(refused.html, /“me” is for links to your own sites/);
+      await renders(`${MOUNT}/blogs/${blog.id}`);
+      const api = await (await fetch(`${host.url}${MOUNT}/api/blogs/${blog.id}`)).json();
+      assert.deepEqual([api.relationship, api.note, api.fediverse, api.fediverseUrl], [["friend", "met"], "Posts about birds.", web.ana, web.anaProfile]);
+      // Gone with the local web: later tests sync what is left.
+      assert.equal((await owner.post(`${MOUNT}/blogs/${blog.id}/delete`, {})).status, 303);
+    } finally {
+      await web.close();
+    }
   });
 
   it("sync now, then clear and re-sync; the dashboard and blog list show the result", async () => {
