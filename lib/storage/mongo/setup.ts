@@ -58,12 +58,13 @@ async function backfillSchedules(blogs: Collection): Promise<void> {
   await blogs.updateMany({ failingSince: { $exists: false }, status: "error" }, [{ $set: { failingSince: { $ifNull: ["$lastFetchAt", null] } } }]);
 }
 
-/** Blogs from before the owner could say who a blog is to them: no relationship, note or handle yet. */
+/**
+ * Blogs from before the owner could say who a blog is to them: no
+ * relationship, note or handle yet. The four are always written together,
+ * so one missing field stands for all of them (one pass over the blogs).
+ */
 async function backfillOwnerFields(blogs: Collection): Promise<void> {
-  await blogs.updateMany({ relationship: { $exists: false } }, { $set: { relationship: [] } });
-  for (const field of ["note", "fediverse", "fediverseUrl"]) {
-    await blogs.updateMany({ [field]: { $exists: false } }, { $set: { [field]: null } });
-  }
+  await blogs.updateMany({ relationship: { $exists: false } }, { $set: { relationship: [], note: null, fediverse: null, fediverseUrl: null } });
 }
 
 /** Keeps the first copy of items stored twice by older code, so the unique index can be built. */
