@@ -61,7 +61,7 @@ describe("admin: what the owner says about a blog (relationship, public note, fe
     assert.doesNotMatch(page.html, /value="me"/, "`me` is never offered");
     assert.match(page.html, /<textarea[^>]*name="note"[^>]*>Good on gardens<\/textarea>/);
     assert.match(page.html, new RegExp(`name="fediverse"[^>]*value="${web.ana}"|value="${web.ana}"[^>]*name="fediverse"`));
-    assert.match(page.html, new RegExp(`<a href="${web.anaProfile}">`), "the profile page found is linked");
+    assert.match(page.html, new RegExp(`<p class="hint blogroll-fediverse-profile">[^<]*<a class="blogroll-url" href="${web.anaProfile}">`), "the profile page found is linked");
   });
 
   it("saves a relationship, a note and a handle, looking the handle up by WebFinger; all become the owner's", async () => {

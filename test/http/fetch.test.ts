@@ -82,6 +82,12 @@ describe("fetchUrl: answers", () => {
       await rejectsWith(fetchUrl(url, open), "bad_url");
     }
   });
+
+  it("httpsOnly: refuses a plain-http address before connecting", async () => {
+    const before = site.hits("/feed");
+    await rejectsWith(fetchUrl(`${site.url}/feed`, { ...open, httpsOnly: true }), "bad_url");
+    assert.equal(site.hits("/feed"), before);
+  });
 });
 
 describe("fetchUrl: Retry-After", () => {
