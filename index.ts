@@ -16,6 +16,7 @@ import { blogrollOwner } from "./lib/owner.js";
 import { createWellKnownRouter } from "./lib/well-known/routes.js";
 import { recordBlogrollDates } from "./lib/api/blogroll-dates.js";
 import { PushManager } from "./lib/push/manager.js";
+import { createPageResponder, type PageResponder } from "./lib/page/routes.js";
 
 /** The parts of an Indiekit instance this plugin uses (all optional but addEndpoint). */
 export interface IndiekitHost {
@@ -23,10 +24,10 @@ export interface IndiekitHost {
   addCollection?(name: string): void;
   collections?: Map<string, unknown>;
   database?: Db | null;
-  config?: { application?: Record<string, unknown>; publication?: { me?: unknown } };
+  config?: { application?: Record<string, unknown>; publication?: { me?: unknown; locale?: unknown } };
   application?: Record<string, unknown>;
-  /** The site Indiekit publishes to; `me` is its address. */
-  publication?: { me?: unknown };
+  /** The site Indiekit publishes to; `me` is its address, `locale` its language. */
+  publication?: { me?: unknown; locale?: unknown };
 }
 
 export type { BlogrollOptions } from "./lib/options.js";
@@ -53,6 +54,8 @@ export default class BlogrollEndpoint {
   /** The resolved options; `options` is what the host's plugin page may show. */
   readonly settings: BlogrollOptions;
   readonly context: BlogrollContext;
+  /** Answers the blogroll page, fragment and JSON (the standalone server's home page too). */
+  readonly page: PageResponder;
   private host: IndiekitHost | null = null;
   private storagePromise: Promise<Storage> | null = null;
   private publicRouter: Router | null = null;
@@ -97,8 +100,12 @@ export default class BlogrollEndpoint {
       }),
       push,
       log,
-      owner: () => blogrollOwner(this.host?.publication?.me ?? this.host?.config?.publication?.me, this.settings),
+      owner: () => {
+        const publication = this.host?.publication ?? this.host?.config?.publication;
+        return blogrollOwner(publication?.me, this.settings, [publication?.locale, this.application()?.locale]);
+      },
     };
+    this.page = createPageResponder(this.context);
   }
 
   /**
@@ -130,7 +137,7 @@ export default class BlogrollEndpoint {
 
   /** Public API routes: no authentication. */
   get routesPublic(): Router {
-    this.publicRouter ??= createPublicApiRouter(this.context);
+    this.publicRouter ??= createPublicApiRouter(this.context, this.page);
     return this.publicRouter;
   }
 

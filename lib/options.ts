@@ -59,6 +59,12 @@ export interface BlogrollOptions {
   push: boolean;
   /** Suggestions list feeds that at least this many of the followed blogs' own blogrolls recommend. */
   minRecommenders: number;
+  /**
+   * The language of the public blogroll page (a BCP 47 tag such as "de"):
+   * its few words, its dates and its natural order. When null: Indiekit's
+   * `publication.locale`, else its `application.locale`, else English.
+   */
+  locale: string | null;
 }
 
 export const defaultOptions: BlogrollOptions = {
@@ -88,6 +94,7 @@ export const defaultOptions: BlogrollOptions = {
   ownerName: null,
   push: true,
   minRecommenders: 2,
+  locale: null,
 };
 
 export class OptionsError extends Error {
@@ -187,6 +194,9 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
   if (options.ownerName !== null && (typeof options.ownerName !== "string" || options.ownerName.trim() === "")) {
     throw new OptionsError('option "ownerName" must be a non-empty string');
   }
+  if (options.locale !== null && !isLanguageTag(options.locale)) {
+    throw new OptionsError(`option "locale" must be a language tag such as "de" or "pt-BR" (got ${JSON.stringify(options.locale)})`);
+  }
   if (typeof options.databasePath !== "string" || options.databasePath === "") {
     throw new OptionsError('option "databasePath" must be a file path');
   }
@@ -205,6 +215,15 @@ export function displayedOptions(options: BlogrollOptions): Partial<BlogrollOpti
 
 function withoutCredentials(url: string): string {
   return url.replace(/^(mongodb(?:\+srv)?:\/\/)[^@/]*@/, "$1");
+}
+
+function isLanguageTag(value: unknown): boolean {
+  if (typeof value !== "string" || value === "") return false;
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
 }
 
 function isHttpUrl(value: unknown): boolean {

@@ -6,6 +6,8 @@ export interface BlogrollOwner {
   url: string | null;
   /** The `ownerName` option, else the host name of the owner's site. */
   name: string | null;
+  /** The language the public page speaks: the `locale` option, else the host's, else English. */
+  locale: string;
 }
 
 /** Only absolute http(s) addresses name an owner; anything else is left out rather than published. */
@@ -15,7 +17,22 @@ function httpUrl(value: unknown): URL | null {
   return url.protocol === "http:" || url.protocol === "https:" ? url : null;
 }
 
-export function blogrollOwner(publicationUrl: unknown, options: Pick<BlogrollOptions, "publicUrl" | "ownerName">): BlogrollOwner {
+/** A language tag Intl knows, canonical ("pt-br" → "pt-BR"), or null. */
+function languageTag(value: unknown): string | null {
+  if (typeof value !== "string" || value === "") return null;
+  try {
+    return Intl.getCanonicalLocales(value)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function blogrollOwner(
+  publicationUrl: unknown,
+  options: Pick<BlogrollOptions, "publicUrl" | "ownerName" | "locale">,
+  hostLocales: unknown[] = [],
+): BlogrollOwner {
   const site = httpUrl(publicationUrl) ?? httpUrl(options.publicUrl);
-  return { url: site?.href ?? null, name: options.ownerName ?? site?.hostname ?? null };
+  const locale = [options.locale, ...hostLocales].map(languageTag).find((tag) => tag !== null) ?? "en";
+  return { url: site?.href ?? null, name: options.ownerName ?? site?.hostname ?? null, locale };
 }

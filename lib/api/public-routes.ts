@@ -13,6 +13,7 @@ import { isPubliclyVisible, listPublicItems } from "./public-items.js";
 import { createRiverRouter } from "../river/routes.js";
 import { createWidgetRouter } from "../widget/route.js";
 import { createPushRouter } from "../push/routes.js";
+import { createPageRouter, createPageResponder, type PageResponder } from "../page/routes.js";
 
 /** Categories group every visible blog: kept until a write rather than grouped per request. */
 const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categories());
@@ -28,8 +29,11 @@ function parseSort(query: Record<string, unknown>): BlogSort {
   throw new QueryError({ error: "Invalid sort" });
 }
 
-/** The public, unauthenticated API (spec section 4.1–4.7), the river feeds and the widget. */
-export function createPublicApiRouter(context: BlogrollContext): Router {
+/**
+ * The public, unauthenticated API (spec section 4.1–4.7), the river feeds,
+ * the blogroll page (its fragment and JSON) and the widget.
+ */
+export function createPublicApiRouter(context: BlogrollContext, page: PageResponder = createPageResponder(context)): Router {
   const router = express.Router();
   const { options } = context;
 
@@ -123,8 +127,9 @@ export function createPublicApiRouter(context: BlogrollContext): Router {
     guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(String(request.params.category))(request, response)),
   );
 
-  // Beside the spec's API: the river feeds and the site widget.
+  // Beside the spec's API: the river feeds, the page and the site widget.
   router.use(createRiverRouter(context));
+  router.use(createPageRouter(context, page));
   router.use(createWidgetRouter(context));
   // WebSub and rssCloud callbacks: hubs call them without credentials.
   router.use(createPushRouter(context));

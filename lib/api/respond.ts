@@ -52,7 +52,7 @@ function notModifiedSince(request: Request, lastModified: Date): boolean {
 /**
  * Sends a cacheable public success body with a strong ETag and
  * Cache-Control (and Last-Modified when given), answering 304 when the
- * client already has it.
+ * client already has it. A caller that keeps the body passes its ETag too.
  */
 export function sendCacheable(
   request: Request,
@@ -61,8 +61,8 @@ export function sendCacheable(
   body: Buffer,
   contentType: string,
   lastModified?: Date,
+  etag = strongEtag(body),
 ): void {
-  const etag = strongEtag(body);
   response.set("ETag", etag);
   response.set("Cache-Control", `public, max-age=${options.cacheMaxAge}`);
   if (lastModified) response.set("Last-Modified", lastModified.toUTCString());

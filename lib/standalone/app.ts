@@ -8,7 +8,6 @@ import { Authenticator, clientOf, SESSION_COOKIE } from "./auth.js";
 import { parseUpload } from "./multipart.js";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
-import { homePage } from "./home.js";
 
 export interface StandaloneHost {
   app: Express;
@@ -149,7 +148,8 @@ export async function createStandaloneApp(
     response.clearCookie(SESSION_COOKIE, { path: "/" });
     response.redirect(303, LOGIN_PATH);
   });
-  app.get("/", homePage(plugin));
+  // The home page is the blogroll page itself.
+  app.get("/", plugin.page("page"));
 
   for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routesPublic);
   // Like Indiekit: well-known routes at the server's root, before authentication.

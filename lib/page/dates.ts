@@ -1,0 +1,49 @@
+/** Units of a relative date, largest first, with their length in milliseconds (a month of 30 days, a year of 365). */
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ["year", 31_536e6],
+  ["month", 2_592e6],
+  ["week", 6_048e5],
+  ["day", 864e5],
+  ["hour", 36e5],
+  ["minute", 6e4],
+];
+/** Posts of the last 30 days get a relative date ("3 days ago"); older ones their date. */
+const RELATIVE_WITHIN = 30 * 864e5;
+
+/** Formatters per language, made once (Intl constructors are costly next to formatting). */
+const formatters = new Map<string, { relative: Intl.RelativeTimeFormat; day: Intl.DateTimeFormat; full: Intl.DateTimeFormat }>();
+
+function formattersFor(locale: string) {
+  let found = formatters.get(locale);
+  if (!found) {
+    const make = (tag: string) => ({
+      relative: new Intl.RelativeTimeFormat(tag, { numeric: "auto" }),
+      day: new Intl.DateTimeFormat(tag, { dateStyle: "medium", timeZone: "UTC" }),
+      full: new Intl.DateTimeFormat(tag, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }),
+    });
+    try {
+      found = make(locale);
+    } catch {
+      found = make("en");
+    }
+    formatters.set(locale, found);
+  }
+  return found;
+}
+
+/** "3 hours ago", "last week", "5 months ago": the largest whole unit, in the page's language. */
+export function relativeDate(date: Date, now: number, locale: string): string {
+  const diff = date.getTime() - now;
+  const [unit, size] = UNITS.find(([, ms]) => Math.abs(diff) >= ms) ?? UNITS[UNITS.length - 1];
+  return formattersFor(locale).relative.format(Math.round(diff / size), unit);
+}
+
+/** A post's date for people: relative within the last 30 days, else the day (in UTC, as the server knows no reader's zone). */
+export function humanDate(date: Date, now: number, locale: string): string {
+  return Math.abs(now - date.getTime()) < RELATIVE_WITHIN ? relativeDate(date, now, locale) : formattersFor(locale).day.format(date);
+}
+
+/** The full date and time, for a `title`. */
+export function fullDate(date: Date, locale: string): string {
+  return `${formattersFor(locale).full.format(date)} UTC`;
+}

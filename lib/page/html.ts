@@ -1,0 +1,153 @@
+import type { Item } from "../storage/types.js";
+import type { BlogrollData, PageBlog } from "./blogroll.js";
+import { fullDate, humanDate, relativeDate } from "./dates.js";
+import { escapeHtml, httpUrl } from "./escape.js";
+import { PAGE_CSS } from "./styles.js";
+
+/** Translates a catalog key of the page's language (lib/standalone/i18n.ts). */
+export type Translate = (key: string, vars?: Record<string, unknown>) => string;
+
+export interface RenderContext {
+  locale: string;
+  __: Translate;
+  /** Dates are written relative to this moment. */
+  now: number;
+}
+
+/** The media type a feed link announces, by the format its last fetch found. */
+const FEED_TYPES: Record<string, string> = {
+  rss: "application/rss+xml",
+  atom: "application/atom+xml",
+  json: "application/feed+json",
+  hfeed: "text/html",
+};
+
+const attribute = (name: string, value: string | null | undefined) => (value ? ` ${name}="${escapeHtml(value)}"` : "");
+
+/** A link when the address is usable, else the text alone; `classes` on either. */
+function link(href: string | null, text: string, classes: string, extra = ""): string {
+  const url = httpUrl(href);
+  return url ? `<a class="${classes}" href="${escapeHtml(url)}"${extra}>${escapeHtml(text)}</a>` : `<span class="${classes.replace(/\bu-url\b ?/, "")}">${escapeHtml(text)}</span>`;
+}
+
+/** A title for a post without one (notes): the start of its summary, else its address (as the widget does). */
+export function postTitle(post: Pick<Item, "title" | "summary" | "url">): string {
+  if (post.title) return post.title;
+  const summary = (post.summary ?? "").trim();
+  if (summary) return summary.length > 80 ? `${summary.slice(0, 79).trimEnd()}…` : summary;
+  return post.url ?? "";
+}
+
+function time(date: Date, text: string, classes: string, render: RenderContext): string {
+  return `<time class="${classes}" datetime="${date.toISOString()}" title="${escapeHtml(fullDate(date, render.locale))}">${escapeHtml(text)}</time>`;
+}
+
+/** A post as an h-entry: its linked title (u-url p-name) and its date (dt-published). */
+function postEntry(post: Item, render: RenderContext): string {
+  const title = link(post.url, postTitle(post), "blogroll__post u-url p-name");
+  const date = post.published ? ` ${time(post.published, humanDate(post.published, render.now, render.locale), "blogroll__date dt-published", render)}` : "";
+  return `${title}${date}`;
+}
+
+/** A blog's picture (u-photo), or its letter tile, hidden from screen readers: the name follows it. */
+function icon(photo: string | null, title: string): string {
+  const url = httpUrl(photo);
+  if (url) return `<img class="blogroll__icon u-photo" src="${escapeHtml(url)}" alt="" width="16" height="16" loading="lazy" referrerpolicy="no-referrer">`;
+  const letter = [...title.trim()][0]?.toLocaleUpperCase() ?? "?";
+  return `<span class="blogroll__icon blogroll__icon--letter" aria-hidden="true">${escapeHtml(letter)}</span>`;
+}
+
+/** A blog's name for people: its title, else its site's (or feed's) host. */
+function blogName(entry: PageBlog): string {
+  const { blog } = entry;
+  if (blog.title.trim()) return blog.title;
+  const url = httpUrl(blog.siteUrl) ?? httpUrl(blog.feedUrl);
+  return url ? new URL(url).host : blog.feedUrl;
+}
+
+/**
+ * One blog as an h-card on one line: icon (u-photo), name linked to its site
+ * or else its feed (p-name u-url), a link to its feed (rel=alternate with the
+ * feed's type), its latest post as a nested h-entry with its age (or, for a
+ * blog with no stored post, the age of the last post its feed showed); more
+ * latest posts, when asked for, in a list below.
+ */
+export function blogCard(entry: PageBlog, render: RenderContext): string {
+  const { blog, posts } = entry;
+  const name = blogName(entry);
+  const parts = [icon(blog.photo || blog.iconUrl, name), link(blog.siteUrl || blog.feedUrl, name, "blogroll__name p-name u-url")];
+  const feedType = blog.feedType ? FEED_TYPES[blog.feedType] : undefined;
+  parts.push(link(blog.feedUrl, render.__("blogroll.home.feed"), "blogroll__feed", ` rel="alternate"${attribute("type", feedType)}`));
+  const [first, ...more] = posts;
+  if (first) parts.push(`<span class="blogroll__latest h-entry">${postEntry(first, render)}</span>`);
+  else if (entry.lastPostAt) {
+    const age = time(entry.lastPostAt, relativeDate(entry.lastPostAt, render.now, render.locale), "blogroll__date", render);
+    parts.push(`<span class="blogroll__latest">${escapeHtml(render.__("blogroll.home.lastPost"))} ${age}</span>`);
+  }
+  if (more.length > 0) parts.push(`<ul class="blogroll__list blogroll__recent">${more.map((post) => `<li class="blogroll__item h-entry">${postEntry(post, render)}</li>`).join("")}</ul>`);
+  return `<li class="blogroll__blog h-card">${parts.join(" ")}</li>`;
+}
+
+/**
+ * The blogroll as an HTML fragment: no document, no script, no style.
+ * Categories are headings (left out when one category is asked for, or none
+ * exists), each group one list; `group=none` is one list.
+ */
+export function renderFragment(data: BlogrollData, render: RenderContext, options: { headingLevel: number; headed: boolean }): string {
+  if (data.count === 0) return `<div class="blogroll"><p class="blogroll__status">${escapeHtml(render.__("blogroll.home.noBlogs"))}</p></div>`;
+  const list = (blogs: PageBlog[]) => `<ul class="blogroll__list blogroll__blogs">\n${blogs.map((blog) => blogCard(blog, render)).join("\n")}\n</ul>`;
+  const headed = options.headed && data.groups.some((group) => group.category !== null);
+  const level = options.headingLevel;
+  const groups = data.groups.map((group) => {
+    if (!headed) return list(group.blogs);
+    const heading = group.category ?? render.__("blogroll.home.other");
+    return `<div class="blogroll__group">\n<h${level} class="blogroll__heading">${escapeHtml(heading)}</h${level}>\n${list(group.blogs)}\n</div>`;
+  });
+  return `<div class="blogroll">\n${groups.join("\n")}\n</div>\n`;
+}
+
+export interface PageLinks {
+  /** The OPML export of the same blogs. */
+  opml: string;
+  atom: string;
+  json: string;
+  rss: string;
+}
+
+/** The whole page: its title, the OPML as its blogroll, the rivers as alternates and links, and the fragment. */
+export function renderPage(data: BlogrollData, render: RenderContext, page: { title: string; links: PageLinks; headed: boolean }): string {
+  const { title, links } = page;
+  const __ = render.__;
+  const feeds: Array<[string, string, string]> = [
+    [links.atom, "application/atom+xml", __("blogroll.home.atom")],
+    [links.json, "application/feed+json", __("blogroll.home.json")],
+    [links.rss, "application/rss+xml", __("blogroll.home.rss")],
+  ];
+  const head = [
+    `<link rel="blogroll" type="text/xml" title="${escapeHtml(title)}" href="${escapeHtml(links.opml)}">`,
+    ...feeds.map(([href, type, label]) => `<link rel="alternate" type="${type}" title="${escapeHtml(label)}" href="${escapeHtml(href)}">`),
+  ];
+  const subscribe = [...feeds, [links.opml, "text/x-opml", __("blogroll.home.opml")]]
+    .map(([href, type, label]) => `<li><a href="${escapeHtml(href)}" type="${type}">${escapeHtml(label)}</a></li>`)
+    .join("");
+  return `<!DOCTYPE html>
+<html lang="${escapeHtml(render.locale)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+${head.join("\n")}
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+<header>
+<h1>${escapeHtml(title)}</h1>
+<p class="page__intro">${escapeHtml(__("blogroll.home.intro"))}</p>
+<nav aria-label="${escapeHtml(__("blogroll.home.subscribe"))}"><ul class="page__feeds">${subscribe}</ul></nav>
+</header>
+<main>
+${renderFragment(data, render, { headingLevel: 2, headed: page.headed })}</main>
+</body>
+</html>
+`;
+}
