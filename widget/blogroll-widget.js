@@ -1,6 +1,9 @@
 /**
  * The blogroll widget: two custom elements for any web page, fed by the
- * blogroll's public API.
+ * blogroll's public API. They write the same h-card / h-entry markup as the
+ * server's fragment ({mountPath}/blogroll/embed), so a saved page keeps its
+ * microformats, and a fragment the page placed inside an element stays until
+ * the element's own render is ready.
  *
  *   <script type="module" src="https://example.org/blogrollapi/widget.js"></script>
  *   <blogroll-blogs></blogroll-blogs>
@@ -18,49 +21,54 @@ const MODULE_BASE = new URL(".", import.meta.url).href;
 
 /** The few strings shown, in the admin's languages; the page's `lang` chooses (its full tag, else its language). */
 const STRINGS = {
-  en: { more: "More posts", loading: "Loading…", failed: "The blogroll could not be loaded right now.", noPosts: "No posts yet.", noBlogs: "No blogs yet.", other: "Other blogs", latest: "Latest posts" },
-  de: { more: "Weitere Beiträge", loading: "Wird geladen …", failed: "Die Blogroll konnte gerade nicht geladen werden.", noPosts: "Noch keine Beiträge.", noBlogs: "Noch keine Blogs.", other: "Weitere Blogs", latest: "Neueste Beiträge" },
-  fr: { more: "Plus d’articles", loading: "Chargement…", failed: "La blogroll n’a pas pu être chargée pour le moment.", noPosts: "Aucun article pour l’instant.", noBlogs: "Aucun blog pour l’instant.", other: "Autres blogs", latest: "Derniers articles" },
-  es: { more: "Más entradas", loading: "Cargando…", failed: "No se ha podido cargar el blogroll en este momento.", noPosts: "Todavía no hay entradas.", noBlogs: "Todavía no hay blogs.", other: "Otros blogs", latest: "Últimas entradas" },
-  nl: { more: "Meer berichten", loading: "Laden…", failed: "De blogroll kon nu niet worden geladen.", noPosts: "Nog geen berichten.", noBlogs: "Nog geen blogs.", other: "Overige blogs", latest: "Nieuwste berichten" },
-  it: { more: "Altri articoli", loading: "Caricamento…", failed: "Non è stato possibile caricare il blogroll in questo momento.", noPosts: "Ancora nessun articolo.", noBlogs: "Ancora nessun blog.", other: "Altri blog", latest: "Ultimi articoli" },
-  pt: { more: "Mais artigos", loading: "A carregar…", failed: "Não foi possível carregar o blogroll neste momento.", noPosts: "Ainda não há artigos.", noBlogs: "Ainda não há blogues.", other: "Outros blogues", latest: "Artigos recentes" },
-  pl: { more: "Więcej wpisów", loading: "Wczytywanie…", failed: "Nie udało się teraz wczytać blogrolla.", noPosts: "Brak wpisów.", noBlogs: "Brak blogów.", other: "Pozostałe blogi", latest: "Najnowsze wpisy" },
-  "pt-br": { more: "Mais posts", loading: "Carregando…", failed: "Não foi possível carregar o blogroll agora.", noPosts: "Ainda não há posts.", noBlogs: "Ainda não há blogs.", other: "Outros blogs", latest: "Posts recentes" },
-  sv: { more: "Fler inlägg", loading: "Laddar…", failed: "Blogrollen kunde inte laddas just nu.", noPosts: "Inga inlägg än.", noBlogs: "Inga bloggar än.", other: "Övriga bloggar", latest: "Senaste inläggen" },
-  id: { more: "Tulisan lainnya", loading: "Memuat…", failed: "Blogroll tidak dapat dimuat saat ini.", noPosts: "Belum ada tulisan.", noBlogs: "Belum ada blog.", other: "Blog lainnya", latest: "Tulisan terbaru" },
-  sr: { more: "Još članaka", loading: "Učitavanje…", failed: "Blogrol trenutno nije moguće učitati.", noPosts: "Još nema članaka.", noBlogs: "Još nema blogova.", other: "Ostali blogovi", latest: "Najnoviji članci" },
-  hi: { more: "और पोस्ट", loading: "लोड हो रहा है…", failed: "ब्लॉगरोल अभी लोड नहीं हो सका।", noPosts: "अभी कोई पोस्ट नहीं।", noBlogs: "अभी कोई ब्लॉग नहीं।", other: "अन्य ब्लॉग", latest: "नवीनतम पोस्ट" },
-  zh: { more: "更多文章", loading: "加载中…", failed: "暂时无法加载博客列表。", noPosts: "还没有文章。", noBlogs: "还没有博客。", other: "其他博客", latest: "最新文章" },
+  en: { more: "More posts", loading: "Loading…", failed: "The blogroll could not be loaded right now.", noPosts: "No posts yet.", noBlogs: "No blogs yet.", other: "Other blogs", latest: "Latest posts", lastPost: "Last post", feed: "feed" },
+  de: { more: "Weitere Beiträge", loading: "Wird geladen …", failed: "Die Blogroll konnte gerade nicht geladen werden.", noPosts: "Noch keine Beiträge.", noBlogs: "Noch keine Blogs.", other: "Weitere Blogs", latest: "Neueste Beiträge", lastPost: "Letzter Beitrag", feed: "Feed" },
+  fr: { more: "Plus d’articles", loading: "Chargement…", failed: "La blogroll n’a pas pu être chargée pour le moment.", noPosts: "Aucun article pour l’instant.", noBlogs: "Aucun blog pour l’instant.", other: "Autres blogs", latest: "Derniers articles", lastPost: "Dernier article", feed: "flux" },
+  es: { more: "Más entradas", loading: "Cargando…", failed: "No se ha podido cargar el blogroll en este momento.", noPosts: "Todavía no hay entradas.", noBlogs: "Todavía no hay blogs.", other: "Otros blogs", latest: "Últimas entradas", lastPost: "Última entrada", feed: "feed" },
+  nl: { more: "Meer berichten", loading: "Laden…", failed: "De blogroll kon nu niet worden geladen.", noPosts: "Nog geen berichten.", noBlogs: "Nog geen blogs.", other: "Overige blogs", latest: "Nieuwste berichten", lastPost: "Laatste bericht", feed: "feed" },
+  it: { more: "Altri articoli", loading: "Caricamento…", failed: "Non è stato possibile caricare il blogroll in questo momento.", noPosts: "Ancora nessun articolo.", noBlogs: "Ancora nessun blog.", other: "Altri blog", latest: "Ultimi articoli", lastPost: "Ultimo articolo", feed: "feed" },
+  pt: { more: "Mais artigos", loading: "A carregar…", failed: "Não foi possível carregar o blogroll neste momento.", noPosts: "Ainda não há artigos.", noBlogs: "Ainda não há blogues.", other: "Outros blogues", latest: "Artigos recentes", lastPost: "Último artigo", feed: "feed" },
+  pl: { more: "Więcej wpisów", loading: "Wczytywanie…", failed: "Nie udało się teraz wczytać blogrolla.", noPosts: "Brak wpisów.", noBlogs: "Brak blogów.", other: "Pozostałe blogi", latest: "Najnowsze wpisy", lastPost: "Ostatni wpis", feed: "kanał" },
+  "pt-br": { more: "Mais posts", loading: "Carregando…", failed: "Não foi possível carregar o blogroll agora.", noPosts: "Ainda não há posts.", noBlogs: "Ainda não há blogs.", other: "Outros blogs", latest: "Posts recentes", lastPost: "Último post", feed: "feed" },
+  sv: { more: "Fler inlägg", loading: "Laddar…", failed: "Blogrollen kunde inte laddas just nu.", noPosts: "Inga inlägg än.", noBlogs: "Inga bloggar än.", other: "Övriga bloggar", latest: "Senaste inläggen", lastPost: "Senaste inlägg", feed: "flöde" },
+  id: { more: "Tulisan lainnya", loading: "Memuat…", failed: "Blogroll tidak dapat dimuat saat ini.", noPosts: "Belum ada tulisan.", noBlogs: "Belum ada blog.", other: "Blog lainnya", latest: "Tulisan terbaru", lastPost: "Tulisan terakhir", feed: "feed" },
+  sr: { more: "Još članaka", loading: "Učitavanje…", failed: "Blogrol trenutno nije moguće učitati.", noPosts: "Još nema članaka.", noBlogs: "Još nema blogova.", other: "Ostali blogovi", latest: "Najnoviji članci", lastPost: "Poslednji članak", feed: "fid" },
+  hi: { more: "और पोस्ट", loading: "लोड हो रहा है…", failed: "ब्लॉगरोल अभी लोड नहीं हो सका।", noPosts: "अभी कोई पोस्ट नहीं।", noBlogs: "अभी कोई ब्लॉग नहीं।", other: "अन्य ब्लॉग", latest: "नवीनतम पोस्ट", lastPost: "आख़िरी पोस्ट", feed: "फ़ीड" },
+  zh: { more: "更多文章", loading: "加载中…", failed: "暂时无法加载博客列表。", noPosts: "还没有文章。", noBlogs: "还没有博客。", other: "其他博客", latest: "最新文章", lastPost: "最后一篇文章", feed: "订阅源" },
 };
 
-/** Items read to find each blog's latest post in one request (the API's largest page). */
-const LATEST_WINDOW = 200;
-/** Posts shown when a visitor expands a blog. */
+/** Posts a visitor sees when a blog is opened: the one on its line and the ones below. */
 const EXPANDED_POSTS = 5;
+/** Posts of the last 30 days get a relative date ("3 days ago"); older ones their date, as on the server's page. */
+const RELATIVE_WITHIN = 30 * 864e5;
+/** The media type a feed link announces, by the feed's format. */
+const FEED_TYPES = { rss: "application/rss+xml", atom: "application/atom+xml", json: "application/feed+json", hfeed: "text/html" };
 /** Ids for aria-controls, unique across every widget on the page. */
 let nextId = 0;
 
 const styled = (selector) => `:where(blogroll-blogs:not([unstyled]) ${selector},blogroll-items:not([unstyled]) ${selector})`;
 
-/** Default styles, all inside :where() so any rule of the page wins over them. */
+/** Default styles, all inside :where() so any rule of the page wins over them; the error colour readable on dark pages too. */
 const CSS = `
 :where(blogroll-blogs,blogroll-items){display:block}
-:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-gap:.6em;--blogroll-icon-size:1.25em;--blogroll-muted:inherit;--blogroll-meta-opacity:.75;--blogroll-heading-size:1.1em;--blogroll-button-background:transparent;--blogroll-error:#b00020;--blogroll-tile-background:rgb(128 128 128/.2);--blogroll-tile-color:inherit}
+:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-gap:.5em;--blogroll-icon-size:1.25em;--blogroll-muted:inherit;--blogroll-meta-opacity:.8;--blogroll-heading-size:1.1em;--blogroll-button-background:transparent;--blogroll-error:#b00020;--blogroll-tile-background:rgb(128 128 128/.2);--blogroll-tile-color:inherit}
+@media (prefers-color-scheme:dark){:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-error:#ff8a80}}
 ${styled(".blogroll__list")}{list-style:none;margin:0 0 var(--blogroll-gap);padding:0}
-${styled(".blogroll__heading")}{font-size:var(--blogroll-heading-size);margin:var(--blogroll-gap) 0 calc(var(--blogroll-gap)/2)}
-${styled(".blogroll__blog")}{display:grid;grid-template-columns:var(--blogroll-icon-size) 1fr auto;gap:0 .5em;margin:0 0 var(--blogroll-gap)}
-${styled(".blogroll__item")}{margin:0 0 var(--blogroll-gap)}
-${styled(".blogroll__icon")}{grid-row:span 2;width:var(--blogroll-icon-size);height:var(--blogroll-icon-size);object-fit:cover;border-radius:.2em;margin-top:.1em}
-${styled(".blogroll__icon--letter")}{display:grid;place-items:center;font-weight:bold;line-height:1;background:var(--blogroll-tile-background);color:var(--blogroll-tile-color)}
-${styled(".blogroll__name")},${styled(".blogroll__latest")}{grid-column:2}
-${styled(".blogroll__toggle")}{grid-column:3;grid-row:1;align-self:start;font:inherit;font-size:.8em;color:inherit;background:var(--blogroll-button-background);border:1px solid currentColor;border-radius:.3em;padding:.1em .5em;cursor:pointer}
-${styled(".blogroll__toggle")}::before{content:"▸ "/""}
-${styled(".blogroll__toggle[aria-expanded=true]")}::before{content:"▾ "/""}
-${styled(".blogroll__posts")}{grid-column:2/4;margin:.3em 0 0;font-size:.875em}
-${styled(".blogroll__posts .blogroll__list")}{margin:0;padding:0 0 0 .8em;border-left:2px solid var(--blogroll-tile-background)}
-${styled(".blogroll__posts .blogroll__item")}{margin:0 0 .25em}
-${styled(".blogroll__latest")},${styled(".blogroll__meta")}{display:block;font-size:.875em;color:var(--blogroll-muted);opacity:var(--blogroll-meta-opacity)}
+${styled(".blogroll__heading")}{font-size:var(--blogroll-heading-size);margin:calc(var(--blogroll-gap)*2) 0 var(--blogroll-gap)}
+${styled(".blogroll__blog")}{display:flex;flex-wrap:wrap;align-items:baseline;gap:0 .5em;margin:0 0 var(--blogroll-gap);overflow-wrap:anywhere}
+${styled(".blogroll__item")}{margin:0 0 var(--blogroll-gap);overflow-wrap:anywhere}
+${styled(".blogroll__icon")}{flex:none;align-self:center;width:var(--blogroll-icon-size);height:var(--blogroll-icon-size);object-fit:cover;border-radius:.2em}
+${styled(".blogroll__icon--letter")}{display:inline-grid;place-items:center;font-weight:bold;line-height:1;background:var(--blogroll-tile-background);color:var(--blogroll-tile-color)}
+${styled(".blogroll__name")}{font-weight:600;max-width:calc(100% - var(--blogroll-icon-size) - .5em)}
+${styled(".blogroll__toggle")}{align-self:center;font:inherit;font-size:.8em;line-height:1;color:inherit;background:var(--blogroll-button-background);border:0;border-radius:.3em;padding:.2em .3em;cursor:pointer}
+${styled(".blogroll__toggle")}::before{content:"▸"/""}
+${styled(".blogroll__toggle[aria-expanded=true]")}::before{content:"▾"/""}
+${styled(".blogroll__latest")}{min-width:0}
+${styled(".blogroll__feed")},${styled(".blogroll__latest")},${styled(".blogroll__note")},${styled(".blogroll__recent")},${styled(".blogroll__meta")}{font-size:.875em}
+${styled(".blogroll__feed")},${styled(".blogroll__date")},${styled(".blogroll__note")},${styled(".blogroll__meta")}{color:var(--blogroll-muted);opacity:var(--blogroll-meta-opacity)}
+${styled(".blogroll__note")}{flex-basis:100%;margin:0}
+${styled(".blogroll__recent")}{flex-basis:100%;margin:.2em 0 0;padding:0 0 0 calc(var(--blogroll-icon-size) + .5em)}
+${styled(".blogroll__recent .blogroll__item")}{margin:0 0 .2em}
 ${styled(".blogroll__more")}{font:inherit;color:inherit;background:var(--blogroll-button-background);border:1px solid currentColor;border-radius:.3em;padding:.3em .9em;cursor:pointer}
 ${styled(".blogroll__more[aria-disabled=true]")}{opacity:.6;cursor:progress}
 ${styled(".blogroll__error")}{color:var(--blogroll-error)}
@@ -97,10 +105,10 @@ function httpUrl(value) {
   }
 }
 
-/** A link when the address is usable, else plain text; always text content, never markup. */
+/** A link when the address is usable, else plain text (without its u-url); always text content, never markup. */
 function link(href, text, className) {
   const url = href ? httpUrl(href) : null;
-  const node = element(url ? "a" : "span", className, text);
+  const node = element(url ? "a" : "span", url ? className : className.replace(/ ?\bu-url\b/, ""), text);
   if (url) {
     node.href = url;
     node.rel = "noopener";
@@ -118,17 +126,23 @@ function intl(make, lang) {
   }
 }
 
-/** <time datetime> with a relative date ("3 days ago") in the page's language, the full date as its title. */
-function time(iso, lang) {
+/**
+ * <time datetime> with the full date as its title and, in the page's language, a relative date
+ * ("3 days ago") within the last 30 days or always (an age), else the day.
+ */
+function time(iso, lang, className, always = false) {
   const date = new Date(iso);
-  const node = element("time", "blogroll__date");
+  const node = element("time", className);
   if (Number.isNaN(date.getTime())) return node;
   node.dateTime = date.toISOString();
   node.title = intl((l) => new Intl.DateTimeFormat(l, { dateStyle: "long", timeStyle: "short" }), lang).format(date);
-  const relative = intl((l) => new Intl.RelativeTimeFormat(l, { numeric: "auto" }), lang);
   const diff = date.getTime() - Date.now();
+  if (!always && Math.abs(diff) >= RELATIVE_WITHIN) {
+    node.textContent = intl((l) => new Intl.DateTimeFormat(l, { dateStyle: "medium" }), lang).format(date);
+    return node;
+  }
   const [unit, size] = UNITS.find(([, ms]) => Math.abs(diff) >= ms) ?? UNITS[UNITS.length - 1];
-  node.textContent = relative.format(Math.round(diff / size), unit);
+  node.textContent = intl((l) => new Intl.RelativeTimeFormat(l, { numeric: "auto" }), lang).format(Math.round(diff / size), unit);
   return node;
 }
 
@@ -138,6 +152,13 @@ function postTitle(item) {
   const summary = (item.summary ?? "").trim();
   if (summary) return summary.length > 80 ? `${summary.slice(0, 79).trimEnd()}…` : summary;
   return item.url ?? "";
+}
+
+/** A post as an h-entry's content: its linked title (u-url p-name) and date (dt-published). */
+function entry(node, post, lang, className) {
+  node.append(link(post.url, postTitle(post), `${className} u-url p-name`));
+  if (post.published) node.append(" ", time(post.published, lang, "blogroll__date dt-published"));
+  return node;
 }
 
 class BlogrollElement extends HTMLElement {
@@ -182,15 +203,15 @@ class BlogrollElement extends HTMLElement {
     return Number.isInteger(value) && value > 0 ? value : fallback;
   }
 
-  /** GET an API path relative to `src` (the mount path), with the non-empty parameters; throws on anything but a JSON list. */
-  async api(path, parameters, signal) {
+  /** GET a path relative to `src` (the mount path), with the non-empty parameters; throws unless the answer is JSON with `list` an array. */
+  async api(path, parameters, signal, list = "items") {
     const src = this.getAttribute("src");
     const url = new URL(path, src ? new URL(src.replace(/\/*$/, "/"), document.baseURI) : MODULE_BASE);
     for (const [key, value] of Object.entries(parameters)) if (value !== null && value !== undefined && value !== "") url.searchParams.set(key, String(value));
     const response = await fetch(url, { signal, headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const body = await response.json();
-    if (!body || !Array.isArray(body.items)) throw new Error("not a blogroll answer");
+    if (!body || !Array.isArray(body[list])) throw new Error("not a blogroll answer");
     return body;
   }
 
@@ -198,18 +219,23 @@ class BlogrollElement extends HTMLElement {
     this.setAttribute("aria-busy", String(value));
   }
 
-  /** Loads and renders afresh; any failure becomes a short message in the widget, never an uncaught error. */
+  /**
+   * Loads and renders afresh; any failure becomes a short message in the widget, never an uncaught
+   * error. Markup already inside (the server's fragment) stays until the new content is ready, and
+   * stays when loading fails: it is the same blogroll.
+   */
   async refresh() {
     this.#controller?.abort();
     const controller = new AbortController();
     this.#controller = controller;
     this.busy(true);
-    this.replaceChildren(element("p", "blogroll__status", this.strings.loading));
+    const placed = this.querySelector(":scope > .blogroll, :scope > .blogroll__list");
+    if (!placed) this.replaceChildren(element("p", "blogroll__status", this.strings.loading));
     try {
       const content = await this.render(controller.signal);
       if (!controller.signal.aborted) this.replaceChildren(...content);
     } catch {
-      if (!controller.signal.aborted) this.replaceChildren(this.failure());
+      if (!controller.signal.aborted && !placed) this.replaceChildren(this.failure());
     } finally {
       if (this.#controller === controller) this.busy(false);
     }
@@ -229,64 +255,56 @@ function letterTile(title) {
   return tile;
 }
 
-/** A post's title linked, and its date. */
-function postLine(post, lang, className) {
-  const line = element("li", className);
-  line.append(link(post.url, postTitle(post), "blogroll__title"));
-  if (post.published) line.append(" ", time(post.published, lang));
-  return line;
-}
-
 /**
- * <blogroll-blogs src category sort limit heading-level group>: blogs grouped by category (or in one
- * list with group="none"), with icon, linked name and latest post; each expands to its latest posts.
+ * <blogroll-blogs src category sort limit heading-level group>: the server's blogroll.json rendered
+ * as its fragment is (one request): blogs grouped by category (or one list with group="none"), one
+ * h-card per line with icon, name, feed and latest post; a blog with more posts opens to them.
  */
 class BlogrollBlogs extends BlogrollElement {
   static observedAttributes = [...BlogrollElement.observedAttributes, "sort", "heading-level", "group"];
 
   async render(signal) {
     const category = this.getAttribute("category");
-    const sort = this.getAttribute("sort") === "recent" ? "recent" : "title";
-    const [blogs, items] = await Promise.all([
-      this.api("api/blogs", { category, sort, limit: this.number("limit", 100) }, signal),
-      // Without posts the blogs still show: the latest posts are an extra.
-      this.api("api/items", { category, limit: LATEST_WINDOW }, signal).catch(() => ({ items: [] })),
-    ]);
-    if (blogs.items.length === 0) return [element("p", "blogroll__status", this.strings.noBlogs)];
-
-    const latest = new Map();
-    for (const item of items.items) if (item.blog && !latest.has(item.blog.id)) latest.set(item.blog.id, item);
+    const group = this.getAttribute("group") === "none" ? "none" : null;
+    const sort = this.getAttribute("sort") === "recent" ? "recent" : null;
+    const body = await this.api("blogroll.json", { category, group, sort }, signal, "groups");
+    // At most `limit` blogs, in the server's order (natural title order, or newest post first).
+    let room = this.number("limit", Infinity);
+    const groups = [];
+    for (const { category: name, blogs } of body.groups) {
+      if (room <= 0) break;
+      groups.push({ name, blogs: blogs.slice(0, room) });
+      room -= blogs.length;
+    }
+    if (groups.length === 0) return [element("p", "blogroll__status", this.strings.noBlogs)];
     const list = (members) => {
       const node = element("ul", "blogroll__list blogroll__blogs");
-      for (const blog of members) node.append(this.blog(blog, latest.get(blog.id), signal));
+      for (const blog of members) node.append(this.blog(blog, signal));
       return node;
     };
-    // One list in the API's order (with sort="recent": the blog with the newest post first).
-    if (this.getAttribute("group") === "none") return [list(blogs.items)];
-    const groups = new Map();
-    for (const blog of blogs.items) {
-      const key = blog.category || "";
-      if (!groups.has(key)) groups.set(key, []);
-      groups.get(key).push(blog);
-    }
-    const collator = intl((l) => new Intl.Collator(l), this.language);
-    const names = [...groups.keys()].sort((a, b) => (a === "" ? 1 : b === "" ? -1 : collator.compare(a, b)));
+    const root = element("div", "blogroll");
     // One category (asked for, or the only one there is) needs no heading.
-    const headed = !category && names.some((name) => name !== "");
+    const headed = !category && !group && groups.some(({ name }) => name !== null);
     const level = Math.min(6, this.number("heading-level", 2));
-    return names.map((name) => {
-      if (!headed) return list(groups.get(name));
-      const group = element("div", "blogroll__group");
-      group.append(element(`h${level}`, "blogroll__heading", name || this.strings.other), list(groups.get(name)));
-      return group;
-    });
+    for (const { name, blogs } of groups) {
+      if (!headed) {
+        root.append(list(blogs));
+        continue;
+      }
+      const node = element("div", "blogroll__group");
+      node.append(element(`h${level}`, "blogroll__heading", name ?? this.strings.other), list(blogs));
+      root.append(node);
+    }
+    return [root];
   }
 
-  blog(blog, post, signal) {
-    const row = element("li", "blogroll__blog");
+  /** One blog's line: the markup of the server's fragment (h-card, its feed, its latest post as an h-entry), plus the expand control. */
+  blog(blog, signal) {
+    const row = element("li", "blogroll__blog h-card");
+    row.dataset.blog = blog.id;
     const photo = blog.photo ? httpUrl(blog.photo) : null;
     if (photo) {
-      const icon = element("img", "blogroll__icon");
+      const icon = element("img", "blogroll__icon u-photo");
       Object.assign(icon, { src: photo, alt: "", width: 16, height: 16, loading: "lazy", referrerPolicy: "no-referrer" });
       // A picture that fails (gone, not an image, refused by the page's CSP) becomes the letter tile.
       icon.addEventListener("error", () => icon.replaceWith(letterTile(blog.title)), { once: true });
@@ -294,32 +312,39 @@ class BlogrollBlogs extends BlogrollElement {
     } else {
       row.append(letterTile(blog.title));
     }
-    row.append(link(blog.siteUrl || blog.feedUrl, blog.title, "blogroll__name"));
-    const date = post?.published ?? blog.lastItemAt;
-    if (post || date) {
-      const line = element("span", "blogroll__latest");
-      if (post) line.append(link(post.url, postTitle(post), "blogroll__post"));
-      if (post && date) line.append(" ");
-      if (date) line.append(time(date, this.language));
-      row.append(line);
+    row.append(" ", link(blog.siteUrl || blog.feedUrl, blog.title, "blogroll__name p-name u-url"));
+    const [post] = blog.posts ?? [];
+    const opens = post && (blog.itemCount > 1 || blog.source === "microsub") ? this.expander(blog, post, signal) : null;
+    if (opens) row.append(" ", opens.button);
+    if (post) row.append(" ", entry(element("span", "blogroll__latest h-entry"), post, this.language, "blogroll__post"));
+    else if (blog.lastPostAt) {
+      const line = element("span", "blogroll__latest", `${this.strings.lastPost} `);
+      line.append(time(blog.lastPostAt, this.language, "blogroll__date", true));
+      row.append(" ", line);
     }
-    if (date) this.expander(row, blog, signal);
+    const feed = link(blog.feedUrl, this.strings.feed, "blogroll__feed");
+    feed.rel = "alternate noopener";
+    if (FEED_TYPES[blog.feedType]) feed.type = FEED_TYPES[blog.feedType];
+    row.append(" ", feed);
+    // Its posts open below the line (the row wraps there).
+    if (opens) row.append(opens.panel);
     return row;
   }
 
   /**
-   * A disclosure button (aria-expanded, aria-controls) showing the blog's latest posts below it,
-   * fetched with one request on first opening. Focus stays on the button, as with any disclosure.
+   * A disclosure button beside the name (aria-expanded, aria-controls): it opens the blog's latest
+   * posts below its line, the one on the line not repeated (five in all), fetched with one request
+   * on first opening. Focus stays on the button, as with any disclosure.
    */
-  expander(row, blog, signal) {
-    const panel = element("div", "blogroll__posts");
+  expander(blog, shown, signal) {
+    const panel = element("ul", "blogroll__list blogroll__recent");
     panel.id = `blogroll-posts-${++nextId}`;
     panel.hidden = true;
-    const button = element("button", "blogroll__toggle", this.strings.latest);
+    const button = element("button", "blogroll__toggle");
     button.type = "button";
     button.setAttribute("aria-expanded", "false");
     button.setAttribute("aria-controls", panel.id);
-    // Many buttons share the visible text: the blog's name tells them apart for screen readers.
+    // The glyph is decoration: the name says what opens, and whose.
     button.setAttribute("aria-label", `${this.strings.latest}: ${blog.title ?? ""}`.trim());
     let loaded = false;
     button.addEventListener("click", async () => {
@@ -328,25 +353,25 @@ class BlogrollBlogs extends BlogrollElement {
       panel.hidden = !open;
       if (!open || loaded || panel.getAttribute("aria-busy") === "true") return;
       panel.setAttribute("aria-busy", "true");
-      panel.replaceChildren(element("p", "blogroll__status", this.strings.loading));
+      panel.replaceChildren(element("li", "blogroll__status", this.strings.loading));
       try {
         const page = await this.api("api/items", { blog: blog.id, limit: EXPANDED_POSTS }, signal);
-        const posts = element("ul", "blogroll__list blogroll__recent");
-        for (const post of page.items) posts.append(postLine(post, this.language, "blogroll__item"));
-        panel.replaceChildren(page.items.length > 0 ? posts : element("p", "blogroll__status", this.strings.noPosts));
+        const posts = page.items.filter((post) => post.id !== shown.id).slice(0, EXPANDED_POSTS - 1);
+        panel.replaceChildren(...posts.map((post) => entry(element("li", "blogroll__item h-entry"), post, this.language, "blogroll__title")));
+        if (posts.length === 0) panel.append(element("li", "blogroll__status", this.strings.noPosts));
         loaded = true;
       } catch {
         // Closing and opening again tries again.
-        if (!signal.aborted) panel.replaceChildren(this.failure());
+        if (!signal.aborted) panel.replaceChildren(element("li", "blogroll__error", this.strings.failed));
       } finally {
         panel.setAttribute("aria-busy", "false");
       }
     });
-    row.append(button, panel);
+    return { button, panel };
   }
 }
 
-/** <blogroll-items src category blog limit>: the newest posts, with their blog and date, and a "more" button paging with offset. */
+/** <blogroll-items src category blog limit>: the newest posts as h-entries, with their blog and date, and a "more" button paging with offset. */
 class BlogrollItems extends BlogrollElement {
   static observedAttributes = [...BlogrollElement.observedAttributes, "blog"];
   #offset = 0;
@@ -400,13 +425,14 @@ class BlogrollItems extends BlogrollElement {
     }
   }
 
+  /** A post as an h-entry: its linked title, then its blog (the author, an h-card) and date. */
   item(item) {
-    const row = element("li", "blogroll__item");
-    row.append(link(item.url, postTitle(item), "blogroll__title"));
+    const row = element("li", "blogroll__item h-entry");
+    row.append(link(item.url, postTitle(item), "blogroll__title u-url p-name"));
     const meta = element("span", "blogroll__meta");
-    if (item.blog) meta.append(link(item.blog.siteUrl, item.blog.title, "blogroll__source"));
+    if (item.blog) meta.append(link(item.blog.siteUrl, item.blog.title, "blogroll__source p-author h-card u-url"));
     if (item.blog && item.published) meta.append(" · ");
-    if (item.published) meta.append(time(item.published, this.language));
+    if (item.published) meta.append(time(item.published, this.language, "blogroll__date dt-published"));
     row.append(" ", meta);
     return row;
   }

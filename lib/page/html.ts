@@ -67,25 +67,25 @@ function blogName(entry: PageBlog): string {
 
 /**
  * One blog as an h-card on one line: icon (u-photo), name linked to its site
- * or else its feed (p-name u-url), a link to its feed (rel=alternate with the
- * feed's type), its latest post as a nested h-entry with its age (or, for a
- * blog with no stored post, the age of the last post its feed showed); more
+ * or else its feed (p-name u-url), its latest post as a nested h-entry with
+ * its age (or, for a blog with no stored post, the age of the last post its
+ * feed showed), a link to its feed (rel=alternate with the feed's type); more
  * latest posts, when asked for, in a list below.
  */
 export function blogCard(entry: PageBlog, render: RenderContext): string {
   const { blog, posts } = entry;
   const name = blogName(entry);
   const parts = [icon(blog.photo || blog.iconUrl, name), link(blog.siteUrl || blog.feedUrl, name, "blogroll__name p-name u-url")];
-  const feedType = blog.feedType ? FEED_TYPES[blog.feedType] : undefined;
-  parts.push(link(blog.feedUrl, render.__("blogroll.home.feed"), "blogroll__feed", ` rel="alternate"${attribute("type", feedType)}`));
   const [first, ...more] = posts;
   if (first) parts.push(`<span class="blogroll__latest h-entry">${postEntry(first, render)}</span>`);
   else if (entry.lastPostAt) {
     const age = time(entry.lastPostAt, relativeDate(entry.lastPostAt, render.now, render.locale), "blogroll__date", render);
     parts.push(`<span class="blogroll__latest">${escapeHtml(render.__("blogroll.home.lastPost"))} ${age}</span>`);
   }
+  const feedType = blog.feedType ? FEED_TYPES[blog.feedType] : undefined;
+  parts.push(link(blog.feedUrl, render.__("blogroll.home.feed"), "blogroll__feed", ` rel="alternate"${attribute("type", feedType)}`));
   if (more.length > 0) parts.push(`<ul class="blogroll__list blogroll__recent">${more.map((post) => `<li class="blogroll__item h-entry">${postEntry(post, render)}</li>`).join("")}</ul>`);
-  return `<li class="blogroll__blog h-card">${parts.join(" ")}</li>`;
+  return `<li class="blogroll__blog h-card" data-blog="${blog.id}">${parts.join(" ")}</li>`;
 }
 
 /**

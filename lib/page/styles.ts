@@ -11,11 +11,11 @@ export const BLOGROLL_CSS = `
 :where(.blogroll) :where(.blogroll__heading){font-size:var(--blogroll-heading-size,1.15em);margin:calc(var(--blogroll-gap)*2) 0 var(--blogroll-gap)}
 :where(.blogroll) :where(.blogroll__blog){display:flex;flex-wrap:wrap;align-items:baseline;gap:0 .5em;margin:0 0 var(--blogroll-gap);overflow-wrap:anywhere}
 :where(.blogroll) :where(.blogroll__icon){flex:none;align-self:center;width:var(--blogroll-icon-size);height:var(--blogroll-icon-size);object-fit:cover;border-radius:.2em}
-:where(.blogroll) :where(.blogroll__icon--letter){display:inline-grid;place-items:center;font-weight:bold;font-size:.8em;line-height:1;background:var(--blogroll-tile-background)}
-:where(.blogroll) :where(.blogroll__name){font-weight:600}
+:where(.blogroll) :where(.blogroll__icon--letter){display:inline-grid;place-items:center;font-weight:bold;line-height:1;background:var(--blogroll-tile-background)}
+:where(.blogroll) :where(.blogroll__name){font-weight:600;max-width:calc(100% - var(--blogroll-icon-size) - .5em)}
 :where(.blogroll) :where(.blogroll__feed,.blogroll__fediverse,.blogroll__latest,.blogroll__note,.blogroll__recent){font-size:.875em}
 :where(.blogroll) :where(.blogroll__feed,.blogroll__fediverse,.blogroll__date,.blogroll__note){color:var(--blogroll-muted,inherit)}
-:where(.blogroll) :where(.blogroll__latest){flex:1 1 12em;min-width:0}
+:where(.blogroll) :where(.blogroll__latest){min-width:0}
 :where(.blogroll) :where(.blogroll__note){flex-basis:100%;margin:0}
 :where(.blogroll) :where(.blogroll__recent){flex-basis:100%;margin:.2em 0 0;padding:0 0 0 calc(var(--blogroll-icon-size) + .5em)}
 :where(.blogroll) :where(.blogroll__item){margin:0 0 .2em}

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { mf2 } from "microformats-parser";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -311,6 +312,25 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.ok(categories.items.length > 0 && categories.items.every((category) => category.name && category.count > 0), JSON.stringify(categories));
   });
 
+  it("renders the blogroll page, its fragment and its JSON through the host (public routes, compressed): every listed blog an h-card", async () => {
+    const total = ((await (await fetch(`${host.url}${MOUNT}/api/blogs?limit=1000`)).json()) as { total: number }).total;
+    const page = await fetch(`${host.url}${MOUNT}/blogroll`, { headers: { "Accept-Encoding": "gzip" } });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+    const html = await page.text();
+    assert.match(html, /<title>example\.com’s blogroll<\/title>/, "titled by the owner (publication.me's host)");
+    assert.ok(html.includes(`<link rel="blogroll" type="text/xml" title="example.com’s blogroll" href="${host.url}${MOUNT}/api/opml">`));
+    const cards = (mf2(html, { baseUrl: host.url }).items as Array<{ type: string[] }>).filter((item) => item.type.includes("h-card"));
+    assert.equal(cards.length, total, "one h-card per listed blog");
+    assert.equal((await fetch(`${host.url}${MOUNT}/blogroll`, { headers: { "If-None-Match": page.headers.get("etag") ?? "" } })).status, 304, "the ETag survives the host's compression");
+    const fragment = await fetch(`${host.url}${MOUNT}/blogroll/embed`);
+    assert.equal(fragment.status, 200);
+    assert.ok(html.includes(await fragment.text()));
+    const json = (await (await fetch(`${host.url}${MOUNT}/blogroll.json`)).json()) as { groups: Array<{ blogs: unknown[] }> };
+    assert.equal(json.groups.flatMap((group) => group.blogs).length, total);
+    assert.deepEqual(await (await fetch(`${host.url}${MOUNT}/blogroll?sort=x`)).json(), { error: "Invalid sort" });
+  });
+
   it("is discoverable through the host: the well-known files (routesWellKnown), river.rss with source:blogroll, Link headers", async () => {
     const opml = await fetch(`${host.url}/.well-known/recommendations.opml`);
     assert.equal(opml.status, 200, "mounted by the host at /.well-known/, public");
@@ -485,6 +505,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.equal(page.status, 302);
     assert.match(page.location ?? "", /^\/session\/login/);
     assert.equal((await fetch(`${host.url}/.well-known/recommendations.opml`, { redirect: "manual" })).status, 200, "the well-known file is public, before the host's login");
+    assert.equal((await fetch(`${host.url}${MOUNT}/blogroll`, { redirect: "manual" })).status, 200, "the blogroll page is public, before the host's login");
     const anonymous = await fetch(`${host.url}${MOUNT}/sync`, { method: "POST", headers: { Accept: "application/json" } });
     assert.notEqual(anonymous.status, 202);
 

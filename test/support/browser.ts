@@ -17,7 +17,9 @@ export interface TestBrowser {
 }
 
 /** Headless Chromium with a throw-away profile; `close` removes the profile too. */
-export async function launchBrowser(options: { locale?: string; viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+export async function launchBrowser(
+  options: { locale?: string; viewport?: { width: number; height: number }; javaScriptEnabled?: boolean; colorScheme?: "light" | "dark" } = {},
+): Promise<TestBrowser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const profile = mkdtempSync(path.join(tmpdir(), "blogroll-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -27,6 +29,8 @@ export async function launchBrowser(options: { locale?: string; viewport?: { wid
     viewport: options.viewport ?? { width: 1100, height: 800 },
     locale: options.locale ?? "en-GB",
     acceptDownloads: true,
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+    colorScheme: options.colorScheme ?? "light",
   });
   return {
     context,
