@@ -27,36 +27,29 @@ export interface BlogrollData {
 /** Most blogs one page lists (the storage is read in pages of PAGE). */
 export const MAX_PAGE_BLOGS = 10_000;
 const PAGE = 1000;
-/** Blogs whose posts are read at once (each is one indexed read of a few rows). */
-const POST_READS_AT_ONCE = 50;
 
 /** Every publicly visible blog of the category, as the storage's one public rule says. */
 async function visibleBlogs(storage: Storage, category: string | undefined): Promise<Blog[]> {
   const blogs: Blog[] = [];
   for (let offset = 0; offset < MAX_PAGE_BLOGS; offset += PAGE) {
-    const { items } = await storage.blogs.list({ category, visibility: "public", sort: "title", limit: Math.min(PAGE, MAX_PAGE_BLOGS - offset), offset });
+    const { items, total } = await storage.blogs.list({ category, visibility: "public", sort: "title", limit: Math.min(PAGE, MAX_PAGE_BLOGS - offset), offset });
     blogs.push(...items);
-    if (items.length < PAGE) break;
+    if (items.length < PAGE || offset + items.length >= total) break;
   }
   return blogs;
 }
 
-/** The latest posts of each blog: our own from storage, a Microsub blog's from the Microsub plugin. */
+/** The latest posts of each blog: our own from storage in one call, a Microsub blog's from the Microsub plugin. */
 async function latestPosts(context: BlogrollContext, storage: Storage, blogs: Blog[], latest: number): Promise<Map<string, Item[]>> {
-  const posts = new Map<string, Item[]>();
-  if (latest === 0) return posts;
+  if (latest === 0) return new Map();
+  const isMicrosub = (blog: Blog) => blog.source === "microsub" && blog.microsubFeedId !== null;
+  // Counters say which blogs have posts: the others cost no read.
+  const posts = await storage.items.latestByBlog(blogs.filter((blog) => !isMicrosub(blog) && blog.itemCount > 0).map((blog) => blog.id), latest);
   const microsub = context.getMicrosub();
-  const read = async (blog: Blog): Promise<Item[]> => {
-    if (blog.source === "microsub" && blog.microsubFeedId) {
-      return microsub ? microsub.listItems({ feedIds: [blog.microsubFeedId], limit: latest, offset: 0 }) : [];
-    }
-    // Counters say which blogs have posts: the others cost no read.
-    return blog.itemCount > 0 ? storage.items.list({ blogId: blog.id, limit: latest, offset: 0 }) : [];
-  };
-  for (let start = 0; start < blogs.length; start += POST_READS_AT_ONCE) {
-    const batch = blogs.slice(start, start + POST_READS_AT_ONCE);
-    const found = await Promise.all(batch.map(read));
-    batch.forEach((blog, index) => posts.set(blog.id, found[index]));
+  if (!microsub) return posts;
+  for (const blog of blogs.filter(isMicrosub)) {
+    const items = await microsub.listItems({ feedIds: [blog.microsubFeedId as string], limit: latest, offset: 0 });
+    if (items.length > 0) posts.set(blog.id, items);
   }
   return posts;
 }

@@ -1,7 +1,7 @@
 import type { Storage } from "./types.js";
 
 /** Blog and item store methods that only read; any other call may change counts, groups or lists. */
-const READS: ReadonlySet<string> = new Set(["list", "get", "getByFeedUrl", "getMany", "categories", "listDue", "count"]);
+const READS: ReadonlySet<string> = new Set(["list", "get", "getByFeedUrl", "getMany", "categories", "listDue", "count", "latestByBlog"]);
 
 const counters = new WeakMap<Storage, { changes: number }>();
 

@@ -331,6 +331,13 @@ export interface ItemStore {
   upsertMany(blogId: string, items: NewItem[], fetchedAt: Date): Promise<ItemUpsertResult>;
   /** Newest first: published desc (undated last), then id desc. Visible blogs only unless blogId given. */
   list(query: ItemListQuery): Promise<Item[]>;
+  /**
+   * The first `perBlog` items of each of these blogs, in the order `list`
+   * gives one blog's items, by blog id (whatever the blogs' visibility);
+   * blogs without items, and unknown ids, are left out. One call for a
+   * whole page of blogs (the blogroll page), rather than a list per blog.
+   */
+  latestByBlog(blogIds: string[], perBlog: number): Promise<Map<string, Item[]>>;
   /** Keep the newest `keep` items of a blog, delete the rest. */
   trimBlog(blogId: string, keep: number): Promise<number>;
   /** Delete items published (or, if undated, fetched) before `cutoff`; future-dated items stay. Returns blog ids touched and count. */

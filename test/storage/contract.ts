@@ -951,6 +951,27 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal((await s.items.list({ blogId: hidden.id, limit: 10, offset: 0 })).length, 1, "a blogId query sees its blog's items");
       });
 
+      it("latestByBlog gives each blog's first items in list order, in one call; blogs without items and unknown ids are left out", async () => {
+        const one = await add();
+        const two = await add();
+        await s.blogs.edit(two.id, { hidden: true });
+        const empty = await add();
+        const ahead = new Date(Date.now() + 3 * DAY);
+        await s.items.upsertMany(one.id, [newItem("u", null), newItem("1", at(-3)), newItem("2", at(-2)), newItem("3", at(-1)), newItem("ahead", ahead)], T0);
+        await s.items.upsertMany(two.id, [newItem("x", null), newItem("y", at(-5))], T0);
+        const latest = await s.items.latestByBlog([one.id, two.id, empty.id, newId(), one.id], 2);
+        assert.deepEqual([...latest.keys()].sort(), [one.id, two.id].sort());
+        assert.deepEqual(latest.get(one.id)?.map((i) => i.uid), ["3", "2"]);
+        assert.deepEqual(latest.get(two.id)?.map((i) => i.uid), ["y", "x"], "undated after dated, hidden blogs too");
+        for (const blog of [one, two]) {
+          const listed = await s.items.list({ blogId: blog.id, limit: 5, offset: 0 });
+          assert.deepEqual((await s.items.latestByBlog([blog.id], 5)).get(blog.id), listed, "the same items as list, in its order");
+        }
+        assert.deepEqual((await s.items.latestByBlog([one.id], 5)).get(one.id)?.map((i) => i.uid), ["3", "2", "1", "ahead", "u"], "posts more than a day ahead after the others");
+        assert.equal((await s.items.latestByBlog([one.id], 0)).size, 0);
+        assert.equal((await s.items.latestByBlog([], 3)).size, 0);
+      });
+
       it("trims a blog to its newest items and refreshes its stats", async () => {
         const blog = await add();
         const other = await add();

@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation, Document, Filter, ObjectId } from "mongodb";
-import { StorageError, type ItemListQuery, type ItemStore, type NewItem } from "../types.js";
+import { StorageError, type Item, type ItemListQuery, type ItemStore, type NewItem } from "../types.js";
 import { notPublicBlogFilter, publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
 import { hexId, toItem } from "./documents.js";
@@ -10,6 +10,8 @@ import { futureHorizon } from "../future.js";
 
 /** Newest first; undated items (null/missing) sort after dated ones in a descending sort. */
 const NEWEST_FIRST = { published: -1, _id: -1 } as const;
+/** Blogs whose latest items are read at once by latestByBlog. */
+const READS_AT_ONCE = 50;
 /** The index of each blog's items, newest first (setup.ts creates it). */
 export const BLOG_NEWEST_INDEX = { blogId: 1, published: -1, _id: -1 } as const;
 
@@ -61,6 +63,16 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
     for (const blogId of blogIds) await refreshBlogItemStats(collections, blogId);
   }
 
+  /** One blog's newest items in list order: dated up to a day ahead, then further ahead, then undated, each from its index. */
+  async function blogNewest(blogId: ObjectId, wanted: number, horizon: Date): Promise<Document[]> {
+    const docs: Document[] = [];
+    for (const part of [{ published: { $lte: horizon } }, { published: { $gt: horizon } }, { published: null }]) {
+      if (docs.length >= wanted) break;
+      docs.push(...(await items.find({ blogId, ...part }, { hint: BLOG_NEWEST_INDEX }).sort(NEWEST_FIRST).limit(wanted - docs.length).toArray()));
+    }
+    return docs;
+  }
+
   return {
     upsertMany: (blogId, list, fetchedAt) =>
       guard("store items", async () => {
@@ -105,6 +117,26 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
           else if (skip > 0) skip = Math.max(0, skip - (await items.countDocuments(filter)));
         }
         return docs.map(toItem);
+      }),
+
+    latestByBlog: (blogIds, perBlog) =>
+      guard("list blogs' latest items", async () => {
+        const latest = new Map<string, Item[]>();
+        const wanted = countValue(perBlog);
+        const horizon = futureHorizon();
+        const known = [...new Set(blogIds)].flatMap((id) => {
+          const _id = ids.of(id);
+          return _id ? [{ id, _id }] : [];
+        });
+        // A few reads in flight at a time: each is an indexed read of a few documents.
+        for (let start = 0; wanted > 0 && start < known.length; start += READS_AT_ONCE) {
+          const batch = known.slice(start, start + READS_AT_ONCE);
+          const found = await Promise.all(batch.map(({ _id }) => blogNewest(_id, wanted, horizon)));
+          batch.forEach(({ id }, index) => {
+            if (found[index].length > 0) latest.set(id, found[index].map(toItem));
+          });
+        }
+        return latest;
       }),
 
     trimBlog: (blogId, keep) =>

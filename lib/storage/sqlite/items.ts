@@ -1,5 +1,5 @@
 import { newId } from "../id.js";
-import type { ItemListQuery, ItemStore, NewItem } from "../types.js";
+import type { Item, ItemListQuery, ItemStore, NewItem } from "../types.js";
 import { PUBLIC_BLOG, wholeNumber } from "./blog-list.js";
 import type { SqliteContext } from "./database.js";
 import { categoryItemRows } from "./category-items.js";
@@ -128,6 +128,24 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
           return categoryItemRows(ctx, query.category, horizon, offset + limit).slice(offset, offset + limit).map(rowToItem);
         }
         return pageOverParts(ctx, itemListSql(query), limit, offset).map(rowToItem);
+      }),
+
+    latestByBlog: (blogIds, perBlog) =>
+      ctx.guard("items.latestByBlog", () => {
+        const latest = new Map<string, Item[]>();
+        const wanted = wholeNumber(perBlog);
+        if (wanted === 0) return latest;
+        // One prepared walk of each blog's newest-first index, in this one call: most blogs are done by the first part.
+        const parts = itemListSql({ blogId: "", limit: wanted, offset: 0 });
+        for (const blogId of new Set(blogIds)) {
+          const rows: ItemRow[] = [];
+          for (const part of parts) {
+            if (rows.length >= wanted) break;
+            rows.push(...(ctx.statement(part.sql).all(blogId, ...part.params.slice(1), wanted - rows.length, 0) as ItemRow[]));
+          }
+          if (rows.length > 0) latest.set(blogId, rows.map(rowToItem));
+        }
+        return latest;
       }),
 
     trimBlog: (blogId, keep) =>
