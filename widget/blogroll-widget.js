@@ -64,8 +64,8 @@ ${styled(".blogroll__toggle")}{align-self:center;font:inherit;font-size:.8em;lin
 ${styled(".blogroll__toggle")}::before{content:"▸"/""}
 ${styled(".blogroll__toggle[aria-expanded=true]")}::before{content:"▾"/""}
 ${styled(".blogroll__latest")}{min-width:0}
-${styled(".blogroll__feed")},${styled(".blogroll__latest")},${styled(".blogroll__note")},${styled(".blogroll__recent")},${styled(".blogroll__meta")}{font-size:.875em}
-${styled(".blogroll__feed")},${styled(".blogroll__date")},${styled(".blogroll__note")},${styled(".blogroll__meta")}{color:var(--blogroll-muted);opacity:var(--blogroll-meta-opacity)}
+${styled(".blogroll__feed")},${styled(".blogroll__fediverse")},${styled(".blogroll__latest")},${styled(".blogroll__note")},${styled(".blogroll__recent")},${styled(".blogroll__meta")}{font-size:.875em}
+${styled(".blogroll__feed")},${styled(".blogroll__fediverse")},${styled(".blogroll__date")},${styled(".blogroll__note")},${styled(".blogroll__meta")}{color:var(--blogroll-muted);opacity:var(--blogroll-meta-opacity)}
 ${styled(".blogroll__note")}{flex-basis:100%;margin:0}
 ${styled(".blogroll__recent")}{flex-basis:100%;margin:.2em 0 0;padding:0 0 0 calc(var(--blogroll-icon-size) + .5em)}
 ${styled(".blogroll__recent .blogroll__item")}{margin:0 0 .2em}
@@ -312,7 +312,10 @@ class BlogrollBlogs extends BlogrollElement {
     } else {
       row.append(letterTile(blog.title));
     }
-    row.append(" ", link(blog.siteUrl || blog.feedUrl, blog.title, "blogroll__name p-name u-url"));
+    const name = link(blog.siteUrl || blog.feedUrl, blog.title, "blogroll__name p-name u-url");
+    // Who the author is to the owner (XFN) sits on the link to them.
+    if (name.rel && blog.relationship?.length) name.rel = `${blog.relationship.join(" ")} noopener`;
+    row.append(" ", name);
     const [post] = blog.posts ?? [];
     const opens = post && (blog.itemCount > 1 || blog.source === "microsub") ? this.expander(blog, post, signal) : null;
     if (opens) row.append(" ", opens.button);
@@ -326,6 +329,8 @@ class BlogrollBlogs extends BlogrollElement {
     feed.rel = "alternate noopener";
     if (FEED_TYPES[blog.feedType]) feed.type = FEED_TYPES[blog.feedType];
     row.append(" ", feed);
+    if (blog.fediverse) row.append(" ", link(blog.fediverseUrl, blog.fediverse, "blogroll__fediverse u-url"));
+    if (blog.note) row.append(" ", element("p", "blogroll__note p-note", blog.note));
     // Its posts open below the line (the row wraps there).
     if (opens) row.append(opens.panel);
     return row;

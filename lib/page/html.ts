@@ -27,7 +27,7 @@ const attribute = (name: string, value: string | null | undefined) => (value ? `
 /** A link when the address is usable, else the text alone; `classes` on either. */
 function link(href: string | null, text: string, classes: string, extra = ""): string {
   const url = httpUrl(href);
-  return url ? `<a class="${classes}" href="${escapeHtml(url)}"${extra}>${escapeHtml(text)}</a>` : `<span class="${classes.replace(/\bu-url\b ?/, "")}">${escapeHtml(text)}</span>`;
+  return url ? `<a class="${classes}" href="${escapeHtml(url)}"${extra}>${escapeHtml(text)}</a>` : `<span class="${classes.replace(/ ?\bu-url\b/, "")}">${escapeHtml(text)}</span>`;
 }
 
 /** A title for a post without one (notes): the start of its summary, else its address (as the widget does). */
@@ -69,13 +69,17 @@ function blogName(entry: PageBlog): string {
  * One blog as an h-card on one line: icon (u-photo), name linked to its site
  * or else its feed (p-name u-url), its latest post as a nested h-entry with
  * its age (or, for a blog with no stored post, the age of the last post its
- * feed showed), a link to its feed (rel=alternate with the feed's type); more
- * latest posts, when asked for, in a list below.
+ * feed showed), a link to its feed (rel=alternate with the feed's type), its
+ * fediverse profile (a second u-url), the owner's XFN values on the link to
+ * it and the owner's public note (p-note); more latest posts, when asked
+ * for, in a list below.
  */
 export function blogCard(entry: PageBlog, render: RenderContext): string {
   const { blog, posts } = entry;
   const name = blogName(entry);
-  const parts = [icon(blog.photo || blog.iconUrl, name), link(blog.siteUrl || blog.feedUrl, name, "blogroll__name p-name u-url")];
+  // Who the author is to the owner (XFN) sits on the link to them, as XFN asks.
+  const xfn = blog.relationship.length > 0 ? ` rel="${escapeHtml(blog.relationship.join(" "))}"` : "";
+  const parts = [icon(blog.photo || blog.iconUrl, name), link(blog.siteUrl || blog.feedUrl, name, "blogroll__name p-name u-url", xfn)];
   const [first, ...more] = posts;
   if (first) parts.push(`<span class="blogroll__latest h-entry">${postEntry(first, render)}</span>`);
   else if (entry.lastPostAt) {
@@ -84,6 +88,9 @@ export function blogCard(entry: PageBlog, render: RenderContext): string {
   }
   const feedType = blog.feedType ? FEED_TYPES[blog.feedType] : undefined;
   parts.push(link(blog.feedUrl, render.__("blogroll.home.feed"), "blogroll__feed", ` rel="alternate"${attribute("type", feedType)}`));
+  // The fediverse profile is a second address of the same person (u-url); a handle without one stays text.
+  if (blog.fediverse) parts.push(link(blog.fediverseUrl, blog.fediverse, "blogroll__fediverse u-url"));
+  if (blog.note) parts.push(`<p class="blogroll__note p-note">${escapeHtml(blog.note)}</p>`);
   if (more.length > 0) parts.push(`<ul class="blogroll__list blogroll__recent">${more.map((post) => `<li class="blogroll__item h-entry">${postEntry(post, render)}</li>`).join("")}</ul>`);
   return `<li class="blogroll__blog h-card" data-blog="${blog.id}">${parts.join(" ")}</li>`;
 }

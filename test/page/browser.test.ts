@@ -44,7 +44,8 @@ describe("blogroll page in a browser (Chromium)", { skip }, () => {
       await addItems(s, blog.id, Array.from({ length: posts }, (_, n) => item(`${blog.id}-${n}`, new Date(now - (hoursAgo + n * 5) * HOUR), { url: `https://posts.example/${blog.id}/${n}`, title: `Post ${n} of ${blog.title}` })));
       return blog;
     };
-    await seed({ title: "Alpha Notes", category: "Friends", siteUrl: "https://alpha.example/", photo: "https://icons.example/alpha.png", pinned: true }, 3);
+    const alpha = await seed({ title: "Alpha Notes", category: "Friends", siteUrl: "https://alpha.example/", photo: "https://icons.example/alpha.png", pinned: true }, 3);
+    await s.blogs.edit(alpha.id, { relationship: ["friend", "met"], note: "A friend from school who writes about bread, bicycles and the odd long walk.", fediverse: "@alpha@social.example", fediverseUrl: "https://social.example/@alpha" });
     for (const n of [1, 2, 10, 11]) await seed({ title: `Blog ${n}`, category: "Friends", siteUrl: `https://blog${n}.example/` }, n % 3, n);
     await seed({ title: LONG_TITLE, category: "Tech", feedUrl: `https://a-very-long-host-name-for-a-feed.example/${"path/".repeat(12)}feed.xml` }, 1, 30);
     await seed({ title: "Gamma Log", category: "Tech", siteUrl: "https://gamma.example/", feedType: "atom" }, 2, 200);

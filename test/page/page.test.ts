@@ -49,6 +49,9 @@ for (const backend of httpBackends()) {
       await addItems(s, blog10.id, [item("ten1", new Date(now - HOUR), { url: `https://ten.example/1` })]);
       await addItems(s, other.id, [item("alpha1", daysAgo(40, now), { url: `https://alpha.example/1` })]);
       await lastPostSeen(server, dormant, daysAgo(150, now));
+      // What the owner says about two of them.
+      await s.blogs.edit(blog2.id, { relationship: ["friend", "met"], note: "Writes about <b>tea</b> & trains", fediverse: "@two@social.example", fediverseUrl: "https://social.example/@two" });
+      await s.blogs.edit(blog10.id, { fediverse: "@ten@quiet.example" });
     });
     after(() => server.close());
 
@@ -96,7 +99,7 @@ for (const backend of httpBackends()) {
       const html = await (await get("/blogroll/embed")).text();
       const byName = new Map(cards(html, mount).map((card) => [card.properties.name[0], card]));
       const blog2 = byName.get("Blog 2") as Mf;
-      assert.deepEqual(blog2.properties.url, ["https://two.example/"]);
+      assert.deepEqual(blog2.properties.url, ["https://two.example/", "https://social.example/@two"], "its site, then its fediverse profile");
       assert.deepEqual(blog2.properties.photo, ["https://two.example/icon.png"]);
       assert.equal(blog2.children?.length, 1, "latest=1: one h-entry");
       const entry = blog2.children?.[0] as Mf;
@@ -112,6 +115,25 @@ for (const backend of httpBackends()) {
       assert.ok(html.includes(`datetime="${new Date(now - 2 * HOUR).toISOString()}"`));
       assert.match(html, />2 hours ago<\/time>/);
       assert.match(html, new RegExp(`>${new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(daysAgo(40, now))}</time>`));
+    });
+
+    it("what the owner says about a blog: XFN values on the link to it, the note as p-note, the fediverse profile as a second u-url", async () => {
+      const html = await (await get("/blogroll/embed")).text();
+      const parsed = mf2(html, { baseUrl: mount });
+      const byName = new Map(cards(html, mount).map((card) => [card.properties.name[0], card]));
+      const blog2 = byName.get("Blog 2") as Mf;
+      assert.deepEqual(blog2.properties.url, ["https://two.example/", "https://social.example/@two"]);
+      assert.deepEqual(blog2.properties.note, ["Writes about <b>tea</b> & trains"], "the note as text");
+      assert.deepEqual(parsed.rels.friend, ["https://two.example/"]);
+      assert.deepEqual(parsed.rels.met, ["https://two.example/"]);
+      assert.ok(html.includes(`<a class="blogroll__name p-name u-url" href="https://two.example/" rel="friend met">Blog 2</a>`));
+      const blog10 = byName.get("Blog 10") as Mf;
+      assert.deepEqual(blog10.properties.url, ["https://ten.example/"], "a handle without a profile page is no address");
+      assert.ok(html.includes(`<span class="blogroll__fediverse">@ten@quiet.example</span>`));
+      assert.equal(blog10.properties.note, undefined);
+      const json = await (await get("/blogroll.json")).json();
+      const blog = json.groups[0].blogs.find((entry: { title: string }) => entry.title === "Blog 2");
+      assert.deepEqual([blog.relationship, blog.note, blog.fediverse, blog.fediverseUrl], [["friend", "met"], "Writes about <b>tea</b> & trains", "@two@social.example", "https://social.example/@two"]);
     });
 
     it("a blog whose posts have expired shows the age of the last post its feed showed", async () => {

@@ -67,6 +67,7 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     server = await startTestServer("sqlite");
     const s = server.storage;
     const alpha = await addBlog(s, { title: "Alpha Notes", category: "Friends", siteUrl: "https://alpha.example/", photo: ICON });
+    await s.blogs.edit(alpha.id, { relationship: ["friend", "met"], note: "Notes from a friend", fediverse: "@alpha@social.example", fediverseUrl: "https://social.example/@alpha" });
     const evil = await addBlog(s, { title: EVIL_BLOG, category: "Tech", siteUrl: "https://evil.example/" });
     const gamma = await addBlog(s, { title: "Gamma Log", siteUrl: "https://gamma.example/" });
     const hidden = await addBlog(s, { title: "Hidden Blog", category: "Friends", hidden: true });
@@ -312,13 +313,13 @@ describe("widget in a browser (Chromium)", { skip }, () => {
       assert.match(requests[0], /blog=[^&]+/);
       assert.match(requests[0], /limit=5(&|$)/);
 
-      // Tab walks on along the line (its latest post, its feed) into the opened posts.
+      // Tab walks on along the line (its latest post, its feed, its fediverse profile) into the opened posts.
       const reached: string[] = [];
-      for (let step = 0; step < 3; step++) {
+      for (let step = 0; step < 4; step++) {
         await page.keyboard.press("Tab");
         reached.push((await page.evaluate(() => document.activeElement?.textContent)) ?? "");
       }
-      assert.deepEqual(reached, ["Alpha post 0", "feed", "Alpha post 1"]);
+      assert.deepEqual(reached, ["Alpha post 0", "feed", "@alpha@social.example", "Alpha post 1"]);
       // Space on the button closes them, Enter opens them again without a new request.
       await toggle.focus();
       await page.keyboard.press("Space");
@@ -365,12 +366,16 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     const read = (html: string) =>
       (mf2(html, { baseUrl: site.url }).items as Mf[])
         .filter((found) => found.type.includes("h-card"))
-        .map((card) => ({ name: card.properties.name, url: card.properties.url, posts: (card.children ?? []).map((entry) => [entry.properties.url, entry.properties.name, entry.properties.published]) }));
+        .map((card) => ({ name: card.properties.name, url: card.properties.url, note: card.properties.note, posts: (card.children ?? []).map((entry) => [entry.properties.url, entry.properties.name, entry.properties.published]) }));
     await open(`${site.url}/embed.html`);
     const widget = read(await page.locator("blogroll-blogs").innerHTML());
     const server$ = read(await (await server.get(`${server.baseUrl}${server.plugin.mountPath}/blogroll/embed`)).text());
     assert.equal(widget.length, 6);
     assert.deepEqual(widget, server$);
+    const alpha = widget.find((card) => card.name[0] === "Alpha Notes");
+    assert.deepEqual(alpha?.url, ["https://alpha.example/", "https://social.example/@alpha"]);
+    assert.deepEqual(alpha?.note, ["Notes from a friend"]);
+    assert.equal(await page.locator("blogroll-blogs a.blogroll__name", { hasText: "Alpha Notes" }).getAttribute("rel"), "friend met noopener");
   });
 
   it("a blog whose posts have expired shows the age of its last post", async () => {
