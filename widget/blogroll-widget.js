@@ -312,7 +312,7 @@ class BlogrollBlogs extends BlogrollElement {
     } else {
       row.append(letterTile(blog.title));
     }
-    const name = link(blog.siteUrl || blog.feedUrl, blog.title, "blogroll__name p-name u-url");
+    const name = link(httpUrl(blog.siteUrl) ?? blog.feedUrl, blog.title, "blogroll__name p-name u-url");
     // Who the author is to the owner (XFN) sits on the link to them.
     if (name.rel && blog.relationship?.length) name.rel = `${blog.relationship.join(" ")} noopener`;
     row.append(" ", name);

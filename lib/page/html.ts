@@ -79,7 +79,7 @@ export function blogCard(entry: PageBlog, render: RenderContext): string {
   const name = blogName(entry);
   // Who the author is to the owner (XFN) sits on the link to them, as XFN asks.
   const xfn = blog.relationship.length > 0 ? ` rel="${escapeHtml(blog.relationship.join(" "))}"` : "";
-  const parts = [icon(blog.photo || blog.iconUrl, name), link(blog.siteUrl || blog.feedUrl, name, "blogroll__name p-name u-url", xfn)];
+  const parts = [icon(blog.photo || blog.iconUrl, name), link(httpUrl(blog.siteUrl) ?? blog.feedUrl, name, "blogroll__name p-name u-url", xfn)];
   const [first, ...more] = posts;
   if (first) parts.push(`<span class="blogroll__latest h-entry">${postEntry(first, render)}</span>`);
   else if (entry.lastPostAt) {

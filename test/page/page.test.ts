@@ -265,12 +265,26 @@ for (const backend of httpBackends()) {
       await byDate.arrayBuffer();
     });
 
+    it("escapes every title, name and note as text; a javascript: address is no link; the page allows no script", async () => {
+      const evil = await addBlog(server.storage, { title: `<img src=x onerror="alert(1)">Evil & Co`, category: "Hostile", siteUrl: "javascript:alert(1)" });
+      await server.storage.blogs.edit(evil.id, { note: `</p><script>alert(2)</script>` });
+      await addItems(server.storage, evil.id, [item("evil", new Date(), { title: `<script>alert(3)</script>`, url: "javascript:alert(4)" })]);
+      const html = await (await get("/blogroll?category=Hostile")).text();
+      assert.doesNotMatch(html, /<script|<img src=x|href="javascript:/i);
+      assert.ok(html.includes("&#60;img src=x onerror=&#34;alert(1)&#34;&#62;Evil &#38; Co"));
+      assert.ok(html.includes(`<span class="blogroll__post p-name">&#60;script&#62;alert(3)&#60;/script&#62;</span>`));
+      const [card] = cards(html, mount);
+      assert.deepEqual(card.properties.name, [`<img src=x onerror="alert(1)">Evil & Co`]);
+      assert.deepEqual(card.properties.note, [`</p><script>alert(2)</script>`]);
+      assert.deepEqual(card.properties.url, [evil.feedUrl], "the feed, not the javascript: site");
+    });
+
     it("standalone, the home page is this page", async () => {
       const home = await server.get(`${server.baseUrl}/`);
       assert.equal(home.status, 200);
       const html = await home.text();
       assert.match(html, /<title>Ada Lovelace’s blogroll<\/title>/);
-      assert.equal(cards(html, server.baseUrl).length, 5);
+      assert.deepEqual(html, await (await get("/blogroll")).text(), "the same page");
     });
 
     if (backend !== "sqlite") {
