@@ -34,10 +34,12 @@ const BODIES_KEPT = 64;
 const BODY_BYTES = 16 * 1024 * 1024;
 
 /**
- * The page's own policy: nothing runs, its one style sheet by hash, images
- * from anywhere (the blogs' own icons, many on plain http:).
+ * The policy of the page (and of the fragment opened on its own): nothing
+ * runs, the page's one style sheet by hash, images from anywhere (the blogs'
+ * own icons, many on plain http:).
  */
-const PAGE_CSP = `default-src 'none'; style-src ${PAGE_CSS_HASH}; img-src http: https: data:; base-uri 'none'; form-action 'none'`;
+const FRAGMENT_CSP = "default-src 'none'; img-src http: https: data:; base-uri 'none'; form-action 'none'";
+const CSP: Partial<Record<PageFormat, string>> = { page: `${FRAGMENT_CSP}; style-src ${PAGE_CSS_HASH}`, embed: FRAGMENT_CSP };
 
 interface Built {
   bytes: number;
@@ -101,7 +103,8 @@ export function createPageResponder(context: BlogrollContext): PageResponder {
         bodies.set(key, built);
       }
       response.set("Link", blogrollLink(links.opml));
-      if (format === "page") response.set("Content-Security-Policy", PAGE_CSP);
+      const csp = CSP[format];
+      if (csp) response.set("Content-Security-Policy", csp);
       sendCacheable(request, response, options, built.body, CONTENT_TYPES[format], built.lastModified, built.etag);
     });
 }

@@ -63,7 +63,7 @@ describe("the standalone home page", () => {
     const head = html.slice(0, html.indexOf("</head>"));
     assert.ok(head.includes(`<link rel="blogroll" type="text/xml" title="Blogroll" href="${mount}/api/opml">`));
     assert.equal(response.headers.get("link"), `<${mount}/api/opml>; rel="blogroll"; type="text/xml"`);
-    assert.match(html, /<li class="blogroll__blog h-card">.*>Alpha Notes<\/a>/);
+    assert.match(html, /<li class="blogroll__blog h-card" data-blog="[0-9a-f]{24}">.*>Alpha Notes<\/a>/);
     assert.ok(html.includes(`href="${mount}/api/opml"`));
   });
 
