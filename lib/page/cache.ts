@@ -81,4 +81,9 @@ export class FreshValues<T> {
     });
     return entry;
   }
+
+  /** Drops what was loaded for `key` (an answer not worth keeping). */
+  forget(key: string): void {
+    this.values.delete(key);
+  }
 }

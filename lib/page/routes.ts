@@ -72,9 +72,12 @@ export function createPageResponder(context: BlogrollContext): PageResponder {
       const query = parsePageQuery(request.query as Record<string, unknown>);
       const owner = context.owner();
       const storage = await context.getStorage();
-      const loaded = data.get(JSON.stringify([dataKey(query), owner.locale]), changeCount(storage), () => loadBlogroll(context, query, owner.locale));
+      const dataSlot = JSON.stringify([dataKey(query), owner.locale]);
+      const loaded = data.get(dataSlot, changeCount(storage), () => loadBlogroll(context, query, owner.locale));
       const blogroll = await loaded.value;
       if (!blogroll) {
+        // Made-up category names take no slot from the blogroll's real queries.
+        data.forget(dataSlot);
         response.status(404).json({ error: "Category not found" });
         return;
       }
