@@ -62,6 +62,7 @@ describe("plugin class", () => {
       ownerName: null,
       push: true,
       minRecommenders: 2,
+      locale: null,
     });
     assert.deepEqual(resolveOptions({ allowPrivateNetworks: undefined, perHostConcurrency: undefined }), resolveOptions({}), "an option given as undefined takes its default");
   });
@@ -113,10 +114,27 @@ describe("plugin class", () => {
       [{ maxFetchInterval: 2 ** 31 }, /"maxFetchInterval" must be a number from 1000 to 2147483647/],
       [{ minFetchInterval: 7_200_000, maxFetchInterval: 3_600_000 }, /"maxFetchInterval" must be at least minFetchInterval/],
       [{ dormantAfterDays: 0 }, /dormantAfterDays/],
+      [{ locale: "not a language" }, /"locale" must be a language tag/],
+      [{ locale: 7 }, /"locale"/],
     ];
     for (const [options, message] of bad) {
       assert.throws(() => new BlogrollEndpoint(options), (error: unknown) => error instanceof OptionsError && message.test((error as Error).message));
     }
+  });
+
+  it("the page's language: the locale option, else the host's publication.locale, else its application.locale, else English", async () => {
+    const plugin = new BlogrollEndpoint({ mongodbUrl: null, scheduler: false });
+    assert.equal(plugin.context.owner().locale, "en");
+    const host = (publication: Record<string, unknown>, application: Record<string, unknown>) => ({ addEndpoint() {}, publication, application });
+    await plugin.init(host({ locale: "de" }, { locale: "fr" }));
+    assert.equal(plugin.context.owner().locale, "de");
+    await plugin.init(host({}, { locale: "pt-br" }));
+    assert.equal(plugin.context.owner().locale, "pt-BR", "canonical");
+    const chosen = new BlogrollEndpoint({ mongodbUrl: null, scheduler: false, locale: "sv" });
+    await chosen.init(host({ locale: "de" }, {}));
+    assert.equal(chosen.context.owner().locale, "sv");
+    await plugin.destroy();
+    await chosen.destroy();
   });
 
   it("exposes the getters a host reads", () => {
