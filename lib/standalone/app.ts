@@ -5,6 +5,7 @@ import type BlogrollEndpoint from "../../index.js";
 import type { IndiekitHost } from "../../index.js";
 import { packageJson } from "../package-root.js";
 import { Authenticator, clientOf, SESSION_COOKIE } from "./auth.js";
+import { sameSecret, SESSION_TTL, type LogoutStore } from "./sessions.js";
 import { parseUpload } from "./multipart.js";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
@@ -70,7 +71,7 @@ export async function createStandaloneApp(
     themeColor: "#0055ee",
   };
   // First: a token too short to use stops the start before anything is opened.
-  const auth = new Authenticator(options.adminToken);
+  const auth = new Authenticator(options.adminToken, logoutsKeptBy(plugin));
   const indiekit = createIndiekitShim(application, options.collections);
   await plugin.init(indiekit);
 
@@ -137,14 +138,15 @@ export async function createStandaloneApp(
       response.status(outcome === "throttled" ? 429 : 401).render("login", { title: response.locals.__("blogroll.login.title"), redirect, error });
       return;
     }
-    const session = auth.createSession();
+    const { cookie } = auth.createSession();
     // Secure when the request came over https (the cookie then never travels in clear text).
-    response.cookie(SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "lax", secure: request.secure, path: "/", maxAge: 7 * 24 * 3600 * 1000 });
+    response.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: "lax", secure: request.secure, path: "/", maxAge: SESSION_TTL });
     response.redirect(303, redirect);
   });
-  app.post("/session/logout", (request, response) => {
-    const session = auth.sessionOf(request);
-    if (session && request.body?._csrf === session.blogrollCsrf) auth.endSession(session.id);
+  app.post("/session/logout", async (request, response) => {
+    const session = await auth.sessionOf(request);
+    const csrf = typeof request.body?._csrf === "string" ? request.body._csrf : "";
+    if (session && sameSecret(csrf, session.blogrollCsrf)) await auth.endSession(session);
     response.clearCookie(SESSION_COOKIE, { path: "/" });
     response.redirect(303, LOGIN_PATH);
   });
@@ -177,6 +179,15 @@ export async function createStandaloneApp(
   });
 
   return { app, auth, indiekit };
+}
+
+/** Logouts are remembered in the plugin's own storage (a meta record), so they hold across restarts. */
+function logoutsKeptBy(plugin: BlogrollEndpoint): LogoutStore {
+  const KEY = "standaloneLogouts";
+  return {
+    read: async () => (await plugin.getStorage()).meta.get(KEY),
+    write: async (logouts) => (await plugin.getStorage()).meta.set(KEY, logouts),
+  };
 }
 
 /** The admin routes whose form carries a file: the source form (new and edit). */

@@ -1,9 +1,9 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { bearerToken } from "../admin/csrf.js";
+import { sameSecret, SessionKeeper, type LogoutStore, type Session } from "./sessions.js";
 
+export type { Session } from "./sessions.js";
 export const SESSION_COOKIE = "blogroll_session";
-const SESSION_TTL = 7 * 24 * 3600 * 1000;
 
 /** Shortest admin token accepted: a guessable one would make the login the weakest link. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -28,33 +28,22 @@ export function readCookie(request: Request, name: string): string | null {
   return null;
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** A login, shaped like Indiekit's `request.session`: the plugin keeps its CSRF token in it. */
-export interface Session {
-  id: string;
-  /** Truthy for a logged-in session, as in Indiekit; never the admin token. */
-  access_token: string;
-  blogrollCsrf: string;
-  expiresAt: number;
-}
-
 /**
  * The standalone host's authentication: a Bearer token (scripts) or a
- * session cookie set by the login form (people). Sessions live in memory.
+ * session cookie set by the login form (people), signed under a key derived
+ * from the admin token (sessions.ts): logins outlive a restart.
  * Failed attempts are counted per client address: after MAX_FAILURES in a
  * window the client must wait for the window to end (429).
  */
 export class Authenticator {
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions: SessionKeeper;
   private readonly failures = new Map<string, { count: number; until: number }>();
 
-  /** @throws Error when the token is shorter than MIN_TOKEN_LENGTH. */
-  constructor(readonly adminToken: string) {
+  /**
+   * `logouts`: where ended sessions are remembered across restarts.
+   * @throws Error when the token is shorter than MIN_TOKEN_LENGTH.
+   */
+  constructor(readonly adminToken: string, logouts: LogoutStore | null = null) {
     if (adminToken.length < MIN_TOKEN_LENGTH) {
       throw new Error(`the admin token (BLOGROLL_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters long`);
     }
@@ -62,6 +51,7 @@ export class Authenticator {
     if (adminToken !== adminToken.trim() || /[\r\n]/.test(adminToken)) {
       throw new Error("the admin token (BLOGROLL_ADMIN_TOKEN) must not start or end with white space or hold a line break");
     }
+    this.sessions = new SessionKeeper(adminToken, logouts);
   }
 
   checkToken(token: string): boolean {
@@ -94,26 +84,18 @@ export class Authenticator {
     return "wrong";
   }
 
-  createSession(): Session {
-    const id = randomBytes(24).toString("base64url");
-    const session = { id, access_token: `session-${id}`, blogrollCsrf: randomBytes(24).toString("base64url"), expiresAt: Date.now() + SESSION_TTL };
-    this.sessions.set(session.id, session);
-    return session;
+  /** A new login: the session and the value of its cookie. */
+  createSession(): { session: Session; cookie: string } {
+    return this.sessions.issue();
   }
 
-  endSession(id: string | null): void {
-    if (id) this.sessions.delete(id);
+  /** Logs a session out for good (its cookie is refused from now on, also after a restart). */
+  endSession(session: Session): Promise<void> {
+    return this.sessions.end(session);
   }
 
-  sessionOf(request: Request): Session | null {
-    const id = readCookie(request, SESSION_COOKIE);
-    const session = id ? this.sessions.get(id) : undefined;
-    if (!session) return null;
-    if (session.expiresAt < Date.now()) {
-      this.sessions.delete(session.id);
-      return null;
-    }
-    return session;
+  sessionOf(request: Request): Promise<Session | null> {
+    return this.sessions.read(readCookie(request, SESSION_COOKIE));
   }
 
   /**
@@ -123,7 +105,7 @@ export class Authenticator {
    * check treats both hosts alike.
    */
   middleware(loginPath: string) {
-    return (request: Request, response: Response, next: NextFunction) => {
+    return async (request: Request, response: Response, next: NextFunction) => {
       const bearer = bearerToken(request.get("Authorization"));
       if (bearer) {
         const outcome = this.attempt(clientOf(request), bearer);
@@ -133,7 +115,7 @@ export class Authenticator {
         }
         if (outcome === "throttled") return tooManyAttempts(response, this.retryAfter(clientOf(request)));
       }
-      const session = this.sessionOf(request);
+      const session = await this.sessionOf(request);
       if (session) {
         (request as Request & { session?: unknown }).session = session;
         return next();

@@ -15,7 +15,7 @@ import BlogrollEndpoint from "../../index.js";
 import { MIN_TOKEN_LENGTH, SESSION_COOKIE } from "../../lib/standalone/auth.js";
 import { createStandaloneApp, LOGIN_PATH } from "../../lib/standalone/app.js";
 import { parseTrustProxy, type TrustProxy } from "../../lib/standalone/trust-proxy.js";
-import { startStandalone, waitFor } from "../hardening/standalone-process.js";
+import { CHILD_TOKEN, startStandalone, waitFor } from "../hardening/standalone-process.js";
 
 const TOKEN = "auth-test-token-0123";
 
@@ -28,8 +28,9 @@ interface Host {
 }
 
 /** The standalone app on a loopback port; `tls` marks every connection encrypted, as an https server's are. */
-async function startHost(folder: string, tls = false, host: { trustProxy?: TrustProxy; adminToken?: string } = {}): Promise<Host> {
-  const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null, databasePath: path.join(folder, `${tls ? "tls" : "plain"}-${++hosts}.db`) });
+async function startHost(folder: string, tls = false, host: { trustProxy?: TrustProxy; adminToken?: string; database?: string } = {}): Promise<Host> {
+  const databasePath = path.join(folder, host.database ?? `${tls ? "tls" : "plain"}-${++hosts}.db`);
+  const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null, databasePath });
   const { app } = await createStandaloneApp(plugin, { adminToken: host.adminToken ?? TOKEN, trustProxy: host.trustProxy });
   const server: Server = createServer(app);
   if (tls) server.on("connection", (socket) => Object.assign(socket, { encrypted: true }));
@@ -238,6 +239,109 @@ describe("standalone behind a proxy, Bearer tokens with spaces, the token file (
       watcher.close();
       server.child.kill("SIGTERM");
       await server.exited;
+    }
+  });
+});
+
+/** The session cookie (name=value) a login response sets. */
+function sessionCookie(response: { headers: Record<string, string | string[] | undefined> }): string {
+  const cookie = String(response.headers["set-cookie"]).split(";")[0];
+  assert.match(cookie, new RegExp(`^${SESSION_COOKIE}=`));
+  return cookie;
+}
+
+/** The status of an admin page asked for as JSON with `cookie`: 200 signed in, 401 not. */
+async function adminStatus(host: Host, cookie: string): Promise<number> {
+  const response = await fetch(`${host.mount}/api/microsub-status`, { headers: { Cookie: cookie, Accept: "application/json" } });
+  await response.body?.cancel();
+  return response.status;
+}
+
+describe("standalone sessions survive a restart (issue 26.8)", () => {
+  it("a login made before a restart of the server process is still signed in after it, with the same admin token", { timeout: 90_000 }, async () => {
+    const run = mkdtempSync(path.join(folder, "restart-"));
+    const first = await startStandalone(run, { scheduler: false });
+    let cookie: string;
+    try {
+      const response = await fetch(`${first.base}${LOGIN_PATH}`, { method: "POST", body: new URLSearchParams({ token: CHILD_TOKEN }), redirect: "manual" });
+      assert.equal(response.status, 303);
+      cookie = (response.headers.get("set-cookie") ?? "").split(";")[0];
+      assert.match(response.headers.get("set-cookie") ?? "", /Max-Age=604800/, "the cookie claims seven days");
+    } finally {
+      first.child.kill("SIGTERM");
+      await first.exited;
+    }
+    const second = await startStandalone(run, { scheduler: false });
+    try {
+      const page = await fetch(`${second.base}/blogrollapi/sources`, { headers: { Cookie: cookie, Accept: "text/html" }, redirect: "manual" });
+      assert.equal(page.status, 200, "not sent to the login form");
+    } finally {
+      second.child.kill("SIGTERM");
+      await second.exited;
+    }
+  });
+
+  it("a form loaded before a restart still posts (its CSRF token holds); a logout holds across a restart too", async () => {
+    const database = "sessions.db";
+    let host = await startHost(folder, false, { database });
+    let cookie: string;
+    let csrf: string;
+    try {
+      cookie = sessionCookie(await login(host, TOKEN));
+      const page = await (await fetch(`${host.mount}/sources`, { headers: { Cookie: cookie } })).text();
+      csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+      assert.ok(csrf);
+    } finally {
+      await host.close();
+    }
+    host = await startHost(folder, false, { database });
+    try {
+      const sync = await fetch(`${host.mount}/sync`, { method: "POST", headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: csrf }), redirect: "manual" });
+      assert.equal(sync.status, 303, "the old page's token is accepted");
+      const forged = await fetch(`${host.mount}/sync`, { method: "POST", headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: `${csrf.slice(0, -1)}x` }), redirect: "manual" });
+      assert.equal(forged.status, 403, "a wrong token is still refused");
+
+      const wrongLogout = await fetch(`${host.base}/session/logout`, { method: "POST", headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: "nope" }), redirect: "manual" });
+      assert.equal(wrongLogout.status, 303);
+      assert.equal(await adminStatus(host, cookie), 200, "a logout without the session's token ends nothing");
+      const logout = await fetch(`${host.base}/session/logout`, { method: "POST", headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: csrf }), redirect: "manual" });
+      assert.equal(logout.status, 303);
+      assert.equal(await adminStatus(host, cookie), 401, "a kept copy of the cookie is refused after the logout");
+    } finally {
+      await host.close();
+    }
+    host = await startHost(folder, false, { database });
+    try {
+      assert.equal(await adminStatus(host, cookie), 401, "and still after a restart");
+      assert.equal(await adminStatus(host, sessionCookie(await login(host, TOKEN))), 200, "a new login works");
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("changing the admin token logs everyone out; a cookie altered, expired or signed with another key is no session", async () => {
+    const database = "token-change.db";
+    let host = await startHost(folder, false, { database });
+    let cookie: string;
+    try {
+      cookie = sessionCookie(await login(host, TOKEN));
+      const [name, value] = cookie.split("=");
+      const [id, expiry, mac] = decodeURIComponent(value).split(".");
+      const later = `${name}=${id}.${Number(expiry) + 86_400_000}.${mac}`;
+      const expired = `${name}=${id}.${Date.now() - 1000}.${mac}`;
+      const otherMac = `${name}=${id}.${expiry}.${"A".repeat(43)}`;
+      for (const altered of [later, expired, otherMac, `${name}=${id}`, `${name}=${value}x`]) {
+        assert.equal(await adminStatus(host, altered), 401, altered);
+      }
+      assert.equal(await adminStatus(host, cookie), 200);
+    } finally {
+      await host.close();
+    }
+    host = await startHost(folder, false, { database, adminToken: "another-admin-token-4567" });
+    try {
+      assert.equal(await adminStatus(host, cookie), 401, "a session of the old token is over");
+    } finally {
+      await host.close();
     }
   });
 });
