@@ -4,7 +4,7 @@ import type { MicrosubChannel } from "../microsub/types.js";
 import type { Source, Storage } from "../storage/types.js";
 import { feedlandOpmlUrl, listFeedlandCategories } from "../sources/feedland.js";
 import { previewImport, type FeedList, type ImportPreview } from "../sources/import.js";
-import { refreshSource } from "../sources/refresh.js";
+import { readSourceNow } from "../sources/read-now.js";
 import { findBlogroll } from "../network/find-blogroll.js";
 import { fetchRemoteOpml, readOpmlText } from "../sources/remote-opml.js";
 import { SourceError, type SourceContext } from "../sources/types.js";
@@ -87,12 +87,9 @@ function fieldOfType(type: FormSourceType): string {
 }
 
 /** Imports a saved source right away, so the owner sees its blogs and counts; returns the notice to show. */
-async function importNow(context: BlogrollContext, storage: Storage, source: Source, success: NoticeKey): Promise<NoticeKey> {
-  if (!source.enabled) return success;
-  const outcome = await refreshSource(source, { storage, options: context.options, microsub: context.getMicrosub() });
-  if (outcome.status === "error") return "sourceImportFailed";
-  context.scheduler.fetchNewBlogs();
-  return success;
+async function importNow(context: BlogrollContext, source: Source, success: NoticeKey): Promise<NoticeKey> {
+  const outcome = await readSourceNow(context, source);
+  return outcome?.status === "error" ? "sourceImportFailed" : success;
 }
 
 /**
@@ -231,7 +228,7 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
   const settings = settingsOf(values);
   if (!existing) {
     const source = await storage.sources.create({ type, name: values.name, enabled: values.enabled, settings });
-    return redirectWithNotice(response, `${mountPath}/sources`, await importNow(context, storage, source, "sourceCreated"));
+    return redirectWithNotice(response, `${mountPath}/sources`, await importNow(context, source, "sourceCreated"));
   }
   const settingsChanged = JSON.stringify(settings) !== JSON.stringify(existing.settings);
   // New settings mean a different document: the old validators must not turn the next fetch into a 304.
@@ -242,7 +239,7 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
     ...(settingsChanged ? { etag: null, lastModified: null } : {}),
   });
   if (!updated) return notFound(response);
-  const notice = settingsChanged ? await importNow(context, storage, updated, "sourceSaved") : "sourceSaved";
+  const notice = settingsChanged ? await importNow(context, updated, "sourceSaved") : "sourceSaved";
   redirectWithNotice(response, `${mountPath}/sources`, notice);
 }
 

@@ -56,7 +56,7 @@ async function chosenSuggestion(context: BlogrollContext, request: Request): Pro
   return (await suggestionsOf(context)).find((suggestion) => feedUrlKey(suggestion.feedUrl) === key) ?? null;
 }
 
-/** POST /suggestions/add: follows a suggested feed in the chosen category; the next sync fetches it. */
+/** POST /suggestions/add: follows a suggested feed in the chosen category, fetched at once in the background. */
 export function addSuggestionController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const back = `${context.options.mountPath}/suggestions`;
@@ -64,7 +64,7 @@ export function addSuggestionController(context: BlogrollContext) {
     if (!suggestion) return redirectWithNotice(response, back, "suggestionGone");
     const category = textField(request.body, "category").slice(0, LIMITS.category) || null;
     const storage = await context.getStorage();
-    const { blog } = await storage.blogs.upsertFromSource({
+    const { outcome, blog } = await storage.blogs.upsertFromSource({
       feedUrl: suggestion.feedUrl,
       title: suggestion.title || hostTitle(suggestion.feedUrl),
       siteUrl: suggestion.siteUrl,
@@ -72,6 +72,7 @@ export function addSuggestionController(context: BlogrollContext) {
       category,
       source: "manual",
     });
+    if (outcome === "added") context.scheduler.fetchNewBlogs();
     if (wantsJson(request)) {
       response.status(201).json({ id: blog.id, feedUrl: blog.feedUrl });
       return;

@@ -7,6 +7,8 @@ import { createStandaloneApp, LOGIN_PATH } from "./app.js";
 import { ensureSources, readConfigFile, type StandaloneConfig } from "./config-file.js";
 import { parseTrustProxy } from "./trust-proxy.js";
 import { writeSecretFile } from "./token-file.js";
+import { readSourceNow } from "../sources/read-now.js";
+import type { Source } from "../storage/types.js";
 
 /**
  * `npm start`: the plugin served on its own. Configuration by environment:
@@ -42,10 +44,12 @@ async function main(): Promise<void> {
   const actualPort = typeof address === "object" && address ? address.port : port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
   console.log(`indiekit-endpoint-blogroll listening on ${base}`);
-  if (created > 0) console.log(`sources created from BLOGROLL_CONFIG: ${created}`);
+  if (created.length > 0) console.log(`sources created from BLOGROLL_CONFIG: ${created.length}`);
   console.log(`public API: ${base}${plugin.mountPath}/api/blogs`);
   console.log(`admin: ${base}${plugin.mountPath} (log in at ${base}${LOGIN_PATH})`);
   if (generated) console.log(announceGeneratedToken(adminToken, path.dirname(plugin.settings.databasePath)));
+  // New sources are read, and their blogs fetched, now: not at the first sync, `initialSyncDelay` later.
+  void readSourcesNow(plugin, created);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -64,6 +68,18 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+/** Reads each source in turn (a failure is recorded on the source, as at any sync, and logged here). */
+async function readSourcesNow(plugin: BlogrollEndpoint, sources: Source[]): Promise<void> {
+  for (const source of sources) {
+    try {
+      const outcome = await readSourceNow(plugin.context, source);
+      if (outcome?.status === "error") console.warn(`source "${source.name}" could not be read: ${outcome.error}`);
+    } catch (error) {
+      console.error(`source "${source.name}" could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }
 
 /**

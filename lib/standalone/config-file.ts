@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { NewSource, SourceType, Storage } from "../storage/types.js";
+import type { NewSource, Source, SourceType, Storage } from "../storage/types.js";
 
 const SOURCE_TYPES: SourceType[] = ["opml_url", "opml_file", "manual", "feedland", "microsub", "blogroll"];
 
@@ -58,18 +58,17 @@ function identity(type: string, settings: Record<string, string>, name: string):
   return `${type}\n${settings.url ?? settings.screenName ?? settings.channelUid ?? name}`.toLowerCase();
 }
 
-/** Creates the configured sources that do not exist yet (idempotent). Returns how many were created. */
-export async function ensureSources(storage: Storage, specs: SourceSpec[]): Promise<number> {
+/** Creates the configured sources that do not exist yet (idempotent). Returns those it created. */
+export async function ensureSources(storage: Storage, specs: SourceSpec[]): Promise<Source[]> {
   const existing = new Set((await storage.sources.list()).map((source) => identity(source.type, source.settings, source.name)));
-  let created = 0;
+  const created: Source[] = [];
   for (const { type, name, ...rest } of specs) {
     const settings = Object.fromEntries(Object.entries(rest).filter(([, value]) => typeof value === "string")) as Record<string, string>;
     const key = identity(type, settings, name);
     if (existing.has(key)) continue;
     const source: NewSource = { type, name: name.trim(), enabled: rest.enabled !== false, settings };
-    await storage.sources.create(source);
+    created.push(await storage.sources.create(source));
     existing.add(key);
-    created++;
   }
   return created;
 }
