@@ -87,7 +87,11 @@ export function createBlogController(context: BlogrollContext) {
     const input = { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null, fediverse };
     const result = await addManualBlog(storage, context.options, input, abort.signal);
     if (!result.ok) {
-      const message = result.noFeed ? __("blogroll.blogs.errors.noFeeds") : __("blogroll.blogs.errors.discoveryFailed", { reason: result.error });
+      const message = result.noFeed
+        ? __("blogroll.blogs.errors.noFeeds")
+        : result.unreadable
+          ? __("blogroll.blogs.errors.feedsUnreadable", { feeds: result.unreadable.map((feed) => `${feed.url}: ${feed.problem}`).join("; ") })
+          : __("blogroll.blogs.errors.discoveryFailed", { reason: result.error });
       return renderNewBlog(context, response, values, null, { url: message });
     }
     if (result.outcome === "skipped-deleted") return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });

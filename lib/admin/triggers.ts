@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
-import { readStatus } from "../api/status.js";
+import { readOwnerStatus } from "../api/status.js";
 import { clearItemsForResync } from "./clear-items.js";
 import { isBearerRequest } from "./csrf.js";
 import { renderForm } from "./forms.js";
@@ -11,9 +11,9 @@ export function wantsJson(request: Request): boolean {
   return request.is("application/json") === "application/json" || request.accepts(["html", "json"]) === "json";
 }
 
-/** Answers a manual trigger: 202 with the status record for JSON clients, a redirect with a notice for forms. */
+/** Answers a manual trigger: 202 with the owner's status record for JSON clients, a redirect with a notice for forms. */
 export async function accepted(context: BlogrollContext, request: Request, response: Response, back: string, notice: NoticeKey): Promise<void> {
-  if (wantsJson(request)) response.status(202).json(await readStatus(context));
+  if (wantsJson(request)) response.status(202).json(await readOwnerStatus(context));
   else redirectWithNotice(response, back, notice);
 }
 

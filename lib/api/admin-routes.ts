@@ -3,10 +3,12 @@ import type { BlogrollContext } from "../context.js";
 import { discoverFeeds } from "../discovery/discover.js";
 import { handleMicrosubWebhook } from "../microsub/webhook.js";
 import { guarded } from "./guarded.js";
+import { readOwnerStatus } from "./status.js";
 
 /**
  * The API routes that need authentication (README: discovery fetches
- * arbitrary addresses, the webhook changes data): spec 4.8–4.10.
+ * arbitrary addresses, the webhook changes data): spec 4.8–4.10, and the
+ * owner's status.
  */
 export function createAdminApiRouter(context: BlogrollContext): Router {
   const router = express.Router();
@@ -24,6 +26,14 @@ export function createAdminApiRouter(context: BlogrollContext): Router {
       response.status(500).json({ available: false, error: error instanceof Error ? error.message : String(error) });
     }
   });
+
+  // The owner's figures beside the public status record: hidden and gone blogs, freshness and health.
+  router.get(
+    "/api/owner-status",
+    guarded(context, { error: "Failed to fetch status" }, async (_request, response) => {
+      response.set("Cache-Control", "no-store").json(await readOwnerStatus(context));
+    }),
+  );
 
   router.get(
     "/api/discover",

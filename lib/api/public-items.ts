@@ -6,8 +6,9 @@ import { futureHorizon } from "../storage/future.js";
 /** Microsub follows whose items are merged (one list read per request; far above any real follow list). */
 const MAX_MICROSUB_BLOGS = 10_000;
 
+/** The storage's public visibility (PUBLIC_BLOG, publicBlogFilter) for a blog already read. */
 export function isPubliclyVisible(blog: Blog): boolean {
-  return !blog.hidden && blog.status !== "deleted" && blog.status !== "inactive";
+  return !blog.hidden && blog.status !== "deleted" && blog.status !== "inactive" && blog.status !== "gone";
 }
 
 export interface PublicItemsQuery {

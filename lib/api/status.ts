@@ -3,33 +3,50 @@ import { healthQuery } from "../schedule/health.js";
 import { cachedPerContext } from "./short-cache.js";
 
 /**
- * Blog and item counts, and blogs by how they are kept fresh and by health
- * (status is polled by widgets: counted again only after a write, see
- * short-cache.ts; dormancy moves with the clock, so at most 5 s late).
+ * What the public sees, counted: the visible blogs (as `/api/blogs` counts
+ * them) and their stored items (status is polled by widgets: counted again
+ * only after a write, see short-cache.ts).
  */
-const counts = cachedPerContext(5000, async (storage, context) => {
-  const [blogs, items, health] = await Promise.all([
-    storage.blogs.count(),
-    storage.items.count(),
-    storage.blogs.healthCounts(healthQuery(context.options, new Date())),
-  ]);
-  return { blogs, items, health };
-});
+const publicCounts = cachedPerContext(5000, (storage) => storage.blogs.publicTotals());
 
 /** The `/api/status` body: the earlier plugin's fields plus `nextSync`, `progress` and `contentDoneAt`. */
 export async function readStatus(context: BlogrollContext) {
   // The status first: once it says a run is over, that run's writes have settled and the counts include them.
   const status = await context.scheduler.getStatus();
-  const { blogs, items, health } = await counts(context, `${status.lastSync ?? ""}|${status.isRunning}`);
+  const counts = await publicCounts(context, `${status.lastSync ?? ""}|${status.isRunning}`);
   return {
     status: "ok",
     isRunning: status.isRunning,
-    blogs: { count: blogs, byFreshness: health.freshness, byHealth: health.health },
-    items: { count: items },
+    blogs: { count: counts.blogs },
+    items: { count: counts.items },
     lastSync: status.lastSync,
     nextSync: status.nextSync,
     progress: status.progress,
     contentDoneAt: status.contentDoneAt,
     lastSyncStats: status.lastSyncStats,
+  };
+}
+
+/**
+ * The owner's status (admin only): the public record plus `owner`, the
+ * counts only the owner needs: every blog but deleted ones, how many of them
+ * the public sees and how many are hidden, all by how they are kept fresh
+ * and by health (gone ones among them), and every stored item.
+ */
+export async function readOwnerStatus(context: BlogrollContext) {
+  const record = await readStatus(context);
+  const storage = await context.getStorage();
+  const [blogs, hidden, items, health] = await Promise.all([
+    storage.blogs.count(),
+    storage.blogs.list({ visibility: "admin", status: "hidden", limit: 0, offset: 0 }),
+    storage.items.count(),
+    storage.blogs.healthCounts(healthQuery(context.options, new Date())),
+  ]);
+  return {
+    ...record,
+    owner: {
+      blogs: { count: blogs, public: record.blogs.count, hidden: hidden.total, byFreshness: health.freshness, byHealth: health.health },
+      items: { count: items },
+    },
   };
 }

@@ -19,6 +19,14 @@ export interface DiscoveredFeed {
   title: string | null;
   /** The title the feed itself gives, when discovery read the feed (a `<link>`'s title is not one). */
   ownTitle?: string | null;
+  /** True when discovery fetched it and found a feed there; a feed a page only advertises is not checked. */
+  checked?: boolean;
+}
+
+/** A feed that could not be read, and why (for the owner: the address and what it answered). */
+export interface UnreadableFeed {
+  url: string;
+  problem: string;
 }
 
 /**
@@ -118,10 +126,10 @@ async function probe(
     const page = await fetchPage(url, options, signal);
     if (!isSuccess(page)) return null;
     const feed = await readAsFeed(page);
-    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title, ownTitle: feed.title };
+    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title, ownTitle: feed.title, checked: true };
     if (allowHFeed && page.format === "html") {
       const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
-      if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title };
+      if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title, checked: true };
     }
   } catch {
     // An address that cannot be fetched is simply not a feed.
@@ -168,7 +176,7 @@ async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, sign
     return entry === "probe" ? probe(link.href, link.title, options, signal, true) : entry;
   });
   const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);
-  if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title });
+  if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title, checked: true });
   return { feeds, pageTitle: head.title, icon: bestIcon(head.links), blogrolls: blogrollsOfHead(head.links) };
 }
 
@@ -200,7 +208,7 @@ export interface DiscoveredPage {
 export async function discoverFeeds(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveryResult> {
   const { result } = await discoverSite(input, options, signal);
   // The feed's own title is for the caller that stores a blog; the listing shows what the site says.
-  return result.success ? { ...result, feeds: result.feeds.map(({ ownTitle: _own, ...feed }) => feed) } : result;
+  return result.success ? { ...result, feeds: result.feeds.map(({ ownTitle: _own, checked: _checked, ...feed }) => feed) } : result;
 }
 
 /**
@@ -251,7 +259,7 @@ async function discoverAddress(
   if (direct) {
     const siteUrl = direct.siteUrl ?? `${new URL(page.url).origin}/`;
     const blogrolls = withoutRepeats([...blogrollsOfLinkHeader(page.result.link, page.url), ...(direct.blogroll ? [{ url: direct.blogroll, title: null }] : [])]);
-    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title, ownTitle: direct.title }], pageTitle: direct.title, siteUrl, blogrolls }, page: null };
+    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title, ownTitle: direct.title, checked: true }], pageTitle: direct.title, siteUrl, blogrolls }, page: null };
   }
 
   let feeds: DiscoveredFeed[] = [];
@@ -273,6 +281,29 @@ async function discoverAddress(
   }
   if (feeds.length === 0) feeds = await guessFeeds(page.url, options, signal);
   return { result: { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url, blogrolls }, page: read };
+}
+
+/**
+ * Reads a feed a page advertises, to know it is there before it is added:
+ * the feed as read (its address after redirects, its own title), or what
+ * went wrong in words ("Not found (HTTP 404)", a timeout, not a feed).
+ */
+export async function checkFeed(feed: DiscoveredFeed, options: BlogrollOptions, signal?: AbortSignal): Promise<{ feed: DiscoveredFeed } | { problem: string }> {
+  let page: FetchedPage;
+  try {
+    page = await fetchPage(feed.url, options, signal);
+  } catch (error) {
+    if (!(error instanceof FetchError)) throw error;
+    return { problem: describeFetchFailure(error) };
+  }
+  if (!isSuccess(page)) return { problem: describeHttpStatus(page.result.status) };
+  const read = await readAsFeed(page);
+  if (read) return { feed: { url: page.url, type: read.type, title: feed.title ?? read.title, ownTitle: read.title, checked: true } };
+  if (feed.type === "hfeed" && page.format === "html") {
+    const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
+    if (hfeed) return { feed: { url: page.url, type: "hfeed", title: feed.title ?? hfeed.title, checked: true } };
+  }
+  return { problem: "Not a feed" };
 }
 
 /** Blogrolls announced more than one way, kept once (the first way's title wins unless it has none). */

@@ -53,9 +53,9 @@ export interface BlogSignals {
 export type ScheduleReason = "posting-rate" | "unknown-rate" | "server" | "push" | "backoff" | "retry-after" | "gone";
 
 export interface ScheduleDecision {
-  /** When to fetch next; null for a gone blog (never, until the owner re-enables it). */
+  /** When to fetch next. */
   nextFetchAt: Date | null;
-  /** The interval chosen before jitter (ms); null when gone. */
+  /** The interval chosen before jitter (ms). */
   interval: number | null;
   /** A server's Retry-After: not even "Sync now" asks before it. */
   waitUntil: Date | null;
@@ -89,6 +89,13 @@ export const POSTING_WINDOW = 90 * DAY;
 /** Jitter: ±10 % of the interval; a blog at the longest interval comes up to 1 % early instead. */
 const JITTER = 0.1;
 const JITTER_AT_MAX = 0.01;
+
+/**
+ * A gone feed (410, or redirects ending in 404/410 for a week) is checked
+ * once a week, whatever the owner's maxFetchInterval: rarely enough to leave
+ * a dead site alone, often enough that a feed that comes back is seen.
+ */
+export const GONE_CHECK_INTERVAL = 7 * DAY;
 
 /** Back-off after consecutive failures: 5 min, 10 min, 20 min, ... */
 const BACKOFF_BASE = 5 * MINUTE;
@@ -150,7 +157,7 @@ export function planNextFetch(signals: BlogSignals, limits: ScheduleLimits, rand
   const { now, outcome, hints } = signals;
   const retryAfter = hints.retryAfter && hints.retryAfter.getTime() > now.getTime() ? hints.retryAfter : null;
   const waitUntil = retryAfter ? new Date(Math.min(retryAfter.getTime(), now.getTime() + limits.maxFetchInterval)) : null;
-  if (outcome === "gone") return { nextFetchAt: null, interval: null, waitUntil: null, reason: "gone" };
+  if (outcome === "gone") return { nextFetchAt: new Date(now.getTime() + GONE_CHECK_INTERVAL), interval: GONE_CHECK_INTERVAL, waitUntil: null, reason: "gone" };
 
   const floor = serverFloor(hints, now, limits);
   if (outcome === "failed") {

@@ -1,4 +1,4 @@
-import { discoverSite } from "../discovery/discover.js";
+import { checkFeed, discoverSite, type DiscoveredFeed, type UnreadableFeed } from "../discovery/discover.js";
 import { writeIconRecord } from "../discovery/icon-records.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, BlogEdit, NewBlog, Storage, UpsertOutcome } from "../storage/types.js";
@@ -23,8 +23,14 @@ export interface ManualBlogInput {
 
 export type ManualBlogResult =
   | { ok: true; outcome: UpsertOutcome; blog: Blog; feedUrl: string }
-  /** `noFeed`: the address answered, but neither is nor names a feed. */
-  | { ok: false; error: string; noFeed?: boolean };
+  /**
+   * `noFeed`: the address answered, but neither is nor names a feed;
+   * `unreadable`: the feeds it names, each with what its address answered, none readable.
+   */
+  | { ok: false; error: string; noFeed?: boolean; unreadable?: UnreadableFeed[] };
+
+/** Advertised feeds read, best first, until one answers as a feed: a site rarely names more than a few. */
+export const MAX_CHECKED_FEEDS = 5;
 
 /**
  * Adds one blog by hand (source "manual"): the address is run through feed
@@ -46,8 +52,10 @@ export async function addManualBlog(
 ): Promise<ManualBlogResult> {
   const { result: found, page } = await discoverSite(input.url, options, signal);
   if (!found.success) return { ok: false, error: found.error };
-  const feed = found.feeds[0];
-  if (!feed) return { ok: false, error: "No feed found at this address", noFeed: true };
+  if (found.feeds.length === 0) return { ok: false, error: "No feed found at this address", noFeed: true };
+  const readable = await firstReadableFeed(found.feeds, options, signal);
+  if ("unreadable" in readable) return { ok: false, error: "None of the feeds this site names could be read", unreadable: readable.unreadable };
+  const { feed } = readable;
   let account = found.fediverse ? { handle: found.fediverse, profileUrl: found.fediverseUrl ?? null } : null;
   if (!account && input.fediverse) {
     const looked = await findAccount(input.fediverse, options, signal);
@@ -79,6 +87,22 @@ export async function addManualBlog(
   }
   if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url, blogrolls: page.blogrolls }, new Date());
   return { ok: true, outcome, blog, feedUrl: feed.url };
+}
+
+/**
+ * The best feed that answers as a feed: one discovery already read, or an
+ * advertised one read now (a site whose feeds all fail is not added, so a
+ * broken blog is never recommended). Stops at the first that reads.
+ */
+async function firstReadableFeed(feeds: DiscoveredFeed[], options: BlogrollOptions, signal?: AbortSignal): Promise<{ feed: DiscoveredFeed } | { unreadable: UnreadableFeed[] }> {
+  const unreadable: UnreadableFeed[] = [];
+  for (const feed of feeds.slice(0, MAX_CHECKED_FEEDS)) {
+    if (feed.checked) return { feed };
+    const checked = await checkFeed(feed, options, signal);
+    if ("feed" in checked) return checked;
+    unreadable.push({ url: feed.url, problem: checked.problem });
+  }
+  return { unreadable };
 }
 
 /** The title and category the owner typed (blank means "not typed"). */

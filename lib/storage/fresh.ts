@@ -8,7 +8,7 @@ import type { Blog, Source } from "./types.js";
 type FreshSourceState = Pick<Source, "status" | "lastError" | "lastSyncAt" | "lastImport" | "etag" | "lastModified">;
 type FreshFetchState = Pick<
   Blog,
-  | "lastFetchAt" | "lastItemAt" | "lastError" | "nextFetchAt" | "failureCount" | "failingSince" | "recentPosts" | "lastPostAt"
+  | "lastFetchAt" | "lastItemAt" | "lastError" | "nextFetchAt" | "failureCount" | "failingSince" | "deadEndSince" | "recentPosts" | "lastPostAt"
   | "fetchInterval" | "fetchReason" | "waitUntil" | "movedFrom" | "movedAt" | "etag" | "lastModified" | "iconUrl" | "ownerEdited"
 >;
 
@@ -26,6 +26,7 @@ export function freshFetchState(): FreshFetchState {
     nextFetchAt: null,
     failureCount: 0,
     failingSince: null,
+    deadEndSince: null,
     recentPosts: [],
     lastPostAt: null,
     fetchInterval: null,

@@ -10,7 +10,7 @@ export type BlogStatus =
   | "pending" // known, never fetched
   | "active" // last fetch succeeded
   | "error" // last fetch failed; backing off
-  | "gone" // 410: no longer fetched until the owner re-enables it
+  | "gone" // 410, or redirects ending in 404/410 for 7 days: off every public surface, checked weekly
   | "inactive" // no longer listed by its source; hidden until it reappears
   | "deleted"; // soft-deleted by the owner or by Microsub
 
@@ -83,11 +83,13 @@ export interface Blog {
   failureCount: number;
   /** When the current run of failures began (null unless status is `error`). */
   failingSince: Date | null;
+  /** When its feed's redirects began to end in 404 or 410, every fetch since (null otherwise): 7 days of it and the blog is gone. */
+  deadEndSince: Date | null;
   /** Publication dates of the newest posts its feed showed, newest first (at most RECENT_POSTS): the posting rate. */
   recentPosts: Date[];
   /** The newest publication date its feed ever showed (kept after the items themselves expire). */
   lastPostAt: Date | null;
-  /** The interval the schedule chose at the last fetch, in milliseconds (null before any, or when gone). */
+  /** The interval the schedule chose at the last fetch, in milliseconds (null before any). */
   fetchInterval: number | null;
   /** Why the next fetch is when it is (a ScheduleReason of lib/schedule/policy.ts), null before any fetch. */
   fetchReason: string | null;
@@ -152,6 +154,8 @@ export interface FetchRecord {
   at: Date;
   status: BlogStatus; // active | error | gone
   error?: string | null;
+  /** The feed's redirects ended in 404 or 410 (starts or continues `deadEndSince`; anything else ends it). */
+  deadEnd?: boolean;
   nextFetchAt: Date | null;
   failureCount: number;
   etag?: string | null;
@@ -177,7 +181,7 @@ export interface BlogListQuery {
   sort?: BlogSort;
   limit: number;
   offset: number;
-  /** public: hides hidden/deleted/inactive blogs. admin: everything but deleted. */
+  /** public: hides hidden, deleted, inactive and gone blogs. admin: everything but deleted. */
   visibility: "public" | "admin";
   /** admin only: substring of title or URL, case-insensitive */
   search?: string;
@@ -311,9 +315,10 @@ export interface BlogStore {
   purge(id: string): Promise<void>;
   categories(): Promise<CategoryCount[]>;
   /**
-   * Blogs the scheduler should fetch: not deleted/gone/inactive, not
-   * skipItemFetch, nextFetchAt due. With `everyone` ("Sync now"), every such
-   * blog whatever its nextFetchAt, except those told to wait (waitUntil after `now`).
+   * Blogs the scheduler should fetch: not deleted/inactive, not
+   * skipItemFetch, nextFetchAt due (a gone blog's is its weekly check). With
+   * `everyone` ("Sync now"), every such blog whatever its nextFetchAt, except
+   * those told to wait (waitUntil after `now`) and gone ones not yet due.
    */
   listDue(now: Date, limit: number, options?: { everyone?: boolean }): Promise<Blog[]>;
   recordFetch(id: string, record: FetchRecord): Promise<Blog | null>;
@@ -322,8 +327,10 @@ export interface BlogStore {
   /** Recomputes itemCount and lastItemAt from stored items. */
   refreshItemStats(id: string): Promise<void>;
   count(filter?: { status?: BlogStatus; sourcePrefix?: string }): Promise<number>;
-  /** Counts for /api/status and the admin: see BlogHealthCounts. */
+  /** Counts for the owner's status and the admin: see BlogHealthCounts. */
   healthCounts(query: BlogHealthQuery): Promise<BlogHealthCounts>;
+  /** What the public sees: the publicly visible blogs (as `list` with visibility "public") and the sum of their itemCount. */
+  publicTotals(): Promise<{ blogs: number; items: number }>;
 }
 
 export interface ItemStore {

@@ -29,6 +29,11 @@ export function describeFailure(error: unknown, limits: { fetchTimeout: number; 
   return UNEXPECTED_FAILURE;
 }
 
+/** The `lastError` of a feed whose redirects end in a 404 or 410: where they lead, and what it answered. */
+export function describeDeadEnd(url: string, status: number): string {
+  return truncate(`The feed redirects to ${url}, which answers ${httpStatusMessage(status)}`);
+}
+
 /** The `lastError` of a feed read only in part (ParsedFeed.problem): its whole items were kept. */
 export function describeProblem(problem: string): string {
   return truncate(`Feed partly unreadable: ${problem}`);

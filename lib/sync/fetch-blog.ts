@@ -5,7 +5,7 @@ import type { ParsedFeed, ParseFeedOptions, PushLinks } from "../feeds/types.js"
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
 import { feedUrlKey, hostTitle } from "../url/normalise.js";
-import { describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
+import { describeDeadEnd, describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
 import { nextFetch, type FetchFacts } from "./next-fetch.js";
 import type { IconNeed } from "./site-icons.js";
 import { storeItems } from "./store-items.js";
@@ -74,6 +74,9 @@ type SyncOptions = Pick<
 
 const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDeleted: 0 };
 
+/** A feed whose redirects end in 404 or 410 at every fetch for this long is gone. */
+export const DEAD_END_GONE_AFTER = 7 * 24 * 60 * 60_000;
+
 /**
  * Fetches one blog's feed (conditionally, with its ETag / Last-Modified) and
  * records the outcome in one `recordFetch`:
@@ -85,10 +88,14 @@ const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDelete
  *   that is only partly readable (truncated, broken items) keeps its whole
  *   items but records status `error` with the problem and backs off, its
  *   validators dropped so the next fetch reads it afresh;
- * - 410: status `gone` (not fetched again until the owner re-enables it);
+ * - 410 at the feed's own address: status `gone` (off every public surface,
+ *   checked again weekly); redirects that end in 404 or 410: an error, and
+ *   `gone` once every fetch for DEAD_END_GONE_AFTER ended so;
  * - 429/503: status `error`, next fetch at the server's Retry-After (not even "Sync now" asks sooner);
  * - anything else: status `error` with a short message and exponential
  *   back-off; stored items are left alone.
+ * A gone blog stays gone through any failure; a fetch that finds its feed
+ * (2xx or 304) brings it back.
  * A blog fetched well (2xx or 304) that has no image of its own says which
  * site's icon it needs; icons are not looked up here, so they never delay
  * the feeds.
@@ -130,6 +137,7 @@ export async function syncBlog(
     return recordFailure(storage, blog, fetchedAt, describe(error), schedule);
   }
   if (signal.aborted) return aborted;
+  const deadEnd = response.redirects.length > 0 && (response.status === 404 || response.status === 410);
 
   try {
     if (response.notModified) {
@@ -142,16 +150,12 @@ export async function syncBlog(
       });
       return withIcon({ outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 }, iconNeed(saved, response));
     }
-    if (response.status === 410) {
-      const failureCount = blog.failureCount + 1;
-      await storage.blogs.recordFetch(blog.id, {
-        at: fetchedAt,
-        status: "gone",
-        error: httpStatusMessage(410),
-        failureCount,
-        ...schedule({ outcome: "gone", failureCount }),
-      });
-      return { outcome: "gone", itemsAdded: 0, itemsDeleted: 0 };
+    if (response.status === 410 && !deadEnd) return await recordGone(storage, blog, fetchedAt, httpStatusMessage(410), schedule);
+    if (deadEnd) {
+      const message = describeDeadEnd(response.url, response.status);
+      const since = blog.deadEndSince ?? fetchedAt;
+      if (fetchedAt.getTime() - since.getTime() >= DEAD_END_GONE_AFTER) return await recordGone(storage, blog, fetchedAt, message, schedule, true);
+      return await recordFailure(storage, blog, fetchedAt, message, schedule, response, true);
     }
     if (response.status < 200 || response.status > 299) {
       return await recordFailure(storage, blog, fetchedAt, httpStatusMessage(response.status), schedule, response);
@@ -209,23 +213,36 @@ function partlyRead(at: Date, message: string, failureCount: number): FetchRecor
   return { at, status: "error", error: message, failureCount, nextFetchAt: null };
 }
 
+type Schedule = (facts: Omit<FetchFacts, "at">) => Pick<FetchRecord, "nextFetchAt" | "schedule">;
+
+/** A failed fetch: an error with back-off, or for a gone blog one more week gone. */
 async function recordFailure(
   storage: Storage,
   blog: Blog,
   at: Date,
   message: string,
-  schedule: (facts: Omit<FetchFacts, "at">) => Pick<FetchRecord, "nextFetchAt" | "schedule">,
+  schedule: Schedule,
   response: FetchResult | null = null,
+  deadEnd = false,
 ): Promise<BlogSyncResult> {
+  if (blog.status === "gone") return recordGone(storage, blog, at, message, schedule, deadEnd);
   const failureCount = blog.failureCount + 1;
   await storage.blogs.recordFetch(blog.id, {
     at,
     status: "error",
     error: message,
+    deadEnd,
     failureCount,
     ...schedule({ outcome: "failed", failureCount, response }),
   });
   return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };
+}
+
+/** The feed is gone: off every public surface until a weekly check (or the owner's Refresh) finds it again. */
+async function recordGone(storage: Storage, blog: Blog, at: Date, message: string, schedule: Schedule, deadEnd = false): Promise<BlogSyncResult> {
+  const failureCount = blog.failureCount + 1;
+  await storage.blogs.recordFetch(blog.id, { at, status: "gone", error: message, deadEnd, failureCount, ...schedule({ outcome: "gone", failureCount }) });
+  return { outcome: "gone", itemsAdded: 0, itemsDeleted: 0 };
 }
 
 /** The permanent-redirect target, unless it is where the blog already is or another blog already has it. */

@@ -2,7 +2,7 @@
  * Blog health where the owner sees it: each blog's page says how it is kept
  * fresh, how often it posts and its health; the blogs list filters dormant,
  * failing, gone and moved blogs and hides or deletes the ticked ones; and
- * /api/status counts blogs by freshness and health.
+ * the owner's status counts blogs by freshness and health.
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
@@ -119,14 +119,24 @@ describe("admin: blog health (standalone host, SQLite)", () => {
     assert.equal((await server.storage.blogs.get(blogs.Lively.id))?.hidden, false);
   });
 
-  it("/api/status counts blogs by how they are kept fresh and by health, beside the earlier fields", async () => {
-    const status = await (await server.get(`${server.api}/status`)).json();
+  it("the owner's status counts blogs by how they are kept fresh and by health, apart from the public counts", async () => {
+    const response = await server.get(`${server.api}/owner-status`, { headers: { Cookie: admin.cookie } });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("cache-control"), "no-store");
+    const status = await response.json();
     assert.equal(status.status, "ok");
     assert.equal(typeof status.blogs.count, "number");
-    assert.deepEqual(Object.keys(status.blogs.byFreshness).sort(), ["backoff", "external", "off", "pending", "push", "schedule", "server"]);
-    assert.deepEqual(Object.keys(status.blogs.byHealth).sort(), ["dormant", "erroring", "failing", "gone", "healthy", "moved"]);
-    assert.equal(status.blogs.byHealth.failing, 1);
-    assert.equal(status.blogs.byHealth.moved, 1);
-    assert.equal(status.blogs.byFreshness.server, 1);
+    assert.deepEqual(Object.keys(status.owner.blogs.byFreshness).sort(), ["backoff", "external", "off", "pending", "push", "schedule", "server"]);
+    assert.deepEqual(Object.keys(status.owner.blogs.byHealth).sort(), ["dormant", "erroring", "failing", "gone", "healthy", "moved"]);
+    assert.equal(status.owner.blogs.byHealth.failing, 1);
+    assert.equal(status.owner.blogs.byHealth.moved, 1);
+    assert.equal(status.owner.blogs.byFreshness.server, 1);
+    assert.equal(status.owner.blogs.public, status.blogs.count, "the public count beside the owner's");
+    assert.ok(status.owner.blogs.count > status.blogs.count, "hidden and gone blogs are the owner's alone");
+    const anonymous = await server.get(`${server.api}/owner-status`, { headers: { Accept: "application/json" } });
+    assert.equal(anonymous.status, 401, "behind the login");
+    const publicStatus = await (await server.get(`${server.api}/status`)).json();
+    assert.equal(publicStatus.owner, undefined);
+    assert.deepEqual(Object.keys(publicStatus.blogs), ["count"]);
   });
 });

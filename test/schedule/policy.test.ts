@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  GONE_CHECK_INTERVAL,
   planNextFetch,
   postingInterval,
   REFERENCE_INTERVAL,
@@ -127,13 +128,14 @@ describe("failures", () => {
     assert.equal(far.waitUntil!.getTime() - now.getTime(), DAY);
   });
 
-  it("410 stays gone", () => {
+  it("a gone feed is checked again a week later, whatever maxFetchInterval says", () => {
     assert.deepEqual(planNextFetch(signals({ outcome: "gone", failureCount: 1 }), limits, middle), {
-      nextFetchAt: null,
-      interval: null,
+      nextFetchAt: new Date(now.getTime() + 7 * DAY),
+      interval: 7 * DAY,
       waitUntil: null,
       reason: "gone",
     });
+    assert.equal(GONE_CHECK_INTERVAL, 7 * DAY);
   });
 });
 

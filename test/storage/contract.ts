@@ -397,7 +397,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
     });
 
     describe("blogs.list", () => {
-      it("public hides hidden/deleted/inactive blogs; admin hides only deleted", async () => {
+      it("public hides hidden, deleted, inactive and gone blogs; admin hides only deleted; publicTotals counts what public lists", async () => {
         const ids: Record<string, string> = {};
         for (const status of ["pending", "active", "error", "gone", "inactive", "deleted"] as BlogStatus[]) {
           ids[status] = (await add({ title: status, status: "active" })).id;
@@ -407,8 +407,15 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const hidden = await add({ title: "hidden", status: "active" });
         await s.blogs.edit(hidden.id, { hidden: true });
         const pub = await list({ visibility: "public" });
-        assert.deepEqual(titles(pub.items).sort(), ["active", "error", "gone", "pending", "pending"]);
-        assert.equal(pub.total, 5);
+        assert.deepEqual(titles(pub.items).sort(), ["active", "error", "pending", "pending"]);
+        assert.equal(pub.total, 4);
+        for (const [index, status] of (["active", "gone", "inactive", "error"] as const).entries()) {
+          await s.items.upsertMany(ids[status], Array.from({ length: index + 1 }, (_, n) => newItem(`${status}-${n}`, at(-n * 1000))), T0);
+          await s.blogs.refreshItemStats(ids[status]);
+        }
+        await s.items.upsertMany(hidden.id, [newItem("hidden-0", T0)], T0);
+        await s.blogs.refreshItemStats(hidden.id);
+        assert.deepEqual(await s.blogs.publicTotals(), { blogs: 4, items: 1 + 4 }, "the active and error blogs' items only");
         const admin = await list({ visibility: "admin" });
         assert.deepEqual(titles(admin.items).sort(), ["active", "error", "gone", "hidden", "inactive", "pending", "pending"]);
         assert.deepEqual(titles((await list({ status: "hidden" })).items), ["hidden"]);
@@ -566,7 +573,9 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await fetch(future.id, at(1));
         await fetch(errored.id, T0, "error");
         const gone = await add({ status: "active" });
-        await fetch(gone.id, null, "gone");
+        await fetch(gone.id, at(1), "gone");
+        const goneDue = await add({ status: "active" });
+        await fetch(goneDue.id, at(-1), "gone");
         const deleted = await add();
         await s.blogs.softDelete(deleted.id);
         const inactive = await add();
@@ -576,9 +585,9 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const due = await s.blogs.listDue(T0, 10);
         const nulls = [never1, never2].sort(byId).map((b) => b.id);
         const atNow = [errored, ms].sort(byId).map((b) => b.id);
-        assert.deepEqual(due.map((b) => b.id), [...nulls, early.id, late.id, ...atNow]);
+        assert.deepEqual(due.map((b) => b.id), [...nulls, early.id, late.id, goneDue.id, ...atNow], "a gone blog is due at its weekly check");
         assert.deepEqual((await s.blogs.listDue(T0, 3)).map((b) => b.id), [...nulls, early.id]);
-        assert.equal((await s.blogs.listDue(at(1), 10)).length, 7);
+        assert.equal((await s.blogs.listDue(at(1), 10)).length, 9);
       });
 
       it("counts blogs by status and source prefix, deleted only when asked", async () => {
@@ -773,7 +782,22 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(moved.movedAt?.getTime(), T0.getTime());
       });
 
-      it("\"Sync now\" lists every fetchable blog, due or not, except those told to wait", async () => {
+      it("dates a run of redirects ending in 404/410 (deadEndSince): kept while it lasts, ended by any other outcome or a re-enable", async () => {
+        const blog = await add({ status: "active" });
+        assert.equal(blog.deadEndSince, null);
+        const first = (await s.blogs.recordFetch(blog.id, { at: at(-3 * DAY), status: "error", error: "redirects to a 404", deadEnd: true, nextFetchAt: null, failureCount: 1 })) as Blog;
+        assert.equal(first.deadEndSince?.getTime(), at(-3 * DAY).getTime());
+        const again = (await s.blogs.recordFetch(blog.id, { at: T0, status: "gone", error: "redirects to a 404", deadEnd: true, nextFetchAt: at(7 * DAY), failureCount: 2 })) as Blog;
+        assert.equal(again.deadEndSince?.getTime(), at(-3 * DAY).getTime(), "the run keeps its start");
+        assert.equal((await s.blogs.get(blog.id))?.status, "gone");
+        const other = (await s.blogs.recordFetch(blog.id, { at: at(HOUR), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 3 })) as Blog;
+        assert.equal(other.deadEndSince, null, "another failure ends the run");
+        await s.blogs.recordFetch(blog.id, { at: at(2 * HOUR), status: "error", deadEnd: true, nextFetchAt: null, failureCount: 4 });
+        const reenabled = (await s.blogs.edit(blog.id, { status: "pending" })) as Blog;
+        assert.equal(reenabled.deadEndSince, null);
+      });
+
+      it("\"Sync now\" lists every fetchable blog, due or not, except those told to wait and gone ones before their check", async () => {
         const notDue = await add({ status: "active" });
         await s.blogs.recordFetch(notDue.id, { at: T0, status: "active", nextFetchAt: at(DAY), failureCount: 0, schedule: schedule([]) });
         const waiting = await add({ status: "active" });
@@ -781,11 +805,13 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const waited = await add({ status: "active" });
         await s.blogs.recordFetch(waited.id, { at: at(-HOUR), status: "error", nextFetchAt: at(DAY), failureCount: 1, schedule: schedule([], { waitUntil: at(-1) }) });
         const gone = await add({ status: "active" });
-        await s.blogs.recordFetch(gone.id, { at: T0, status: "gone", nextFetchAt: null, failureCount: 1 });
+        await s.blogs.recordFetch(gone.id, { at: T0, status: "gone", nextFetchAt: at(7 * DAY), failureCount: 1 });
+        const goneDue = await add({ status: "active" });
+        await s.blogs.recordFetch(goneDue.id, { at: at(-7 * DAY), status: "gone", nextFetchAt: at(-1), failureCount: 1 });
         await add({ skipItemFetch: true, source: "microsub" });
         const fresh = await add();
-        assert.deepEqual((await s.blogs.listDue(T0, 10)).map((b) => b.id), [fresh.id]);
-        assert.deepEqual((await s.blogs.listDue(T0, 10, { everyone: true })).map((b) => b.id).sort(), [notDue.id, waited.id, fresh.id].sort());
+        assert.deepEqual((await s.blogs.listDue(T0, 10)).map((b) => b.id), [fresh.id, goneDue.id]);
+        assert.deepEqual((await s.blogs.listDue(T0, 10, { everyone: true })).map((b) => b.id).sort(), [notDue.id, waited.id, fresh.id, goneDue.id].sort());
       });
 
       it("filters and counts blogs by health: dormant, failing, moved, gone; and by how they are kept fresh", async () => {
@@ -945,10 +971,11 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await setStatus(inactive.id, "inactive");
         await setStatus(gone.id, "gone");
         const all = await s.items.list({ limit: 10, offset: 0 });
-        assert.deepEqual(all.map((i) => i.blogId), [tech.id, life.id, gone.id]);
-        assert.deepEqual((await s.items.list({ category: "Tech", limit: 10, offset: 0 })).map((i) => i.blogId), [tech.id, gone.id]);
+        assert.deepEqual(all.map((i) => i.blogId), [tech.id, life.id], "a gone blog's items are not public");
+        assert.deepEqual((await s.items.list({ category: "Tech", limit: 10, offset: 0 })).map((i) => i.blogId), [tech.id]);
         assert.deepEqual((await s.items.list({ limit: 1, offset: 1 })).map((i) => i.blogId), [life.id]);
         assert.equal((await s.items.list({ blogId: hidden.id, limit: 10, offset: 0 })).length, 1, "a blogId query sees its blog's items");
+        assert.equal((await s.items.list({ blogId: gone.id, limit: 10, offset: 0 })).length, 1, "the admin still reads a gone blog's items");
       });
 
       it("latestByBlog gives each blog's first items in list order, in one call; blogs without items and unknown ids are left out", async () => {

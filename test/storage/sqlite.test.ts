@@ -195,7 +195,7 @@ describe("sqlite specifics", () => {
         assert.doesNotMatch(categoryPlan, /SCAN i\b|items_newest/, categoryPlan);
         assert.match(categoryPlan, /items_blog_newest \(blog_id=\?/, categoryPlan);
       }
-      const duePlan = plan(DUE_BLOGS_SQL, ["2024-01-01T00:00:00.000Z", 5]);
+      const duePlan = plan(DUE_BLOGS_SQL, [{ now: "2024-01-01T00:00:00.000Z", limit: 5 }]);
       assert.match(duePlan, /blogs_due/);
       assert.doesNotMatch(duePlan, /TEMP B-TREE/);
     } finally {

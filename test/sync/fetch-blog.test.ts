@@ -168,15 +168,94 @@ test("a 301 to a feed another blog already has leaves feedUrl alone", async () =
   assert.equal((await reload(storage, other)).feedUrl, `${origin}/taken.xml`);
 });
 
-test("410 marks the blog gone, and gone blogs are no longer due", async () => {
+test("410 marks the blog gone, off the public list, checked again a week later", async () => {
   server.route("/gone.xml", (_request, response) => void response.writeHead(410).end());
   const blog = await addBlog(storage, `${origin}/gone.xml`);
   assert.equal((await run(blog)).outcome, "gone");
   const gone = await reload(storage, blog);
   assert.equal(gone.status, "gone");
   assert.equal(gone.lastError, "HTTP 410 Gone");
-  const due = await storage.blogs.listDue(new Date(clock.getTime() + 30 * DAY), 100);
-  assert.ok(!due.some((candidate) => candidate.id === blog.id));
+  assert.deepEqual(gone.nextFetchAt, new Date(clock.getTime() + 7 * DAY), "its weekly check");
+  assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 0);
+  const due = (at: number) => storage.blogs.listDue(new Date(clock.getTime() + at), 100).then((blogs) => blogs.some((candidate) => candidate.id === blog.id));
+  assert.equal(await due(6 * DAY), false);
+  assert.equal(await due(7 * DAY), true);
+});
+
+test("a gone feed stays gone through any failure at its weekly check, and comes back the first time it answers", async () => {
+  let answer = 410;
+  server.route("/back.xml", (request, response) => {
+    if (answer === 200) return conditionalFeed(() => rss(twoItems(), { title: "Back again" }))(request, response);
+    response.writeHead(answer).end();
+  });
+  const blog = await addBlog(storage, `${origin}/back.xml`);
+  assert.equal((await run(blog)).outcome, "gone");
+  for (const status of [404, 500, 410]) {
+    answer = status;
+    clock = new Date(clock.getTime() + 7 * DAY);
+    assert.equal((await run(await reload(storage, blog))).outcome, "gone", `HTTP ${status}`);
+    const still = await reload(storage, blog);
+    assert.equal(still.status, "gone", `HTTP ${status}`);
+    assert.match(still.lastError ?? "", new RegExp(`HTTP ${status}`));
+    assert.deepEqual(still.nextFetchAt, new Date(clock.getTime() + 7 * DAY));
+  }
+  answer = 200;
+  clock = new Date(clock.getTime() + 7 * DAY);
+  assert.equal((await run(await reload(storage, blog))).outcome, "updated");
+  const back = await reload(storage, blog);
+  assert.equal(back.status, "active");
+  assert.equal(back.lastError, null);
+  assert.deepEqual((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((listed) => listed.id), [blog.id], "public again");
+});
+
+test("redirects that end in 404 or 410: an error naming where they lead, gone once every fetch for 7 days ended so", async () => {
+  let target = "/nowhere.xml";
+  server.route("/old-feed.xml", (_request, response) => void response.writeHead(301, { location: `${origin}${target}` }).end());
+  server.route("/nowhere.xml", (_request, response) => void response.writeHead(404).end());
+  server.route("/removed.xml", (_request, response) => void response.writeHead(410).end());
+  server.route("/broken.xml", (_request, response) => void response.writeHead(500).end());
+  const blog = await addBlog(storage, `${origin}/old-feed.xml`);
+  const start = clock;
+  assert.equal((await run(blog)).outcome, "failed");
+  let after = await reload(storage, blog);
+  assert.equal(after.status, "error", "listed with its status meanwhile");
+  assert.equal(after.lastError, `The feed redirects to ${origin}/nowhere.xml, which answers HTTP 404 Not Found`);
+  assert.deepEqual(after.deadEndSince, start);
+  assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 1);
+
+  // A 500 on the way breaks the run: the week starts again at the next dead end.
+  target = "/broken.xml";
+  clock = new Date(start.getTime() + 3 * DAY);
+  await run(after);
+  after = await reload(storage, blog);
+  assert.equal(after.deadEndSince, null);
+  target = "/removed.xml";
+  for (const day of [4, 8, 10]) {
+    clock = new Date(start.getTime() + day * DAY);
+    assert.equal((await run(after)).outcome, "failed", `day ${day}: a run of ${day - 4} days`);
+    after = await reload(storage, blog);
+    assert.equal(after.status, "error");
+  }
+  clock = new Date(start.getTime() + 11 * DAY);
+  assert.equal((await run(after)).outcome, "gone", "seven days of dead ends");
+  after = await reload(storage, blog);
+  assert.equal(after.status, "gone");
+  assert.deepEqual(after.deadEndSince, new Date(start.getTime() + 4 * DAY));
+  assert.match(after.lastError ?? "", /redirects to .*\/removed\.xml, which answers HTTP 410 Gone/);
+  assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 0);
+});
+
+test("a plain 404 is an error like any other: listed with its status, however long it lasts", async () => {
+  server.route("/missing.xml", (_request, response) => void response.writeHead(404).end());
+  const blog = await addBlog(storage, `${origin}/missing.xml`);
+  for (const day of [0, 5, 10, 30]) {
+    clock = new Date(clock.getTime() + day * DAY);
+    assert.equal((await run(await reload(storage, blog))).outcome, "failed");
+  }
+  const after = await reload(storage, blog);
+  assert.equal(after.status, "error");
+  assert.equal(after.deadEndSince, null);
+  assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 1);
 });
 
 test("429 with Retry-After sets nextFetchAt to it; 503 without one backs off", async () => {

@@ -121,7 +121,7 @@ export function editChanges(edit: BlogEdit): { set: Document; fields: EditableBl
   if (edit.status !== undefined) {
     if (edit.status !== "active" && edit.status !== "pending") throw new StorageError("Invalid blog status");
     // Re-enabling starts the back-off from scratch and makes the blog due now.
-    Object.assign(set, { status: edit.status, failureCount: 0, nextFetchAt: null });
+    Object.assign(set, { status: edit.status, failureCount: 0, deadEndSince: null, nextFetchAt: null });
   }
   return { set, fields };
 }
@@ -139,6 +139,7 @@ export function fetchChanges(doc: Document, record: FetchRecord): Document {
   const status = blogStatusValue(record.status);
   if (doc.status !== "inactive") set.status = status;
   set.failingSince = status === "error" ? (dateOrNull(doc.failingSince) ?? set.lastFetchAt) : null;
+  set.deadEndSince = record.deadEnd === true ? (dateOrNull(doc.deadEndSince) ?? set.lastFetchAt) : null;
   if (record.schedule) Object.assign(set, scheduleChanges(doc, record.schedule));
   for (const field of ["etag", "lastModified", "iconUrl"] as const) {
     if (record[field] !== undefined) set[field] = optionalTextValue(record[field], field);

@@ -4,14 +4,14 @@ import type { MongoCollections } from "./collections.js";
 import { escapeRegex } from "./values.js";
 import { futureHorizon } from "../future.js";
 
-/** Blogs anyone may see: not hidden, not deleted, not inactive. */
+/** Blogs anyone may see: not hidden, not deleted, not inactive, not gone. */
 export function publicBlogFilter(): Filter<Document> {
-  return { status: { $nin: ["deleted", "inactive"] }, hidden: { $ne: true } };
+  return { status: { $nin: ["deleted", "inactive", "gone"] }, hidden: { $ne: true } };
 }
 
 /** The complement of publicBlogFilter. */
 export function notPublicBlogFilter(): Filter<Document> {
-  return { $or: [{ status: { $in: ["deleted", "inactive"] } }, { hidden: true }] };
+  return { $or: [{ status: { $in: ["deleted", "inactive", "gone"] } }, { hidden: true }] };
 }
 
 /** Blogs the admin sees: everything but soft-deleted ones. */

@@ -223,14 +223,16 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         const at = dateValue(now, "time");
         const max = countValue(limit);
         if (max === 0) return [];
-        // "Sync now" asks everyone but blogs a server told to wait.
-        const due = options.everyone ? { waitUntil: null } : { nextFetchAt: null };
-        const later = options.everyone ? { waitUntil: { $lte: at } } : { nextFetchAt: { $lte: at } };
+        const dueNow = [{ nextFetchAt: null }, { nextFetchAt: { $lte: at } }];
+        // "Sync now" asks everyone but blogs a server told to wait, and gone ones before their weekly check.
+        const wanted = options.everyone
+          ? [{ $or: [{ waitUntil: null }, { waitUntil: { $lte: at } }] }, { $or: [{ status: { $ne: "gone" } }, ...dueNow] }]
+          : [{ $or: dueNow }];
         const docs = await blogs
           .find({
-            status: { $nin: ["deleted", "gone", "inactive"] },
+            status: { $nin: ["deleted", "inactive"] },
             skipItemFetch: { $ne: true },
-            $or: [due, later],
+            $and: wanted,
           })
           .sort({ nextFetchAt: 1, _id: 1 })
           .limit(max)
@@ -267,6 +269,14 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
       }),
 
     healthCounts: (query) => guard("count blogs by health", () => countHealth(blogs, query)),
+
+    publicTotals: () =>
+      guard("count public blogs", async () => {
+        const [row] = await blogs
+          .aggregate([{ $match: publicBlogFilter() }, { $group: { _id: null, blogs: { $sum: 1 }, items: { $sum: { $ifNull: ["$itemCount", 0] } } } }])
+          .toArray();
+        return { blogs: Number(row?.blogs ?? 0), items: Number(row?.items ?? 0) };
+      }),
   };
 }
 

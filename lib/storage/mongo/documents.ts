@@ -109,6 +109,7 @@ export function toBlog(doc: Document): Blog {
     nextFetchAt: dateOrNull(doc.nextFetchAt),
     failureCount: countOf(doc.failureCount),
     failingSince: dateOrNull(doc.failingSince),
+    deadEndSince: dateOrNull(doc.deadEndSince),
     recentPosts: Array.isArray(doc.recentPosts) ? doc.recentPosts.map(dateOrNull).filter((date: Date | null): date is Date => date !== null) : [],
     lastPostAt: dateOrNull(doc.lastPostAt),
     fetchInterval: typeof doc.fetchInterval === "number" && Number.isFinite(doc.fetchInterval) ? doc.fetchInterval : null,

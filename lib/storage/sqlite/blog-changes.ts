@@ -114,6 +114,7 @@ export function applyEdit(stored: StoredBlog, edit: BlogEdit, now: Date): Stored
   if (edit.status) {
     blog.status = edit.status;
     blog.failureCount = 0;
+    blog.deadEndSince = null;
     blog.nextFetchAt = null;
     resumeStatus = null;
   }
@@ -137,6 +138,7 @@ export function applyFetch(stored: StoredBlog, record: FetchRecord, newFeedUrl: 
   blog.nextFetchAt = record.nextFetchAt;
   blog.failureCount = record.failureCount;
   blog.failingSince = record.status === "error" ? (blog.failingSince ?? record.at) : null;
+  blog.deadEndSince = record.deadEnd ? (blog.deadEndSince ?? record.at) : null;
   if (record.schedule) Object.assign(blog, scheduleFields(blog, record.schedule));
   if (record.etag !== undefined) blog.etag = record.etag;
   if (record.lastModified !== undefined) blog.lastModified = record.lastModified;

@@ -1,8 +1,8 @@
 import type { BlogListQuery, BlogStatus } from "../types.js";
 import { healthSql } from "./blog-health.js";
 
-/** Publicly visible: not hidden, not deleted, not inactive (gone/error/pending still show). */
-export const PUBLIC_BLOG = "b.hidden = 0 AND b.status NOT IN ('deleted', 'inactive')";
+/** Publicly visible: not hidden, not deleted, not inactive, not gone (error and pending still show). */
+export const PUBLIC_BLOG = "b.hidden = 0 AND b.status NOT IN ('deleted', 'inactive', 'gone')";
 /** What the admin sees: everything but deleted blogs. */
 export const ADMIN_BLOG = "b.status != 'deleted'";
 

@@ -17,15 +17,16 @@ const BLOGS_OF_SOURCE = "EXISTS (SELECT 1 FROM json_each(b.source_ids) WHERE val
  * word, which is what lets SQLite use it.
  */
 export const DUE_BLOGS_SQL = `SELECT * FROM blogs
-  WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'gone', 'inactive')
-    AND (next_fetch_at IS NULL OR next_fetch_at <= ?)
-  ORDER BY next_fetch_at, id LIMIT ?`;
+  WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'inactive')
+    AND (next_fetch_at IS NULL OR next_fetch_at <= @now)
+  ORDER BY next_fetch_at, id LIMIT @limit`;
 
-/** "Sync now": every fetchable blog but those a server told to wait (parameters: now, limit). */
+/** "Sync now": every fetchable blog but those a server told to wait, and gone ones before their weekly check (parameters: now, limit). */
 const EVERY_FETCHABLE_BLOG_SQL = `SELECT * FROM blogs
-  WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'gone', 'inactive')
-    AND (wait_until IS NULL OR wait_until <= ?)
-  ORDER BY next_fetch_at, id LIMIT ?`;
+  WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'inactive')
+    AND (wait_until IS NULL OR wait_until <= @now)
+    AND (status != 'gone' OR next_fetch_at IS NULL OR next_fetch_at <= @now)
+  ORDER BY next_fetch_at, id LIMIT @limit`;
 
 /** The blogs table behind the BlogStore port. Every read-modify-write runs in one immediate transaction. */
 export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
@@ -168,7 +169,7 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
     listDue: (now, limit, options = {}) =>
       ctx.guard("blogs.listDue", () => {
         const sql = options.everyone ? EVERY_FETCHABLE_BLOG_SQL : DUE_BLOGS_SQL;
-        const rows = ctx.statement(sql).all(toIso(now), wholeNumber(limit)) as BlogRow[];
+        const rows = ctx.statement(sql).all({ now: toIso(now), limit: wholeNumber(limit) }) as BlogRow[];
         return rows.map(rowToBlog);
       }),
 
@@ -222,6 +223,12 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
       }),
 
     healthCounts: (query) => ctx.guard("blogs.healthCounts", () => countHealth(ctx, query)),
+
+    publicTotals: () =>
+      ctx.guard("blogs.publicTotals", () => {
+        const row = ctx.statement(`SELECT count(*) AS blogs, coalesce(sum(b.item_count), 0) AS items FROM blogs b WHERE ${PUBLIC_BLOG}`).get() as { blogs: number; items: number };
+        return { blogs: row.blogs, items: row.items };
+      }),
   };
 }
 

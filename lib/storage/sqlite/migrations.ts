@@ -221,6 +221,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "gone blogs are checked weekly (the due index keeps them) and a run of redirects ending in 404/410 is dated",
+    up(db) {
+      db.exec(`
+        ALTER TABLE blogs ADD COLUMN dead_end_since TEXT;
+        DROP INDEX blogs_due;
+        CREATE INDEX blogs_due ON blogs (next_fetch_at, id)
+          WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'inactive');
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -54,6 +54,7 @@ export interface BlogRow {
   next_fetch_at: string | null;
   failure_count: number;
   failing_since: string | null;
+  dead_end_since: string | null;
   recent_posts: string;
   last_post_at: string | null;
   fetch_interval: number | null;
@@ -117,6 +118,7 @@ export function rowToBlog(row: BlogRow): Blog {
     nextFetchAt: fromIso(row.next_fetch_at),
     failureCount: row.failure_count,
     failingSince: fromIso(row.failing_since),
+    deadEndSince: fromIso(row.dead_end_since),
     recentPosts: (JSON.parse(row.recent_posts) as string[]).map((text) => new Date(text)),
     lastPostAt: fromIso(row.last_post_at),
     fetchInterval: row.fetch_interval,
@@ -172,6 +174,7 @@ export function blogToParams({ blog, resumeStatus }: StoredBlog, feedUrlKey: str
     next_fetch_at: toIsoOrNull(blog.nextFetchAt),
     failure_count: blog.failureCount,
     failing_since: toIsoOrNull(blog.failingSince),
+    dead_end_since: toIsoOrNull(blog.deadEndSince),
     recent_posts: JSON.stringify(blog.recentPosts.map(toIso)),
     last_post_at: toIsoOrNull(blog.lastPostAt),
     fetch_interval: blog.fetchInterval === null ? null : Math.round(blog.fetchInterval),
@@ -202,6 +205,7 @@ export const BLOG_COLUMNS: readonly (keyof BlogRow)[] = [
   "icon_url", "owner_edited", "created_at", "updated_at", "deleted_at",
   "failing_since", "recent_posts", "last_post_at", "fetch_interval", "fetch_reason", "wait_until", "moved_from", "moved_at",
   "relationship", "note", "fediverse", "fediverse_url",
+  "dead_end_since",
 ];
 
 export interface ItemRow {
