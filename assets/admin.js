@@ -4,7 +4,9 @@
 // - A form that reads from the web (finding feeds, reading an OPML) says so while it waits.
 // - Parts of a page marked data-blogroll-region are brought up to date from the page's own
 //   address while something on it is still being fetched (data-blogroll-pending: blogs just
-//   added), and once when a sync ends (progress.js sends "blogroll:changed").
+//   added), and once when a sync ends (progress.js sends "blogroll:changed"); so are the
+//   page's heading and the fields of a form marked data-blogroll-live-form that the owner
+//   has not touched.
 (() => {
   function letterTile(image) {
     const tile = document.createElement("span");
@@ -65,8 +67,42 @@
       // Never pull something from under the owner's focus.
       if (next && !region.contains(document.activeElement)) region.replaceWith(document.importNode(next, true));
     }
+    const heading = document.querySelector("main h1");
+    const freshHeading = fresh.querySelector("main h1");
+    if (heading && freshHeading && heading.textContent !== freshHeading.textContent) {
+      // Its children, not its text: Indiekit's heading holds the parent page's link too.
+      heading.replaceChildren(...[...freshHeading.childNodes].map((node) => document.importNode(node, true)));
+      document.title = fresh.title;
+    }
+    for (const form of document.querySelectorAll("form[data-blogroll-live-form][id]")) {
+      const next = fresh.getElementById(form.id);
+      if (next) refreshUntouchedFields(form, next);
+    }
     fixBrokenIcons(document);
     return fresh.querySelector("[data-blogroll-pending]") !== null;
+  }
+
+  /**
+   * Each field still showing what the form was loaded with (its shown_<name> field) takes
+   * the fresh page's value, and its shown_ field with it; a field the owner changed, or is
+   * in, is left alone, so saving sends the owner's changes and nothing else.
+   */
+  function refreshUntouchedFields(form, fresh) {
+    for (const shown of form.querySelectorAll('input[type="hidden"][name^="shown_"]')) {
+      const name = shown.name.slice("shown_".length);
+      const field = form.elements.namedItem(name);
+      const freshField = fresh.querySelector(`[name="${name}"]`);
+      const freshShown = fresh.querySelector(`[name="${shown.name}"]`);
+      if (!(field instanceof HTMLElement) || !freshField || !freshShown || field === document.activeElement) continue;
+      if (field instanceof HTMLInputElement && field.type === "checkbox") {
+        if (field.checked !== (shown.value === "true")) continue;
+        field.checked = freshField.hasAttribute("checked");
+      } else if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) {
+        if (field.value !== shown.value) continue;
+        field.value = freshField instanceof HTMLTextAreaElement ? freshField.value : freshField.getAttribute("value") || "";
+      } else continue;
+      shown.value = freshShown.getAttribute("value") || "";
+    }
   }
 
   async function watch() {

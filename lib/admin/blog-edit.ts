@@ -42,6 +42,31 @@ export function readBlogForm(body: Record<string, unknown> | undefined): BlogFor
   };
 }
 
+/** Prefix of the hidden fields that hold what the form showed when it was loaded. */
+const SHOWN = "shown_";
+
+/** The fields a fetch or a source may change while the form is open: what the form showed of them. */
+export type ShownValues = Pick<BlogFormValues, "title" | "category" | "tags" | "pinned" | "hidden" | "notes">;
+
+/**
+ * What the form showed when it was loaded (its `shown_*` fields), or null
+ * when a request carries none (a script): the owner changed a field when what
+ * it sends differs from what it was shown, not from what is stored now (a
+ * fetch may have landed meanwhile).
+ */
+export function readShownValues(body: Record<string, unknown> | undefined): ShownValues | null {
+  if (typeof body?.[`${SHOWN}title`] !== "string") return null;
+  const shown = (name: keyof ShownValues) => body[`${SHOWN}${name}`];
+  return {
+    title: textField(body, `${SHOWN}title`),
+    category: textField(body, `${SHOWN}category`),
+    tags: textField(body, `${SHOWN}tags`),
+    pinned: shown("pinned") === "true",
+    hidden: shown("hidden") === "true",
+    notes: typeof shown("notes") === "string" ? (shown("notes") as string).trim() : "",
+  };
+}
+
 type Translate = (key: string, vars?: Record<string, unknown>) => string;
 
 export function validateBlogForm(values: BlogFormValues, __: Translate): FormErrors {
@@ -58,18 +83,23 @@ export function validateBlogForm(values: BlogFormValues, __: Translate): FormErr
 }
 
 /**
- * Only the fields that differ from the stored blog: an edit marks fields
- * owner-edited (sync stops updating them), so untouched ones stay sync-owned.
+ * Only the fields the owner changed: an edit marks fields owner-edited (sync
+ * stops updating them), so untouched ones stay sync-owned. A field is
+ * changed when it differs from what the form showed (`shown`), or, for a
+ * request without that, from the stored blog: a form loaded before the first
+ * fetch and saved after it never turns the placeholder it showed into the
+ * owner's title.
  */
-export function changedFields(blog: Blog, values: BlogFormValues): BlogEdit {
+export function changedFields(blog: Blog, values: ShownValues, shown: ShownValues | null = null): BlogEdit {
+  const before = shown ?? valuesOfBlog(blog);
   const edit: BlogEdit = {};
   const tags = parseTags(values.tags);
-  if (values.title !== blog.title) edit.title = values.title;
-  if ((values.category || null) !== blog.category) edit.category = values.category || null;
-  if (tags.join("\n") !== blog.tags.join("\n")) edit.tags = tags;
-  if (values.pinned !== blog.pinned) edit.pinned = values.pinned;
-  if (values.hidden !== blog.hidden) edit.hidden = values.hidden;
-  if ((values.notes || null) !== blog.notes) edit.notes = values.notes || null;
+  if (values.title !== before.title) edit.title = values.title;
+  if (values.category !== before.category) edit.category = values.category || null;
+  if (tags.join("\n") !== parseTags(before.tags).join("\n")) edit.tags = tags;
+  if (values.pinned !== before.pinned) edit.pinned = values.pinned;
+  if (values.hidden !== before.hidden) edit.hidden = values.hidden;
+  if (values.notes !== before.notes) edit.notes = values.notes || null;
   return edit;
 }
 
@@ -90,7 +120,7 @@ async function recentItems(context: BlogrollContext, blog: Blog): Promise<Item[]
   return (await context.getStorage()).items.list({ blogId: blog.id, limit: RECENT_ITEMS, offset: 0 });
 }
 
-async function renderBlogPage(context: BlogrollContext, response: Response, blog: Blog, values: BlogFormValues, errors: FormErrors = {}) {
+async function renderBlogPage(context: BlogrollContext, response: Response, blog: Blog, values: BlogFormValues, shown: ShownValues, errors: FormErrors = {}) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
   const [items, categories, sources, pushLines, blogroll] = await Promise.all([
@@ -109,6 +139,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       parent: { text: __("blogroll.blogs.title"), href: `${context.options.mountPath}/blogs` },
       blog,
       values,
+      shown,
       items,
       categories: categories.map((entry) => entry.name),
       sourceNames,
@@ -127,7 +158,7 @@ export function blogController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const blog = await liveBlog(context, request);
     if (!blog) return notFound(response);
-    await renderBlogPage(context, response, blog, valuesOfBlog(blog));
+    await renderBlogPage(context, response, blog, valuesOfBlog(blog), valuesOfBlog(blog));
   };
 }
 
@@ -137,14 +168,17 @@ export function updateBlogController(context: BlogrollContext) {
     const blog = await liveBlog(context, request);
     if (!blog) return notFound(response);
     const values = readBlogForm(request.body);
+    const shown = readShownValues(request.body);
     const errors = validateBlogForm(values, response.locals.__);
-    if (Object.keys(errors).length > 0) return renderBlogPage(context, response, blog, values, errors);
+    // Shown again with the values typed; what the form first showed stays the reference.
+    const shownBefore = shown ?? valuesOfBlog(blog);
+    if (Object.keys(errors).length > 0) return renderBlogPage(context, response, blog, values, shownBefore, errors);
     // A browser that goes away stops the handle's lookup.
     const abort = new AbortController();
     response.on("close", () => abort.abort());
     const owner = await ownerFieldChanges(blog, values, context.options, response.locals.__, abort.signal);
-    if (!owner.ok) return renderBlogPage(context, response, blog, values, owner.errors);
-    const edit = { ...changedFields(blog, values), ...owner.edit };
+    if (!owner.ok) return renderBlogPage(context, response, blog, values, shownBefore, owner.errors);
+    const edit = { ...changedFields(blog, values, shown), ...owner.edit };
     if (Object.keys(edit).length > 0) await (await context.getStorage()).blogs.edit(blog.id, edit);
     if (edit.hidden === true) context.push.release(blog.id);
     redirectWithNotice(response, `${context.options.mountPath}/blogs/${blog.id}`, "blogSaved");

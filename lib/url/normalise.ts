@@ -31,3 +31,12 @@ export function parseHttpUrl(input: string, base?: string): URL | null {
 export function hostTitle(feedUrl: string): string {
   return parseHttpUrl(feedUrl)?.hostname.replace(/^www\./, "") ?? feedUrl;
 }
+
+/**
+ * True when `title` is only the placeholder a blog carries until its feed
+ * names itself: the host of its feed address, or of an address it had before
+ * a permanent redirect moved it. Never stored as the owner's own title.
+ */
+export function isHostTitle(title: string, feedUrl: string, movedFrom: string | null = null): boolean {
+  return title === hostTitle(feedUrl) || (movedFrom !== null && title === hostTitle(movedFrom));
+}

@@ -351,6 +351,26 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.deepEqual([...cleared.ownerEdited].sort(), ["fediverse", "note", "relationship"], "cleared by the owner is still the owner's");
       });
 
+      it("never stores the host-name placeholder as the owner's title: such an edit leaves the title to the feed", async () => {
+        const blog = await add({ feedUrl: "https://www.placeholder.example/feed.xml", title: "placeholder.example" });
+        const saved = (await s.blogs.edit(blog.id, { title: "placeholder.example", tags: ["t"] })) as Blog;
+        assert.equal(saved.title, "placeholder.example");
+        assert.deepEqual(saved.ownerEdited, ["tags"], "the tags are the owner's, the title is not");
+        const fetched = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "The Real Title" } })) as Blog;
+        assert.equal(fetched.title, "The Real Title", "the feed's own title replaces it");
+        const typed = (await s.blogs.edit(blog.id, { title: "My Name For It" })) as Blog;
+        assert.ok(typed.ownerEdited.includes("title"));
+        const back = (await s.blogs.edit(blog.id, { title: "placeholder.example" })) as Blog;
+        assert.equal(back.title, "placeholder.example");
+        assert.ok(!back.ownerEdited.includes("title"), "a typed title set back to the host name is untyped again");
+        assert.deepEqual(back.ownerEdited, ["tags"]);
+        const moved = (await s.blogs.recordFetch(blog.id, { at: at(3_600_000), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://new-home.example/feed.xml" })) as Blog;
+        assert.equal(moved.movedFrom, "https://www.placeholder.example/feed.xml");
+        const old = (await s.blogs.edit(blog.id, { title: "placeholder.example" })) as Blog;
+        assert.ok(!old.ownerEdited.includes("title"), "the host of the address it moved from is a placeholder too");
+        assert.deepEqual(await s.blogs.get(blog.id), old);
+      });
+
       it("re-enables a gone blog with status, resetting back-off", async () => {
         const blog = await add({ status: "active" });
         await s.blogs.recordFetch(blog.id, { at: T0, status: "gone", error: "410", nextFetchAt: at(DAY), failureCount: 4 });

@@ -201,6 +201,28 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   );
 
   it(
+    "a start untypes a title stored as the owner's that is only the host name, and drops its validators; other typed titles stay",
+    withStorage(makeBackend, async (_storage, raw, backend) => {
+      const saved = new backend.ObjectId();
+      const moved = new backend.ObjectId();
+      const named = new backend.ObjectId();
+      const base = { status: "active", etag: '"v1"', lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", createdAt: new Date(), updatedAt: new Date() };
+      await raw.blogs.insertMany([
+        { ...base, _id: saved, feedUrl: "https://www.saved.example/feed", title: "saved.example", ownerEdited: ["title", "tags"], tags: ["t"] },
+        { ...base, _id: moved, feedUrl: "https://new.example/feed", movedFrom: "https://old.example/feed", title: "old.example", ownerEdited: ["title"] },
+        { ...base, _id: named, feedUrl: "https://named.example/feed", title: "My Friend", ownerEdited: ["title"] },
+      ]);
+      const restarted = storageOn(backend);
+      await restarted.init();
+      await restarted.init();
+      const read = async (id: typeof saved) => (await restarted.blogs.get(id.toHexString()))!;
+      assert.deepEqual([(await read(saved)).ownerEdited, (await read(saved)).etag, (await read(saved)).lastModified], [["tags"], null, null]);
+      assert.deepEqual((await read(moved)).ownerEdited, []);
+      assert.deepEqual([(await read(named)).ownerEdited, (await read(named)).etag], [["title"], '"v1"'], "a title the owner really typed stays");
+    }),
+  );
+
+  it(
     "stores dates as BSON Date values and ids as the driver's own ObjectIds in every collection",
     withStorage(makeBackend, async (storage, raw, backend) => {
       const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://dates.example/feed", title: "D", source: "manual" });

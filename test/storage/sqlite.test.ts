@@ -68,6 +68,30 @@ describe("sqlite specifics", () => {
     await second.close();
   });
 
+  it("the migration step that untypes a title stored as the owner's that is only the host name drops its validators too", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    const { blog: saved } = await storage.blogs.upsertFromSource({ feedUrl: "https://www.saved.example/feed", title: "saved.example", source: "manual" });
+    const { blog: named } = await storage.blogs.upsertFromSource({ feedUrl: "https://named.example/feed", title: "x", source: "manual" });
+    await storage.blogs.edit(named.id, { title: "My Friend" });
+    await storage.close();
+    // As an older version stored it: the placeholder marked as typed, with validators.
+    const db = openSqliteFile(file);
+    try {
+      db.prepare(`UPDATE blogs SET owner_edited = '["title","tags"]', etag = '"v1"', last_modified = 'x' WHERE id = ?`).run(saved.id);
+      db.prepare(`UPDATE blogs SET etag = '"v2"' WHERE id = ?`).run(named.id);
+      const step = MIGRATIONS.find((migration) => migration.description.startsWith("a title stored as the owner's that is only the host name"));
+      assert.ok(step);
+      step.up(db);
+      const row = (id: string) => db.prepare("SELECT owner_edited, etag, last_modified FROM blogs WHERE id = ?").get(id);
+      assert.deepEqual(row(saved.id), { owner_edited: '["tags"]', etag: null, last_modified: null });
+      assert.deepEqual(row(named.id), { owner_edited: '["title"]', etag: '"v2"', last_modified: null }, "a title the owner really typed stays");
+    } finally {
+      db.close();
+    }
+  });
+
   it("applies a later migration step once, and rolls a failing step back whole", async () => {
     const file = freshFile();
     const storage = createSqliteStorage(file);

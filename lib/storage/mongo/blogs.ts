@@ -1,5 +1,5 @@
 import type { Document, Filter, ObjectId } from "mongodb";
-import { feedUrlKey } from "../../url/normalise.js";
+import { feedUrlKey, isHostTitle } from "../../url/normalise.js";
 import { StorageError, type Blog, type BlogListQuery, type BlogStore, type FetchRecord, type NewBlog, type UpsertResult } from "../types.js";
 import { editChanges, fetchChanges, newBlogDoc, sourceChanges } from "./blog-changes.js";
 import { countHealth, healthFilter } from "./blog-health.js";
@@ -142,9 +142,14 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
           const doc = await blogs.findOne(filter);
           return doc ? toBlog(doc) : null;
         }
+        // A title that is only the host name is the placeholder, never the owner's: stored untyped.
+        const current = edit.title === undefined ? null : await blogs.findOne(filter, { projection: { feedUrl: 1, movedFrom: 1 } });
+        const placeholder = current !== null && isHostTitle(set.title, String(current.feedUrl), typeof current.movedFrom === "string" ? current.movedFrom : null);
+        const typed = placeholder ? fields.filter((field) => field !== "title") : fields;
         const update: Document = { $set: { ...set, updatedAt: new Date() } };
-        if (fields.length > 0) update.$addToSet = { ownerEdited: { $each: fields } };
-        const doc = await blogs.findOneAndUpdate(filter, update, { returnDocument: "after" });
+        if (typed.length > 0) update.$addToSet = { ownerEdited: { $each: typed } };
+        let doc = await blogs.findOneAndUpdate(filter, update, { returnDocument: "after" });
+        if (doc && placeholder) doc = await blogs.findOneAndUpdate(filter, { $pull: { ownerEdited: "title" } as Document }, { returnDocument: "after" });
         return doc ? toBlog(doc) : null;
       }),
 

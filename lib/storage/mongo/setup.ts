@@ -1,5 +1,5 @@
-import type { Collection, CreateIndexesOptions, IndexSpecification, ObjectId } from "mongodb";
-import { feedUrlKey } from "../../url/normalise.js";
+import type { Collection, CreateIndexesOptions, Document, IndexSpecification, ObjectId } from "mongodb";
+import { feedUrlKey, isHostTitle } from "../../url/normalise.js";
 import type { MongoCollections } from "./collections.js";
 import { codeOf, isDuplicateKey } from "./errors.js";
 import { BLOG_NEWEST_INDEX } from "./items.js";
@@ -67,6 +67,20 @@ async function backfillOwnerFields(blogs: Collection): Promise<void> {
   await blogs.updateMany({ relationship: { $exists: false } }, { $set: { relationship: [], note: null, fediverse: null, fediverseUrl: null } });
 }
 
+/**
+ * A title stored as the owner's that is only the host name (a placeholder
+ * saved with the edit form) is untyped again, its validators dropped so the
+ * next fetch reads the feed's own title. Idempotent: once done, none match.
+ */
+async function untypeHostTitles(blogs: Collection): Promise<void> {
+  const typed = await blogs.find({ ownerEdited: "title" }).project({ title: 1, feedUrl: 1, movedFrom: 1 }).toArray();
+  for (const doc of typed) {
+    if (typeof doc.title !== "string" || typeof doc.feedUrl !== "string") continue;
+    if (!isHostTitle(doc.title, doc.feedUrl, typeof doc.movedFrom === "string" ? doc.movedFrom : null)) continue;
+    await blogs.updateOne({ _id: doc._id }, { $pull: { ownerEdited: "title" } as Document, $set: { etag: null, lastModified: null } });
+  }
+}
+
 /** Keeps the first copy of items stored twice by older code, so the unique index can be built. */
 async function removeDuplicateItems(items: Collection): Promise<void> {
   const groups = await items
@@ -95,6 +109,7 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await backfillFeedKeys(blogs);
   await backfillSchedules(blogs);
   await backfillOwnerFields(blogs);
+  await untypeHostTitles(blogs);
 
   const itemKey = { blogId: 1, uid: 1 } as const;
   try {

@@ -1,4 +1,4 @@
-import { hostTitle } from "../../url/normalise.js";
+import { hostTitle, isHostTitle } from "../../url/normalise.js";
 import { newId } from "../id.js";
 import { freshFetchState } from "../fresh.js";
 import { EDITABLE_BLOG_FIELDS, type Blog, type BlogEdit, type FeedMetadata, type FetchRecord, type NewBlog, type UpsertOutcome } from "../types.js";
@@ -99,7 +99,11 @@ export function mergeFromSource(stored: StoredBlog, input: NewBlog, now: Date): 
   return { outcome: "updated", stored: { blog, resumeStatus: stored.resumeStatus } };
 }
 
-/** An admin edit: fields become owner-edited; a status re-enables fetching from scratch. */
+/**
+ * An admin edit: fields become owner-edited; a status re-enables fetching
+ * from scratch. A title that is only the host name is the placeholder, never
+ * the owner's: it is stored untyped, so the feed's own title replaces it.
+ */
 export function applyEdit(stored: StoredBlog, edit: BlogEdit, now: Date): StoredBlog {
   const blog: Blog = { ...stored.blog, ownerEdited: [...stored.blog.ownerEdited] };
   let resumeStatus = stored.resumeStatus;
@@ -111,6 +115,9 @@ export function applyEdit(stored: StoredBlog, edit: BlogEdit, now: Date): Stored
   }
   // The profile page belongs to the handle: a new handle brings its own, or none.
   if (edit.fediverse !== undefined) blog.fediverseUrl = edit.fediverse === null ? null : (edit.fediverseUrl ?? null);
+  if (edit.title !== undefined && isHostTitle(edit.title, blog.feedUrl, blog.movedFrom)) {
+    blog.ownerEdited = blog.ownerEdited.filter((field) => field !== "title");
+  }
   if (edit.status) {
     blog.status = edit.status;
     blog.failureCount = 0;
