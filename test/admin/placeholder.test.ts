@@ -15,7 +15,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { hostTitle } from "../../lib/url/normalise.js";
-import { ARTIFACTS, browserSkip as skip, launchBrowser, type TestBrowser } from "../support/browser.js";
+import { ARTIFACTS, browserSkip as skip, launchBrowser, logInPage, type TestBrowser } from "../support/browser.js";
 import { ADMIN_TOKEN, describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { logIn } from "./admin-session.js";
 
@@ -123,10 +123,7 @@ describe("the pending blog's page in a browser (standalone host, scheduler runni
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(20_000);
-    await page.goto(`${server.baseUrl}/session/login`);
-    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.waitForURL(`**${server.plugin.mountPath}`);
+    await logInPage(page, server, ADMIN_TOKEN);
   });
   after(async () => {
     await browser?.close();

@@ -474,6 +474,54 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     }
   });
 
+  it("a pending blog's page (Chromium): when its slow first fetch lands, the heading (with the host's parent link), the untouched fields and Freshness and health follow; saving keeps the host name untyped", { skip: browserSkip }, async () => {
+    const feeds = await startFeedServer();
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const feedUrl = `${feeds.origins[0]}/slow.xml`;
+      // A list that names the feed without a title: the blog carries its host name until the feed names itself.
+      feeds.route("/untitled.opml", (_request, response) => void response.writeHead(200, { "content-type": "text/x-opml" }).end(`<?xml version="1.0"?><opml version="2.0"><head/><body><outline type="rss" xmlUrl="${feedUrl}"/></body></opml>`));
+      feeds.route("/slow.xml", async (_request, response) => {
+        await held;
+        response.writeHead(200, { "content-type": "application/rss+xml" }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Slow Feed</title><link>${feeds.origins[0]}/</link><item><guid>s1</guid><title>Slow post</title><pubDate>${new Date(Date.now() - 3_600_000).toUTCString()}</pubDate></item></channel></rss>`);
+      });
+      await owner.page(`${MOUNT}/sources/new?type=opml_url`);
+      const saved = await owner.post(`${MOUNT}/sources`, { type: "opml_url", name: "Untitled list", url: `${feeds.origins[0]}/untitled.opml`, enabled: "true", action: "save" });
+      assert.equal(saved.status, 303, saved.html.slice(0, 300));
+      const blog = await storage.blogs.getByFeedUrl(feedUrl);
+      assert.equal(blog?.title, "127.0.0.1");
+
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      page.setDefaultTimeout(30_000);
+      await page.goto(`${host.url}${MOUNT}/blogs/${blog.id}`);
+      const heading = page.locator("main h1");
+      assert.match((await heading.textContent()) ?? "", /127\.0\.0\.1/);
+      assert.equal(await page.locator("#title").inputValue(), "127.0.0.1");
+      assert.match((await page.locator("#blogroll-blog-health").textContent()) ?? "", /Not fetched yet/);
+      await page.locator("#tags").fill("slow");
+      await heading.click();
+      await page.screenshot({ path: path.join(packageRoot, "test", "artifacts", "indiekit-placeholder-pending.png"), fullPage: true });
+
+      release();
+      await heading.getByText("Slow Feed").waitFor();
+      assert.equal(await heading.locator("a.heading__parent").count(), 1, "the host's link to the parent page stays in the heading");
+      assert.equal(await page.locator("#title").inputValue(), "Slow Feed");
+      assert.equal(await page.locator("#tags").inputValue(), "slow", "what the owner typed stays");
+      assert.doesNotMatch((await page.locator("#blogroll-blog-health").textContent()) ?? "", /Not fetched yet/);
+      await page.screenshot({ path: path.join(packageRoot, "test", "artifacts", "indiekit-placeholder-fetched.png"), fullPage: true });
+      await page.locator("#blogroll-blog-form button").click();
+      await page.waitForURL(/notice=blogSaved/);
+      const after = (await storage.blogs.get(blog.id))!;
+      assert.deepEqual([after.title, after.tags, after.ownerEdited], ["Slow Feed", ["slow"], ["tags"]]);
+    } finally {
+      release();
+      await browser.close();
+      await feeds.close();
+    }
+  });
+
   it("on the host's home page and plugin pages: a Blogroll card, the plugin's icon; the log says where the data went", async () => {
     const home = await renders("/");
     const card = /<section class="widget"[^>]*>[\s\S]*?<\/section>/.exec(home.html.slice(home.html.indexOf('src="/assets/indiekit-endpoint-blogroll/icon.svg"') - 400))?.[0] ?? "";

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { packageRoot } from "../../lib/package-root.js";
 
 /** Debian's Chromium, driven by playwright-core (never a downloaded browser). */
@@ -39,4 +39,12 @@ export async function launchBrowser(
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** Logs `page` in to a standalone test server with its admin token, landing on the admin's dashboard. */
+export async function logInPage(page: Page, server: { baseUrl: string; plugin: { mountPath: string } }, token: string): Promise<void> {
+  await page.goto(`${server.baseUrl}/session/login`);
+  await page.getByLabel("Admin token").fill(token);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.waitForURL(`**${server.plugin.mountPath}`);
 }

@@ -344,3 +344,31 @@ test("scheduled runs fetch only due blogs and re-read sources hourly; \"Sync now
   assert.equal(server.hits("/busy.xml"), 2, "asked again once its Retry-After has passed");
   assert.equal(sourceReads, 3, "sources re-read an hour later");
 });
+
+test("a gone blog is left alone by runs and Sync now until its weekly check, which brings it back when the feed answers", async () => {
+  server = await startFeedServer();
+  const origin = server.origins[0];
+  let gone = true;
+  server.route("/comeback.xml", (request, response) => {
+    if (gone) return void response.writeHead(410).end();
+    return conditionalFeed(() => rss([{ guid: "back", published: hoursAgo(1) }], { title: "Back" }))(request, response);
+  });
+  const blog = await addBlog(storage, `${origin}/comeback.xml`);
+  let clock = new Date();
+  const run = runner({ now: () => clock });
+  await run(storage, context());
+  assert.equal((await reload(storage, blog)).status, "gone");
+  gone = false;
+  for (const [days, everyone] of [[1, false], [3, true], [6.9, false]] as const) {
+    clock = new Date(Date.now() + days * DAY);
+    const stats = await run(storage, context(undefined, everyone));
+    assert.equal(stats.blogs.total, 0, `day ${days}${everyone ? ", Sync now" : ""}: not asked`);
+  }
+  assert.equal(server.hits("/comeback.xml"), 1);
+  clock = new Date(Date.now() + 7 * DAY + 60_000);
+  const weekly = await run(storage, context());
+  assert.deepEqual(weekly.blogs, { total: 1, success: 1, failed: 0, notModified: 0 });
+  const back = await reload(storage, blog);
+  assert.equal(back.status, "active");
+  assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 1);
+});
