@@ -1,8 +1,8 @@
 /**
  * Dead blogs are not recommended: a blog whose feed answers 410 Gone leaves
  * every public surface (the blogs list and its total, a blog's page, items,
- * categories, the OPML exports, the well-known files, the rivers and the
- * status counts) while the admin keeps showing it with its health; the
+ * categories, the OPML exports, the well-known files, the rivers, the
+ * blogroll page and the status counts) while the admin keeps showing it with its health; the
  * owner's Refresh brings it back once the feed answers again. A blog failing
  * for another reason stays listed with its status. The add form refuses a
  * site whose advertised feeds all fail, saying what it tried and got.
@@ -89,7 +89,7 @@ for (const backend of httpBackends()) {
       assert.deepEqual(await (await server.get(`${server.api}/categories`)).json(), { items: [{ name: "Friends", count: 2 }] });
     });
 
-    it("leaves the OPML exports, the well-known files and the rivers", async () => {
+    it("leaves the OPML exports, the well-known files, the rivers and the blogroll page (HTML, fragment, JSON)", async () => {
       for (const path of [
         `${server.api}/opml`,
         `${server.api}/opml/Friends`,
@@ -98,6 +98,9 @@ for (const backend of httpBackends()) {
         `${server.baseUrl}${mount()}/river.atom`,
         `${server.baseUrl}${mount()}/river.json`,
         `${server.baseUrl}${mount()}/river.rss`,
+        `${server.baseUrl}${mount()}/blogroll`,
+        `${server.baseUrl}${mount()}/blogroll/embed`,
+        `${server.baseUrl}${mount()}/blogroll.json`,
       ]) {
         const body = await text(path);
         assert.ok(body.includes(`${origin}/lively`), `${path} shows the lively blog`);
