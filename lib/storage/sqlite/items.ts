@@ -76,6 +76,23 @@ function pageOverParts(ctx: SqliteContext, parts: ReturnType<typeof itemListSql>
   return rows;
 }
 
+/** Newest first within one part of a blog's items: published desc (ISO text sorts as dates), then id desc. */
+const newestFirst = (a: ItemRow, b: ItemRow) => ((b.published ?? "") > (a.published ?? "") ? 1 : (b.published ?? "") < (a.published ?? "") ? -1 : b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
+
+/**
+ * The parts of latestByBlog, in list order: for each blog of a JSON array,
+ * its first `?` items of the part, through items_blog_newest.
+ */
+const LATEST_PARTS = [
+  { range: "x.published <= ?", dated: true },
+  { range: "x.published > ?", dated: true },
+  { range: "x.published IS NULL", dated: false },
+].map(({ range, dated }) => ({
+  dated,
+  sql: `SELECT i.* FROM json_each(?) j CROSS JOIN items i ON i.id IN
+    (SELECT x.id FROM items x WHERE x.blog_id = j.value AND ${range} ORDER BY x.published DESC, x.id DESC LIMIT ?)`,
+}));
+
 /** The items table behind the ItemStore port. */
 export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
   /** Deletes by a condition on `items` and refreshes the stats of the blogs it touched, in one transaction. */
@@ -135,16 +152,24 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
         const latest = new Map<string, Item[]>();
         const wanted = wholeNumber(perBlog);
         if (wanted === 0) return latest;
-        // One prepared walk of each blog's newest-first index, in this one call: most blogs are done by the first part.
-        const parts = itemListSql({ blogId: "", limit: wanted, offset: 0 });
-        for (const blogId of new Set(blogIds)) {
-          const rows: ItemRow[] = [];
-          for (const part of parts) {
-            if (rows.length >= wanted) break;
-            rows.push(...(ctx.statement(part.sql).all(blogId, ...part.params.slice(1), wanted - rows.length, 0) as ItemRow[]));
+        // One statement per part for all the blogs (a seek in items_blog_newest per blog, inside SQLite):
+        // a statement per blog costs about nine times as much. Only blogs still short go on to the next part.
+        const horizon = toIso(futureHorizon());
+        const rows = new Map<string, ItemRow[]>();
+        let short = [...new Set(blogIds)];
+        for (const part of LATEST_PARTS) {
+          if (short.length === 0) break;
+          const found = ctx.statement(part.sql).all(JSON.stringify(short), ...(part.dated ? [horizon] : []), wanted) as ItemRow[];
+          const byBlog = new Map<string, ItemRow[]>();
+          for (const row of found) {
+            const own = byBlog.get(row.blog_id);
+            if (own) own.push(row);
+            else byBlog.set(row.blog_id, [row]);
           }
-          if (rows.length > 0) latest.set(blogId, rows.map(rowToItem));
+          for (const [blogId, own] of byBlog) rows.set(blogId, [...(rows.get(blogId) ?? []), ...own.sort(newestFirst)].slice(0, wanted));
+          short = short.filter((blogId) => (rows.get(blogId)?.length ?? 0) < wanted);
         }
+        for (const [blogId, own] of rows) latest.set(blogId, own.map(rowToItem));
         return latest;
       }),
 
