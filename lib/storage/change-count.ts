@@ -3,7 +3,13 @@ import type { Storage } from "./types.js";
 /** Blog and item store methods that only read; any other call may change counts, groups or lists. */
 const READS: ReadonlySet<string> = new Set(["list", "get", "getByFeedUrl", "getMany", "categories", "listDue", "count", "latestByBlog"]);
 
-const counters = new WeakMap<Storage, { changes: number }>();
+interface Counter {
+  changes: number;
+  /** Called each time a write has settled. */
+  listeners: Set<() => void>;
+}
+
+const counters = new WeakMap<Storage, Counter>();
 
 /**
  * The storage with its blog and item writes counted: `changeCount` rises
@@ -14,7 +20,7 @@ const counters = new WeakMap<Storage, { changes: number }>();
  * counts as a write, so a new one errs towards invalidating.
  */
 export function countingChanges(storage: Storage): Storage {
-  const counter = { changes: 0 };
+  const counter: Counter = { changes: 0, listeners: new Set() };
   const counted = <T extends object>(store: T): T =>
     new Proxy(store, {
       get(target, key) {
@@ -23,12 +29,25 @@ export function countingChanges(storage: Storage): Storage {
         return (...args: unknown[]) =>
           Promise.resolve()
             .then(() => value.apply(target, args))
-            .finally(() => void counter.changes++);
+            .finally(() => {
+              counter.changes++;
+              for (const listener of counter.listeners) listener();
+            });
       },
     });
   const result: Storage = { ...storage, blogs: counted(storage.blogs), items: counted(storage.items) };
   counters.set(result, counter);
   return result;
+}
+
+/**
+ * Calls `listener` after each blog or item write through this storage has
+ * settled (never for storage not made by countingChanges); returns the way to stop.
+ */
+export function onStorageWrite(storage: Storage, listener: () => void): () => void {
+  const counter = counters.get(storage);
+  counter?.listeners.add(listener);
+  return () => void counter?.listeners.delete(listener);
 }
 
 /** Writes to blogs and items through this storage so far (always 0 for storage not made by countingChanges). */

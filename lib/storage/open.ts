@@ -13,6 +13,7 @@ export const COLLECTION_NAMES = {
   meta: "blogrollMeta",
   push: "blogrollPush",
   recommendations: "blogrollRecommendations",
+  events: "blogrollEvents",
 } as const;
 
 export interface StorageChoice {
@@ -39,7 +40,10 @@ function hostCollections(choice: StorageChoice) {
   const meta = get(COLLECTION_NAMES.meta);
   const push = get(COLLECTION_NAMES.push);
   const recommendations = get(COLLECTION_NAMES.recommendations);
-  return sources && blogs && items && meta && push && recommendations ? { sources, blogs, items, meta, push, recommendations } : null;
+  const events = get(COLLECTION_NAMES.events);
+  return sources && blogs && items && meta && push && recommendations && events
+    ? { sources, blogs, items, meta, push, recommendations, events }
+    : null;
 }
 
 /**

@@ -477,6 +477,53 @@ export interface RecommendationStore {
   dismiss(feedUrl: string, at?: Date): Promise<void>;
 }
 
+/** What a blog event says happened to a blog, as the public sees it. */
+export type BlogChange = "added" | "updated" | "removed";
+
+/**
+ * One entry of the live event log. The adapters write it themselves, where
+ * posts are stored and where blogs change (SQLite in the same transaction, by
+ * triggers; MongoDB right after the write), so every process sharing the
+ * database reads the same log. `blog` is the blog as the public sees it now,
+ * null when it is not publicly visible (or gone).
+ */
+export type LiveEvent =
+  | {
+      kind: "post";
+      /** Position in the log: every event gets a larger one than any before it. */
+      seq: number;
+      at: Date;
+      blogId: string;
+      /** The stored post, null once it is no longer stored. */
+      item: Item | null;
+      blog: Blog | null;
+    }
+  | { kind: "blog"; seq: number; at: Date; blogId: string; change: BlogChange; blog: Blog | null };
+
+/** The ends of the live event log. */
+export interface LiveLogBounds {
+  /** The largest seq ever given (0 before the first event), kept when the log is trimmed. */
+  newest: number;
+  /** The smallest seq still kept; null when the log is empty. */
+  oldest: number | null;
+}
+
+/**
+ * The live event log (see LiveEvent). A post event is recorded when a post is
+ * stored that is newer than any its blog showed before (so a blog's first
+ * fetch, a re-fetch after "Clear items" or an old post seen late are not news);
+ * a blog event when a blog becomes publicly visible (`added`), stops being so
+ * (`removed`), or, visible, changes a field the page shows or gets its first
+ * posts (`updated`).
+ */
+export interface LiveEventStore {
+  /** Events with a seq above `after`, in seq order, at most `limit`. */
+  after(after: number, limit: number): Promise<LiveEvent[]>;
+  bounds(): Promise<LiveLogBounds>;
+  /** Forgets every event up to the newest one recorded before `cutoff`; returns how many went. */
+  trimBefore(cutoff: Date): Promise<number>;
+}
+
 export interface Storage {
   readonly kind: "sqlite" | "mongodb";
   readonly blogs: BlogStore;
@@ -485,6 +532,7 @@ export interface Storage {
   readonly meta: MetaStore;
   readonly push: PushStore;
   readonly recommendations: RecommendationStore;
+  readonly events: LiveEventStore;
   /** Create tables/indexes, run migrations. Idempotent. */
   init(): Promise<void>;
   close(): Promise<void>;

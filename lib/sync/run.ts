@@ -9,6 +9,7 @@ import { feedParser } from "./parse-pool.js";
 import type { RunContext, SyncRunner, SyncStats } from "./scheduler.js";
 import { createSiteIconLookups } from "./site-icons.js";
 import { createBlogrollLookups } from "../network/blogroll-lookups.js";
+import { LIVE_LOG_KEPT_MS } from "../storage/live-log.js";
 
 const DAY = 24 * 60 * 60_000;
 /** How often scheduled runs re-read the sources (OPML, FeedLand, Microsub): lists change far more slowly than blogs. */
@@ -103,7 +104,10 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
         (done, total) => context.progress(done, total),
       );
       signal.throwIfAborted();
-      if (!newOnly) items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
+      if (!newOnly) {
+        items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
+        await storage.events.trimBefore(new Date(now().getTime() - LIVE_LOG_KEPT_MS)).catch((error: unknown) => log(`trimming live events failed: ${(error as Error).message}`));
+      }
       contentFinished = true;
     } finally {
       // A stopped or failed run leaves no lookup running unobserved.

@@ -18,6 +18,7 @@ const backends: Array<[string, () => Storage]> = [
         blogs: db.collection(MONGO_COLLECTION_NAMES.blogs),
         items: db.collection(MONGO_COLLECTION_NAMES.items),
         meta: db.collection(MONGO_COLLECTION_NAMES.meta),
+        events: db.collection(MONGO_COLLECTION_NAMES.events),
         push: db.collection(MONGO_COLLECTION_NAMES.push),
         recommendations: db.collection(MONGO_COLLECTION_NAMES.recommendations),
       });

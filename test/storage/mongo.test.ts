@@ -7,6 +7,7 @@ import { connectMongoStorage, createMongoStorage, databaseNameFromUrl, MONGO_COL
 import { StorageError, type Storage } from "../../lib/storage/types.js";
 import { createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
 import { runStorageContract } from "./contract.js";
+import { runLiveEventContract } from "./live-events-contract.js";
 
 const FAKE = "mongodb adapter on mingo in-memory stand-in (not a real MongoDB server)";
 const REAL = "mongodb adapter on a real MongoDB server (MONGODB_URL)";
@@ -30,6 +31,7 @@ function collectionsOf(db: { collection(name: string): Collection }): MongoColle
     meta: db.collection(MONGO_COLLECTION_NAMES.meta),
     push: db.collection(MONGO_COLLECTION_NAMES.push),
     recommendations: db.collection(MONGO_COLLECTION_NAMES.recommendations),
+    events: db.collection(MONGO_COLLECTION_NAMES.events),
   };
 }
 
@@ -69,6 +71,7 @@ if (!mongodbUrl) console.log(`skipped: ${REAL} — MONGODB_URL is not set`);
 
 for (const [name, makeBackend] of backends) {
   runStorageContract(name, async () => storageOn(await makeBackend()));
+  runLiveEventContract(name, async () => storageOn(await makeBackend()));
   describe(`${name}: MongoDB specifics`, () => mongoSpecifics(makeBackend));
 }
 

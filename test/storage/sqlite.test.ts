@@ -12,6 +12,7 @@ import { DUE_BLOGS_SQL } from "../../lib/storage/sqlite/blogs.js";
 import { itemListSql } from "../../lib/storage/sqlite/items.js";
 import { BLOG_NEWEST_SQL, CATEGORY_BLOGS_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL } from "../../lib/storage/sqlite/category-items.js";
 import { runStorageContract } from "./contract.js";
+import { runLiveEventContract } from "./live-events-contract.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "blogroll-sqlite-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -20,6 +21,7 @@ const freshFile = () => path.join(folder, `db-${++fileNumber}`, "blogroll.db");
 
 console.log("storage backend: sqlite (better-sqlite3 file)");
 runStorageContract("storage backend: sqlite (better-sqlite3 file)", async () => createSqliteStorage(freshFile()));
+runLiveEventContract("storage backend: sqlite (better-sqlite3 file)", async () => createSqliteStorage(freshFile()));
 
 describe("sqlite specifics", () => {
   it("creates the parent folder, turns WAL on and records the schema version", async () => {

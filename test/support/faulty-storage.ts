@@ -25,7 +25,7 @@ export interface FaultyStorage extends Storage {
   readonly failures: number;
 }
 
-const STORES = ["blogs", "items", "sources", "meta", "push", "recommendations"] as const;
+const STORES = ["blogs", "items", "sources", "meta", "push", "recommendations", "events"] as const;
 
 /** The error injected calls reject with: the adapters' own error type, with a message tests can look for in responses. */
 export function injectedFault(name: string): StorageError {
@@ -70,6 +70,7 @@ export function createFaultyStorage(inner: Storage): FaultyStorage {
     meta: wrapped.meta as Storage["meta"],
     push: wrapped.push as Storage["push"],
     recommendations: wrapped.recommendations as Storage["recommendations"],
+    events: wrapped.events as Storage["events"],
     init: () => inner.init(),
     close: () => inner.close(),
     calls,

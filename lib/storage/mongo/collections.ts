@@ -9,4 +9,6 @@ export interface MongoCollections {
   /** Push subscriptions (WebSub, rssCloud). */
   push: Collection;
   recommendations: Collection;
+  /** The live event log (see live-events.ts). */
+  events: Collection;
 }

@@ -10,6 +10,7 @@ import { createMongoPushStore } from "./push.js";
 import { setUpCollections } from "./setup.js";
 import { createMongoSourceStore } from "./sources.js";
 import { createMongoRecommendationStore } from "./recommendations.js";
+import { createMongoLiveEventStore, recordingLiveEvents } from "./live-events.js";
 
 export type { MongoCollections } from "./collections.js";
 
@@ -21,6 +22,7 @@ export const MONGO_COLLECTION_NAMES = {
   meta: "blogrollMeta",
   push: "blogrollPush",
   recommendations: "blogrollRecommendations",
+  events: "blogrollEvents",
 } as const;
 
 const DEFAULT_DATABASE = "blogroll";
@@ -32,14 +34,17 @@ const DEFAULT_DATABASE = "blogroll";
  */
 export function createMongoStorage(collections: MongoCollections, options: { close?: () => Promise<void> } = {}): Storage {
   const ids = objectIdsFor(collections.blogs);
+  // Every store writes through collections that record live events; setting up uses the plain ones.
+  const recording = recordingLiveEvents(collections);
   return {
     kind: "mongodb",
-    blogs: createMongoBlogStore(collections, ids),
-    items: createMongoItemStore(collections, ids),
-    sources: createMongoSourceStore(collections, ids),
-    meta: createMongoMetaStore(collections),
-    push: createMongoPushStore(collections),
-    recommendations: createMongoRecommendationStore(collections, ids),
+    blogs: createMongoBlogStore(recording, ids),
+    items: createMongoItemStore(recording, ids),
+    sources: createMongoSourceStore(recording, ids),
+    meta: createMongoMetaStore(recording),
+    push: createMongoPushStore(recording),
+    recommendations: createMongoRecommendationStore(recording, ids),
+    events: createMongoLiveEventStore(recording, ids),
     init: () => guard("prepare its collections", () => setUpCollections(collections)),
     close: async () => {
       await options.close?.();
@@ -77,6 +82,7 @@ export async function connectMongoStorage(url: string): Promise<Storage> {
     meta: db.collection(MONGO_COLLECTION_NAMES.meta),
     push: db.collection(MONGO_COLLECTION_NAMES.push),
     recommendations: db.collection(MONGO_COLLECTION_NAMES.recommendations),
+    events: db.collection(MONGO_COLLECTION_NAMES.events),
   };
   return createMongoStorage(collections, { close: () => client.close() });
 }

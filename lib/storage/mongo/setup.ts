@@ -129,5 +129,7 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(push, { blogId: 1, kind: 1 });
   await ensureIndex(push, { kind: 1, topic: 1 });
   await ensureIndex(collections.recommendations, { kind: 1, blogId: 1 }, { unique: true, partialFilterExpression: { kind: "blogroll" }, name: "blogroll_unique" });
+  await ensureIndex(collections.events, { seq: 1 }, { unique: true });
+  await ensureIndex(collections.events, { at: 1 });
   await ensureIndex(collections.recommendations, { kind: 1, feedKey: 1 }, { unique: true, partialFilterExpression: { kind: "dismissed" }, name: "dismissed_unique" });
 }

@@ -1,8 +1,10 @@
 import type { BlogListQuery, BlogStatus } from "../types.js";
 import { healthSql } from "./blog-health.js";
 
-/** Publicly visible: not hidden, not deleted, not inactive, not gone (error and pending still show). */
-export const PUBLIC_BLOG = "b.hidden = 0 AND b.status NOT IN ('deleted', 'inactive', 'gone')";
+/** Publicly visible, for the blog row named `row` (a table alias, or OLD/NEW in a trigger): not hidden, not deleted, not inactive, not gone (error and pending still show). */
+export const publicBlogSql = (row: string): string => `${row}.hidden = 0 AND ${row}.status NOT IN ('deleted', 'inactive', 'gone')`;
+/** Publicly visible, for the alias `b`. */
+export const PUBLIC_BLOG = publicBlogSql("b");
 /** What the admin sees: everything but deleted blogs. */
 export const ADMIN_BLOG = "b.status != 'deleted'";
 

@@ -7,6 +7,7 @@ import { createSqlitePushStore } from "./push.js";
 import { migrate } from "./migrations.js";
 import { createSqliteSourceStore } from "./sources.js";
 import { createSqliteRecommendationStore } from "./recommendations.js";
+import { createLiveTriggers, createSqliteLiveEventStore } from "./live-events.js";
 
 export { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
@@ -25,9 +26,11 @@ export function createSqliteStorage(path: string): Storage {
     meta: createSqliteMetaStore(ctx),
     push: createSqlitePushStore(ctx),
     recommendations: createSqliteRecommendationStore(ctx),
+    events: createSqliteLiveEventStore(ctx),
     init: () =>
       ctx.guard("init", () => {
         migrate(ctx.db);
+        ctx.write(() => createLiveTriggers(ctx.db));
       }),
     close: () =>
       ctx.guard("close", () => {

@@ -248,6 +248,23 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    description: "the live event log: posts stored and blogs changing, as every process sharing the file reads them",
+    up(db) {
+      // No foreign keys: a removed blog's event outlives the blog. The triggers that fill it are made by init (live-events.ts).
+      db.exec(`
+        CREATE TABLE live_events (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          at TEXT NOT NULL,
+          kind TEXT NOT NULL CHECK (kind IN ('post', 'blog')),
+          blog_id TEXT NOT NULL,
+          item_id TEXT,
+          change TEXT CHECK (change IN ('added', 'updated', 'removed'))
+        ) STRICT;
+        CREATE INDEX live_events_by_at ON live_events (at);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. */
