@@ -17,6 +17,7 @@ import { createWellKnownRouter } from "./lib/well-known/routes.js";
 import { recordBlogrollDates } from "./lib/api/blogroll-dates.js";
 import { PushManager } from "./lib/push/manager.js";
 import { createPageResponder, type PageResponder } from "./lib/page/routes.js";
+import { LiveHub } from "./lib/live/hub.js";
 
 /** The parts of an Indiekit instance this plugin uses (all optional but addEndpoint). */
 export interface IndiekitHost {
@@ -99,6 +100,7 @@ export default class BlogrollEndpoint {
         log: (message) => log.warn(message),
       }),
       push,
+      live: new LiveHub({ options: this.settings, getStorage, log }),
       log,
       owner: () => {
         const publication = this.host?.publication ?? this.host?.config?.publication;
@@ -203,6 +205,7 @@ export default class BlogrollEndpoint {
     for (const signal of EXIT_SIGNALS) process.off(signal, this.onExitSignal);
     await this.context.scheduler.stop();
     await this.context.push.stop();
+    this.context.live.stop();
     await closeParsePool();
     const storage = this.storagePromise;
     this.storagePromise = null;

@@ -4,6 +4,7 @@ import type { MicrosubStore } from "./microsub/types.js";
 import type { Scheduler } from "./sync/scheduler.js";
 import type { BlogrollOwner } from "./owner.js";
 import type { PushManager } from "./push/manager.js";
+import type { LiveHub } from "./live/hub.js";
 
 export interface Logger {
   info(message: string): void;
@@ -20,6 +21,8 @@ export interface BlogrollContext {
   scheduler: Scheduler;
   /** WebSub and rssCloud subscriptions and their callbacks. */
   push: PushManager;
+  /** Live events (Server-Sent Events) of this process's clients. */
+  live: LiveHub;
   log: Logger;
   /** Whose blogroll this is (read per call: the host's configuration is complete only after init). */
   owner(): BlogrollOwner;

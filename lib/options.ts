@@ -65,6 +65,14 @@ export interface BlogrollOptions {
    * `publication.locale`, else its `application.locale`, else English.
    */
   locale: string | null;
+  /** Serves live updates (Server-Sent Events) at `{mountPath}/api/events`. */
+  live: boolean;
+  /** Live connections held at once; more are answered 503 with Retry-After. */
+  liveMaxConnections: number;
+  /** Live connections held at once for one client address (an IPv6 client: its /64 network). */
+  liveMaxPerAddress: number;
+  /** Milliseconds between the comments that keep an idle live connection open through proxies. */
+  liveKeepAlive: number;
 }
 
 export const defaultOptions: BlogrollOptions = {
@@ -95,6 +103,10 @@ export const defaultOptions: BlogrollOptions = {
   push: true,
   minRecommenders: 2,
   locale: null,
+  live: true,
+  liveMaxConnections: 1000,
+  liveMaxPerAddress: 8,
+  liveKeepAlive: 25_000,
 };
 
 export class OptionsError extends Error {
@@ -123,6 +135,9 @@ const minimums: Record<NumericKey, number> = {
   perHostConcurrency: 1,
   cacheMaxAge: 0,
   minRecommenders: 1,
+  liveMaxConnections: 1,
+  liveMaxPerAddress: 1,
+  liveKeepAlive: 1000,
 };
 
 /** Longest delay a Node timer honours (≈24.8 days): above it Node fires after 1 ms instead. */
@@ -141,6 +156,7 @@ const maximums: Partial<Record<NumericKey, number>> = {
   maxItemAge: 36_500,
   // Seconds; a year is the longest cache lifetime HTTP caches honour.
   cacheMaxAge: 31_536_000,
+  liveKeepAlive: MAX_TIMER_DELAY,
 };
 
 /** Merges user options over the defaults and throws an OptionsError on anything invalid. */
@@ -163,7 +179,7 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
       throw new OptionsError(`option "${key}" must be a number ${range} (got ${JSON.stringify(value)})`);
     }
   }
-  for (const key of ["maxItemsPerBlog", "concurrency", "perHostConcurrency", "minRecommenders"] as const) {
+  for (const key of ["maxItemsPerBlog", "concurrency", "perHostConcurrency", "minRecommenders", "liveMaxConnections", "liveMaxPerAddress"] as const) {
     if (!Number.isInteger(options[key])) throw new OptionsError(`option "${key}" must be an integer`);
   }
   if (options.maxFetchInterval < options.minFetchInterval) {
@@ -175,7 +191,7 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
     throw new OptionsError(`option "mountPath" must be an absolute path such as "/blogrollapi" (got ${JSON.stringify(options.mountPath)})`);
   }
   options.mountPath = options.mountPath.replace(/\/+$/, "");
-  for (const key of ["allowPrivateNetworks", "scheduler", "wellKnown", "push"] as const) {
+  for (const key of ["allowPrivateNetworks", "scheduler", "wellKnown", "push", "live"] as const) {
     if (typeof options[key] !== "boolean") throw new OptionsError(`option "${key}" must be true or false`);
   }
   if (typeof options.cors !== "string") throw new OptionsError('option "cors" must be a string');

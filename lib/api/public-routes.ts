@@ -14,6 +14,7 @@ import { createRiverRouter } from "../river/routes.js";
 import { createWidgetRouter } from "../widget/route.js";
 import { createPushRouter } from "../push/routes.js";
 import { createPageRouter, createPageResponder, type PageResponder } from "../page/routes.js";
+import { createLiveRouter } from "../live/route.js";
 
 /** Categories group every visible blog: kept until a write rather than grouped per request. */
 const publicCategories = cachedPerContext(5000, (storage) => storage.blogs.categories());
@@ -127,7 +128,8 @@ export function createPublicApiRouter(context: BlogrollContext, page: PageRespon
     guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(String(request.params.category))(request, response)),
   );
 
-  // Beside the spec's API: the river feeds, the page and the site widget.
+  // Beside the spec's API: live events, the river feeds, the page and the site widget.
+  if (options.live) router.use(createLiveRouter(context));
   router.use(createRiverRouter(context));
   router.use(createPageRouter(context, page));
   router.use(createWidgetRouter(context));

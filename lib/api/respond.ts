@@ -30,7 +30,8 @@ export function publicResponses(options: BlogrollOptions) {
     setPublicHeaders(response, options);
     if (request.method === "OPTIONS") {
       response.set("Access-Control-Allow-Methods", "GET, OPTIONS");
-      response.set("Access-Control-Allow-Headers", "If-None-Match");
+      // Last-Event-ID: live event clients built on fetch send it when they reconnect (EventSource itself needs no preflight).
+      response.set("Access-Control-Allow-Headers", "If-None-Match, Last-Event-ID");
       response.set("Access-Control-Max-Age", "86400");
       response.status(204).end();
       return;

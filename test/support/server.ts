@@ -55,8 +55,10 @@ export function memoryLogger(logs: string[]): Logger {
 /**
  * Starts the plugin in the standalone host on an ephemeral loopback port,
  * on the chosen backend, with the scheduler off (tests drive syncs).
+ * `sharing` puts it on another test server's stand-in database (a second
+ * process behind the same MongoDB, as far as the stand-in can show one).
  */
-export async function startTestServer(backend: Backend, pluginOptions: Record<string, unknown> = {}): Promise<TestServer> {
+export async function startTestServer(backend: Backend, pluginOptions: Record<string, unknown> = {}, sharing?: TestServer): Promise<TestServer> {
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-test-"));
   const collections = new Map<string, unknown>();
   let fakeDb: ReturnType<typeof createFakeDb> | null = null;
@@ -65,7 +67,7 @@ export async function startTestServer(backend: Backend, pluginOptions: Record<st
     options.databasePath = path.join(folder, "blogroll.db");
     options.mongodbUrl = null;
   } else if (backend === "mongo-standin") {
-    fakeDb = createFakeDb();
+    fakeDb = sharing?.fakeDb ?? createFakeDb();
     for (const name of Object.values(COLLECTION_NAMES)) collections.set(name, fakeDb.collection(name));
   } else {
     const url = new URL(process.env.MONGODB_URL as string);
