@@ -168,7 +168,7 @@ describe("plugin class", () => {
     await plugin.init(host);
     assert.ok(logged.some((line) => line.includes(`data: SQLite (${path.join(folder, "sub", "b.db")})`)), `the start says where the data goes: ${logged.join(" | ")}`);
     assert.deepEqual(host.calls.endpoints, [plugin]);
-    assert.deepEqual(host.calls.collections, ["blogrollSources", "blogrollBlogs", "blogrollItems", "blogrollMeta", "blogrollPush", "blogrollRecommendations"]);
+    assert.deepEqual(host.calls.collections, ["blogrollSources", "blogrollBlogs", "blogrollItems", "blogrollMeta", "blogrollPush", "blogrollRecommendations", "blogrollEvents"]);
     assert.equal(typeof host.application.getBlogrollDb, "function");
     assert.equal((host.application.getBlogrollDb as () => unknown)(), null);
     assert.match(plugin.describeStorage(), /^SQLite/);

@@ -84,7 +84,7 @@ export function serializeBlog(blog: Blog): ApiBlog {
 }
 
 /** `isFuture` is computed against `now`, per request; an unknown date stays absent. */
-export function serializeItem(item: Item, now: Date): ApiItem {
+export function serializeItem(item: Omit<Item, "content">, now: Date): ApiItem {
   const published = item.published;
   return {
     id: item.id,

@@ -16,6 +16,14 @@ const WAKE_MS = 20;
 /** Events read at once. */
 const BATCH = 200;
 /**
+ * Frames of the newest events kept for clients catching up (reconnecting, or
+ * slow readers): they are sent from here, shared, rather than read again per
+ * client. Older events are read from the log, CATCH_UP_BATCH at a time.
+ */
+const RECENT_FRAMES = 2000;
+const RECENT_BYTES = 4 * 1024 * 1024;
+const CATCH_UP_BATCH = 50;
+/**
  * A seq missing below later ones (two MongoDB writers took 5 and 6, and 6 was
  * stored first) is waited for this long, holding back the later ones so
  * clients get events in order; after that it counts as never coming.
@@ -80,6 +88,9 @@ export class LiveHub {
   private gapSince: number | null = null;
   private lastTrim = 0;
   private failing = false;
+  /** The frames of the newest seqs read, oldest first (null: that seq sends nothing). */
+  private readonly recent = new Map<number, Buffer | null>();
+  private recentBytes = 0;
 
   constructor(private readonly deps: LiveHubDeps) {
     this.admission = new Admission({ max: deps.options.liveMaxConnections, perAddress: deps.options.liveMaxPerAddress });
@@ -166,8 +177,16 @@ export class LiveHub {
     const gone = () => listener.response.destroyed || listener.response.writableEnded;
     let sent = 0;
     while (listener.lastSent < this.cursor && !gone()) {
+      if (++sent > MAX_REPLAY) return this.reset(listener);
+      const next = listener.lastSent + 1;
+      if (this.recent.has(next)) {
+        const frame = this.recent.get(next);
+        if (frame) await this.writeWaiting(listener, frame);
+        listener.lastSent = next;
+        continue;
+      }
       const target = this.cursor;
-      const events = (await storage.events.after(listener.lastSent, BATCH)).filter((event) => event.seq <= this.cursor);
+      const events = (await storage.events.after(listener.lastSent, CATCH_UP_BATCH)).filter((event) => event.seq <= this.cursor);
       if (events.length === 0) {
         // Read before newer events were stored: read again. Else the rest was trimmed away, or never came.
         if (this.cursor !== target) continue;
@@ -175,12 +194,12 @@ export class LiveHub {
       }
       const now = new Date();
       for (const event of events) {
-        if (++sent > MAX_REPLAY) return this.reset(listener);
+        if (gone()) return;
         const frame = liveFrame(event, now);
         if (frame) await this.writeWaiting(listener, frame);
-        if (gone()) return;
         listener.lastSent = event.seq;
       }
+      sent += events.length - 1;
     }
     // Nothing awaited from the last check on: no event can come between.
     listener.lastSent = Math.max(listener.lastSent, this.cursor);
@@ -217,6 +236,7 @@ export class LiveHub {
   /** Nobody listens: stop reading (the next client starts again from the newest event). */
   private idle(): void {
     this.running = false;
+    this.forgetRecent();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.keepAlive) clearInterval(this.keepAlive);
@@ -278,8 +298,11 @@ export class LiveHub {
         if (now.getTime() - this.gapSince < GAP_WAIT_MS) return false;
       }
       this.gapSince = null;
+      if (event.seq - this.cursor > RECENT_FRAMES) this.forgetRecent();
+      else for (let missing = this.cursor + 1; missing < event.seq; missing++) this.remember(missing, null);
       this.cursor = event.seq;
       const frame = liveFrame(event, now);
+      this.remember(event.seq, frame);
       if (!frame) continue;
       for (const listener of this.listeners) {
         if (listener.behindSince !== null || listener.lastSent >= event.seq) continue;
@@ -293,6 +316,21 @@ export class LiveHub {
       }
     }
     return true;
+  }
+
+  private forgetRecent(): void {
+    this.recent.clear();
+    this.recentBytes = 0;
+  }
+
+  private remember(seq: number, frame: Buffer | null): void {
+    this.recent.set(seq, frame);
+    this.recentBytes += frame?.length ?? 0;
+    for (const [oldest, old] of this.recent) {
+      if (this.recent.size <= RECENT_FRAMES && this.recentBytes <= RECENT_BYTES) break;
+      this.recent.delete(oldest);
+      this.recentBytes -= old?.length ?? 0;
+    }
   }
 
   /** Comments to idle clients; a client behind that has read nothing for a while is dropped. */

@@ -477,6 +477,9 @@ export interface RecommendationStore {
   dismiss(feedUrl: string, at?: Date): Promise<void>;
 }
 
+/** A post as a live event carries it. */
+export type LivePost = Omit<Item, "content">;
+
 /** What a blog event says happened to a blog, as the public sees it. */
 export type BlogChange = "added" | "updated" | "removed";
 
@@ -494,8 +497,8 @@ export type LiveEvent =
       seq: number;
       at: Date;
       blogId: string;
-      /** The stored post, null once it is no longer stored. */
-      item: Item | null;
+      /** The stored post (without its content, which events never carry), null once it is no longer stored. */
+      item: LivePost | null;
       blog: Blog | null;
     }
   | { kind: "blog"; seq: number; at: Date; blogId: string; change: BlogChange; blog: Blog | null };

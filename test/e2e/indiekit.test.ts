@@ -16,6 +16,7 @@ import { startFediverseWeb } from "../support/fediverse-web.js";
 import { startFeedServer } from "../sync/feed-server.js";
 import { gapBetween, measureFilters, measureForm, visibleCaptions } from "./look.js";
 import { browserSkip, CHROMIUM } from "../support/browser.js";
+import { dataOf, openEventStream } from "../support/event-stream.js";
 import { installPackedPlugin, linkIntoKit, lockKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
 
 /**
@@ -369,7 +370,7 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.equal((await fetch(`${host.url}${MOUNT}/api/opml`)).status, 200);
   });
 
-  it("a blog that pushes: WebSub and rssCloud call back through the host's public routes, and the posts show at once", async () => {
+  it("a blog that pushes: WebSub and rssCloud call back through the host's public routes, and the posts show at once, live through the host's compression", async (t) => {
     // Hubs reach the plugin at the host's own address (application.url, learnt from the first request).
     const hub = await startLocalHub();
     const cloud = await startLocalCloud();
@@ -402,9 +403,22 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
       assert.ok(event && event.callback.startsWith(`${host.url}${MOUNT}/push/websub/`), event?.callback);
 
       const titles = async () => ((await (await fetch(`${host.url}${MOUNT}/api/items?limit=100`)).json()) as { items: Array<{ title: string }> }).items.map((item) => item.title);
+      // A visitor's page listening: Indiekit compresses every response it can; the stream must come event by event.
+      const live = await openEventStream(`${host.url}${MOUNT}/api/events`, { "Accept-Encoding": "gzip, deflate, br", Origin: "https://elsewhere.example" });
+      assert.equal(live.status, 200, live.body);
+      assert.equal(live.headers["content-type"], "text/event-stream");
+      assert.equal(live.headers["content-encoding"], undefined, "not compressed: Cache-Control no-transform");
+      assert.equal(live.headers["access-control-allow-origin"], "*");
+      await live.until("the opening frame", () => live.raw.includes("\n\n"));
       entries = [{ id: "pushed-new", at: new Date() }, ...entries];
+      const notified = Date.now();
       assert.deepEqual(await hub.publish(atomUrl, atom()), [200]);
       assert.ok((await titles()).includes("pushed-new"), "stored before the hub had its answer");
+      // The keep-alive comment is 25 s away and nothing else is sent: the event arrives on its own or not at all.
+      const pushed = await live.next("post");
+      t.diagnostic(`the post's live event came through Indiekit ${Date.now() - notified} ms after the hub began notifying`);
+      assert.equal(dataOf<{ title: string }>(pushed).title, "pushed-new");
+      live.close();
       assert.deepEqual(await hub.publish(atomUrl, atom().replace("pushed-new", "forged"), { signature: "wrong" }), [202]);
       assert.ok(!(await titles()).includes("forged"));
 

@@ -292,7 +292,7 @@ for (const backend of httpBackends()) {
       const response = await server.get(`${river}/river.json`, { method: "OPTIONS" });
       assert.equal(response.status, 204);
       assert.equal(response.headers.get("access-control-allow-origin"), "*");
-      assert.equal(response.headers.get("access-control-allow-headers"), "If-None-Match");
+      assert.equal(response.headers.get("access-control-allow-headers"), "If-None-Match, Last-Event-ID");
     });
 
     it("the OPML export links the rivers in its head and still re-imports", async () => {

@@ -163,8 +163,14 @@ export function createMongoLiveEventStore(collections: MongoCollections, ids: Ob
         const docs = await events.find({ seq: { $gt: Number(after) } }).sort({ seq: 1 }).limit(max).toArray();
         if (docs.length === 0) return [];
         const itemIds = ids.ofList(docs.flatMap((doc) => (typeof doc.itemId === "string" ? [doc.itemId] : [])));
-        const stored = itemIds.length === 0 ? [] : await items.find({ _id: { $in: itemIds } }).toArray();
-        const byItem = new Map(stored.map((doc) => [hexId(doc._id), toItem(doc)]));
+        // Without the content, which may be long and which events never carry.
+        const stored = itemIds.length === 0 ? [] : await items.find({ _id: { $in: itemIds } }).project({ content: 0 }).toArray();
+        const byItem = new Map(
+          stored.map((doc) => {
+            const { content: _content, ...post } = toItem(doc);
+            return [hexId(doc._id), post];
+          }),
+        );
         const blogIds = ids.ofList([...new Set(docs.map((doc) => String(doc.blogId)))]);
         const shown = await blogs.find({ $and: [{ _id: { $in: blogIds } }, publicBlogFilter()] }).toArray();
         const byBlog = new Map(shown.map((doc) => [hexId(doc._id), toBlog(doc)]));

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { PAGE_FIELDS } from "../live-log.js";
-import type { BlogChange, LiveEvent, LiveEventStore } from "../types.js";
+import type { BlogChange, Item, LiveEvent, LiveEventStore, LivePost } from "../types.js";
 import { publicBlogSql, wholeNumber } from "./blog-list.js";
 import type { SqliteContext } from "./database.js";
 import { BLOG_COLUMNS, rowToBlog, rowToItem, toIso, type BlogRow, type ItemRow } from "./rows.js";
@@ -53,6 +53,8 @@ export function createLiveTriggers(db: Database.Database): void {
   }
 }
 
+const livePost = ({ content: _content, ...post }: Item): LivePost => post;
+
 interface EventRow {
   seq: number;
   at: string;
@@ -73,9 +75,11 @@ export function createSqliteLiveEventStore(ctx: SqliteContext): LiveEventStore {
           .all(Math.floor(after), wholeNumber(limit)) as EventRow[];
         if (rows.length === 0) return [];
         const itemIds = rows.flatMap((row) => (row.item_id ? [row.item_id] : []));
-        const items = new Map(
-          (ctx.statement(`SELECT * FROM items WHERE id IN (${inList})`).all(JSON.stringify(itemIds)) as ItemRow[]).map((row) => [row.id, rowToItem(row)]),
-        );
+        // Every column but the content, which may be long and which events never carry.
+        const postRows = ctx
+          .statement(`SELECT id, blog_id, uid, url, title, summary, NULL AS content, published, author, photo, categories, fetched_at FROM items WHERE id IN (${inList})`)
+          .all(JSON.stringify(itemIds)) as ItemRow[];
+        const items = new Map(postRows.map((row) => [row.id, livePost(rowToItem(row))]));
         const blogIds = [...new Set(rows.map((row) => row.blog_id))];
         const blogs = new Map(
           (ctx.statement(`SELECT b.* FROM blogs b WHERE b.id IN (${inList}) AND ${publicBlogSql("b")}`).all(JSON.stringify(blogIds)) as BlogRow[]).map(
