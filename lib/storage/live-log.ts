@@ -21,6 +21,10 @@ export const PAGE_FIELDS = [
   "iconUrl",
   "author",
   "pinned",
+  "relationship",
+  "note",
+  "fediverse",
+  "fediverseUrl",
 ] as const satisfies readonly (keyof Blog)[];
 
 /** How long events are kept: a client that was away longer is told to reload (`reset`). */

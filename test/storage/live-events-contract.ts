@@ -90,6 +90,12 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { title: "Renamed" })), [`blog ${blog.id} updated`]);
       assert.deepEqual(await saidBy(() => s.blogs.setIcon(blog.id, "https://live.example.net/icon.png")), [`blog ${blog.id} updated`]);
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { pinned: true })), [`blog ${blog.id} updated`]);
+      assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { relationship: ["friend", "met"] })), [`blog ${blog.id} updated`]);
+      assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { note: "Why I read it" })), [`blog ${blog.id} updated`]);
+      assert.deepEqual(
+        await saidBy(() => s.blogs.edit(blog.id, { fediverse: "@ada@example.social", fediverseUrl: "https://example.social/@ada" })),
+        [`blog ${blog.id} updated`],
+      );
       // The owner's private notes, a fetch that changes nothing shown, item counters: not news.
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { notes: "private" })), []);
       assert.deepEqual(await saidBy(() => s.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: null, failureCount: 0 })), []);

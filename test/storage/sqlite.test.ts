@@ -13,6 +13,7 @@ import { itemListSql } from "../../lib/storage/sqlite/items.js";
 import { BLOG_NEWEST_SQL, CATEGORY_BLOGS_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL } from "../../lib/storage/sqlite/category-items.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
+import { dropLiveTriggers } from "../../lib/storage/sqlite/live-events.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "blogroll-sqlite-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -127,7 +128,9 @@ describe("sqlite specifics", () => {
     await storage.close();
     const db = openSqliteFile(file);
     try {
-      // Back to the schema before the step, as a database in the field would be.
+      // Back to the schema before the step, as a database in the field would be (without the later live event log).
+      dropLiveTriggers(db);
+      db.exec("DROP TABLE live_events");
       db.exec("ALTER TABLE blogs DROP COLUMN relationship; ALTER TABLE blogs DROP COLUMN note; ALTER TABLE blogs DROP COLUMN fediverse; ALTER TABLE blogs DROP COLUMN fediverse_url");
       const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("what the owner says about a blog"));
       db.pragma(`user_version = ${step}`);

@@ -7,7 +7,7 @@ import { createSqlitePushStore } from "./push.js";
 import { migrate } from "./migrations.js";
 import { createSqliteSourceStore } from "./sources.js";
 import { createSqliteRecommendationStore } from "./recommendations.js";
-import { createLiveTriggers, createSqliteLiveEventStore } from "./live-events.js";
+import { createLiveTriggers, createSqliteLiveEventStore, dropLiveTriggers } from "./live-events.js";
 
 export { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
@@ -29,8 +29,13 @@ export function createSqliteStorage(path: string): Storage {
     events: createSqliteLiveEventStore(ctx),
     init: () =>
       ctx.guard("init", () => {
-        migrate(ctx.db);
-        ctx.write(() => createLiveTriggers(ctx.db));
+        // The live triggers are made from this code's rules, after its migrations (which they could stand in the way
+        // of), in one transaction: another process on the file never writes while they are missing.
+        ctx.write(() => {
+          dropLiveTriggers(ctx.db);
+          migrate(ctx.db);
+          createLiveTriggers(ctx.db);
+        });
       }),
     close: () =>
       ctx.guard("close", () => {

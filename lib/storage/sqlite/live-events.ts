@@ -46,6 +46,15 @@ function liveTriggers(): Record<string, string> {
   };
 }
 
+/**
+ * Drops the live triggers (inside the caller's transaction). Init does so
+ * before migrating: a trigger naming a column would stop a step from
+ * dropping or renaming it.
+ */
+export function dropLiveTriggers(db: Database.Database): void {
+  for (const name of Object.keys(liveTriggers())) db.exec(`DROP TRIGGER IF EXISTS ${name}`);
+}
+
 /** Makes the live triggers anew (inside the caller's transaction): a start after an upgrade gets the new rule. */
 export function createLiveTriggers(db: Database.Database): void {
   for (const [name, body] of Object.entries(liveTriggers())) {
