@@ -4,14 +4,14 @@
  * targets. Exit code 0 even when a target is missed: these are measurements,
  * not tests.
  *
- *   node --import tsx bench/run-all.ts [sync] [api-scale] [parse] [load]
+ *   node --import tsx bench/run-all.ts [sync] [api-scale] [parse] [load] [live]
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { RESULTS_FOLDER, type BenchResult } from "./support/measure.js";
 
-const SCRIPTS = ["sync", "api-scale", "parse", "load"];
+const SCRIPTS = ["sync", "api-scale", "parse", "load", "live"];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : SCRIPTS;
 const results: BenchResult[] = [];
 const failed: string[] = [];
