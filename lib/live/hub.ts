@@ -132,6 +132,10 @@ export class LiveHub {
       if (this.stopped) throw new Error("live events are stopped");
       await this.start();
       if (closed) return;
+      if (this.stopped) {
+        response.end();
+        return;
+      }
       const retry = RETRY_MS.min + Math.floor(Math.random() * RETRY_MS.spread);
       this.listeners.add(listener);
       if (lastEventId === null) {
@@ -219,6 +223,7 @@ export class LiveHub {
       try {
         const storage = await this.deps.getStorage();
         this.cursor = (await storage.events.bounds()).newest;
+        if (this.stopped) return;
         this.gapSince = null;
         this.running = true;
         this.unsubscribe = onStorageWrite(storage, () => this.pollSoon(WAKE_MS));
