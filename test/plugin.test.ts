@@ -63,6 +63,10 @@ describe("plugin class", () => {
       push: true,
       minRecommenders: 2,
       locale: null,
+      live: true,
+      liveMaxConnections: 1000,
+      liveMaxPerAddress: 8,
+      liveKeepAlive: 25_000,
     });
     assert.deepEqual(resolveOptions({ allowPrivateNetworks: undefined, perHostConcurrency: undefined }), resolveOptions({}), "an option given as undefined takes its default");
   });
@@ -116,6 +120,10 @@ describe("plugin class", () => {
       [{ dormantAfterDays: 0 }, /dormantAfterDays/],
       [{ locale: "not a language" }, /"locale" must be a language tag/],
       [{ locale: 7 }, /"locale"/],
+      [{ live: "yes" }, /"live" must be true or false/],
+      [{ liveMaxConnections: 0 }, /liveMaxConnections/],
+      [{ liveMaxPerAddress: 2.5 }, /"liveMaxPerAddress" must be an integer/],
+      [{ liveKeepAlive: 999 }, /"liveKeepAlive" must be a number from 1000 to 2147483647/],
     ];
     for (const [options, message] of bad) {
       assert.throws(() => new BlogrollEndpoint(options), (error: unknown) => error instanceof OptionsError && message.test((error as Error).message));
