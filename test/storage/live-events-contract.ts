@@ -152,6 +152,12 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
         [`blog ${unlisted.id} added`],
       );
 
+      // Gone (the feed answered 410), then back (the weekly check found it again).
+      const gone = await add();
+      const fetch = (status: "gone" | "active") => s.blogs.recordFetch(gone.id, { at: new Date(), status, nextFetchAt: null, failureCount: status === "gone" ? 1 : 0 });
+      assert.deepEqual(await saidBy(() => fetch("gone")), [`blog ${gone.id} removed`]);
+      assert.deepEqual(await saidBy(() => fetch("active")), [`blog ${gone.id} added`]);
+
       const purged = await add();
       assert.deepEqual(await saidBy(() => s.blogs.purge(purged.id)), [`blog ${purged.id} removed`]);
       assert.deepEqual(await saidBy(() => s.blogs.purge(deleted.id)), [], "purging a blog the public no longer saw");
