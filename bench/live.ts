@@ -19,6 +19,10 @@
  *    the honest ones get everything); then they reconnect again and again
  *    with the oldest Last-Event-ID (a replay of up to 1 000 events each) for
  *    10 s while /api/blogs is timed.
+ * 5. Hub to page: a blog pushes through a local WebSub hub to the plugin
+ *    (this process), and a page in Chromium shows it with `<blogroll-items
+ *    live>`: the delay from the hub starting to notify to the post's line in
+ *    the page's DOM.
  *
  *   node --import tsx bench/live.ts [--clients 1000] [--posts 20]
  */
@@ -29,6 +33,11 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createSqliteStorage } from "../lib/storage/sqlite/index.js";
 import { item } from "../test/support/seed.js";
+import { launchBrowser } from "../test/support/browser.js";
+import { respond, startFixtureServer } from "../test/support/fixture-server.js";
+import { startLocalHub } from "../test/support/local-push.js";
+import { startTestServer } from "../test/support/server.js";
+import { startFeedServer } from "../test/sync/feed-server.js";
 import { loadavg, uptime } from "node:os";
 import { MB, percentile, probeLatency, report, round, target, type BenchResult } from "./support/measure.js";
 
@@ -163,6 +172,7 @@ async function main(): Promise<void> {
   while (((await server.ask({ cmd: "memory" })) as { connections: number }).connections > 0) await sleep(50);
   const attack = await oneSender(server, blogId);
   await server.ask({ cmd: "stop" });
+  const page = await hubToPage();
 
   const result: BenchResult = {
     scenario: `Live events: ${CLIENTS} connections held, ${POSTS} posts stored by the server's process and ${POSTS} by another on the same SQLite file`,
@@ -186,7 +196,79 @@ async function main(): Promise<void> {
     ],
     notes: [...notes, uptimeNote()],
   };
-  report(result, attack);
+  report(result, attack, page);
+}
+
+/** Scenario 5: a post pushed by a local WebSub hub, to the DOM of a page with the live widget. */
+async function hubToPage(): Promise<BenchResult> {
+  const hub = await startLocalHub();
+  const feeds = await startFeedServer();
+  const feedUrl = `${feeds.origins[0]}/pushed.atom`;
+  let entries = [{ id: "older", at: new Date(Date.now() - 3_600_000) }];
+  const atom = () =>
+    `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Pushed</title><id>urn:bench:pushed</id><updated>2026-01-01T00:00:00Z</updated>` +
+    `<link rel="hub" href="${hub.url}"/><link rel="self" href="${feedUrl}"/>` +
+    entries.map((entry) => `<entry><id>urn:bench:${entry.id}</id><title>${entry.id}</title><link href="https://pushed.example/${entry.id}"/><updated>${entry.at.toISOString()}</updated></entry>`).join("") +
+    `</feed>`;
+  feeds.route("/pushed.atom", (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom()));
+  const server = await startTestServer("sqlite");
+  (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
+  await server.storage.blogs.upsertFromSource({ feedUrl, title: "Pushed", source: "manual" });
+  const verified = hub.verified(feedUrl);
+  await server.plugin.context.scheduler.syncNow();
+  await server.plugin.context.push.idle();
+  await verified;
+  const site = await startFixtureServer();
+  const mount = `${server.baseUrl}${server.plugin.mountPath}`;
+  site.route(
+    "/live.html",
+    respond.text(
+      `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Live</title><script type="module" src="${mount}/widget.js"></script></head>` +
+        `<body><blogroll-items live limit="10"></blogroll-items></body></html>`,
+      { headers: { "content-type": "text/html; charset=utf-8" } },
+    ),
+  );
+  const browser = await launchBrowser();
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.goto(`${site.url}/live.html`);
+  await page.waitForFunction(() => document.querySelector("blogroll-items")?.getAttribute("aria-busy") === "false");
+  while (server.plugin.context.live.connections < 1) await sleep(20);
+  // The page notes when each post's line appears.
+  await page.evaluate(() => {
+    const seen: Record<string, number> = {};
+    (window as unknown as { seen: Record<string, number> }).seen = seen;
+    new MutationObserver(() => {
+      for (const link of document.querySelectorAll("blogroll-items a.blogroll__title")) seen[link.textContent ?? ""] ??= Date.now();
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  const delays: number[] = [];
+  for (let n = 0; n < POSTS; n++) {
+    const id = `pushed-${n}`;
+    entries = [{ id, at: new Date() }, ...entries].slice(0, 10);
+    const started = Date.now();
+    await hub.publish(feedUrl, atom());
+    let shownAt: number | undefined;
+    const deadline = Date.now() + 10_000;
+    while (shownAt === undefined && Date.now() < deadline) {
+      shownAt = await page.evaluate((title) => (window as unknown as { seen: Record<string, number> }).seen[title], id);
+      if (shownAt === undefined) await sleep(20);
+    }
+    delays.push(shownAt === undefined ? Number.POSITIVE_INFINITY : shownAt - started);
+    await sleep(300);
+  }
+  await browser.close();
+  await server.close();
+  await site.close();
+  await feeds.close();
+  await hub.close();
+  const p95 = percentile(delays, 95);
+  console.log(`hub notification to the page's DOM: p50 ${percentile(delays, 50)} ms, p95 ${p95} ms, max ${Math.max(...delays)} ms over ${delays.length} posts`);
+  return {
+    scenario: "Live events: a post pushed by a local WebSub hub, to a live widget's DOM in Chromium",
+    figures: { posts: delays.length, p50Ms: percentile(delays, 50), p95Ms: p95, maxMs: Math.max(...delays) },
+    targets: [target("hub notification to the widget's DOM, p95", p95, "<=", 1000, "ms")],
+    notes: [uptimeNote()],
+  };
 }
 
 /** Scenario 4: what one address can make the server hold and do. */

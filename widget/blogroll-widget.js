@@ -12,8 +12,10 @@
  * Both render into the light DOM (the page's CSS applies, the content is in
  * the page), with `blogroll__*` class names and `--blogroll-*` custom
  * properties; default styles are off with the `unstyled` attribute. Text from
- * feeds is only ever set as text, links are http(s) only. Attributes are
- * described in the README. No dependencies, no build step.
+ * feeds is only ever set as text, links are http(s) only. With the `live`
+ * attribute they follow the server's live events ({mountPath}/api/events),
+ * over one EventSource per page. Attributes are described in docs/widget.md.
+ * No dependencies, no build step.
  */
 
 /** The API lives beside this module ({mountPath}/widget.js → {mountPath}/api/…) unless `src` says otherwise. */
@@ -21,20 +23,20 @@ const MODULE_BASE = new URL(".", import.meta.url).href;
 
 /** The few strings shown, in the admin's languages; the page's `lang` chooses (its full tag, else its language). */
 const STRINGS = {
-  en: { more: "More posts", loading: "Loading…", failed: "The blogroll could not be loaded right now.", noPosts: "No posts yet.", noBlogs: "No blogs yet.", other: "Other blogs", latest: "Latest posts", lastPost: "Last post", feed: "feed" },
-  de: { more: "Weitere Beiträge", loading: "Wird geladen …", failed: "Die Blogroll konnte gerade nicht geladen werden.", noPosts: "Noch keine Beiträge.", noBlogs: "Noch keine Blogs.", other: "Weitere Blogs", latest: "Neueste Beiträge", lastPost: "Letzter Beitrag", feed: "Feed" },
-  fr: { more: "Plus d’articles", loading: "Chargement…", failed: "La blogroll n’a pas pu être chargée pour le moment.", noPosts: "Aucun article pour l’instant.", noBlogs: "Aucun blog pour l’instant.", other: "Autres blogs", latest: "Derniers articles", lastPost: "Dernier article", feed: "flux" },
-  es: { more: "Más entradas", loading: "Cargando…", failed: "No se ha podido cargar el blogroll en este momento.", noPosts: "Todavía no hay entradas.", noBlogs: "Todavía no hay blogs.", other: "Otros blogs", latest: "Últimas entradas", lastPost: "Última entrada", feed: "feed" },
-  nl: { more: "Meer berichten", loading: "Laden…", failed: "De blogroll kon nu niet worden geladen.", noPosts: "Nog geen berichten.", noBlogs: "Nog geen blogs.", other: "Overige blogs", latest: "Nieuwste berichten", lastPost: "Laatste bericht", feed: "feed" },
-  it: { more: "Altri articoli", loading: "Caricamento…", failed: "Non è stato possibile caricare il blogroll in questo momento.", noPosts: "Ancora nessun articolo.", noBlogs: "Ancora nessun blog.", other: "Altri blog", latest: "Ultimi articoli", lastPost: "Ultimo articolo", feed: "feed" },
-  pt: { more: "Mais artigos", loading: "A carregar…", failed: "Não foi possível carregar o blogroll neste momento.", noPosts: "Ainda não há artigos.", noBlogs: "Ainda não há blogues.", other: "Outros blogues", latest: "Artigos recentes", lastPost: "Último artigo", feed: "feed" },
-  pl: { more: "Więcej wpisów", loading: "Wczytywanie…", failed: "Nie udało się teraz wczytać blogrolla.", noPosts: "Brak wpisów.", noBlogs: "Brak blogów.", other: "Pozostałe blogi", latest: "Najnowsze wpisy", lastPost: "Ostatni wpis", feed: "kanał" },
-  "pt-br": { more: "Mais posts", loading: "Carregando…", failed: "Não foi possível carregar o blogroll agora.", noPosts: "Ainda não há posts.", noBlogs: "Ainda não há blogs.", other: "Outros blogs", latest: "Posts recentes", lastPost: "Último post", feed: "feed" },
-  sv: { more: "Fler inlägg", loading: "Laddar…", failed: "Blogrollen kunde inte laddas just nu.", noPosts: "Inga inlägg än.", noBlogs: "Inga bloggar än.", other: "Övriga bloggar", latest: "Senaste inläggen", lastPost: "Senaste inlägg", feed: "flöde" },
-  id: { more: "Tulisan lainnya", loading: "Memuat…", failed: "Blogroll tidak dapat dimuat saat ini.", noPosts: "Belum ada tulisan.", noBlogs: "Belum ada blog.", other: "Blog lainnya", latest: "Tulisan terbaru", lastPost: "Tulisan terakhir", feed: "feed" },
-  sr: { more: "Još članaka", loading: "Učitavanje…", failed: "Blogrol trenutno nije moguće učitati.", noPosts: "Još nema članaka.", noBlogs: "Još nema blogova.", other: "Ostali blogovi", latest: "Najnoviji članci", lastPost: "Poslednji članak", feed: "fid" },
-  hi: { more: "और पोस्ट", loading: "लोड हो रहा है…", failed: "ब्लॉगरोल अभी लोड नहीं हो सका।", noPosts: "अभी कोई पोस्ट नहीं।", noBlogs: "अभी कोई ब्लॉग नहीं।", other: "अन्य ब्लॉग", latest: "नवीनतम पोस्ट", lastPost: "आख़िरी पोस्ट", feed: "फ़ीड" },
-  zh: { more: "更多文章", loading: "加载中…", failed: "暂时无法加载博客列表。", noPosts: "还没有文章。", noBlogs: "还没有博客。", other: "其他博客", latest: "最新文章", lastPost: "最后一篇文章", feed: "订阅源" },
+  en: { more: "More posts", loading: "Loading…", failed: "The blogroll could not be loaded right now.", noPosts: "No posts yet.", noBlogs: "No blogs yet.", other: "Other blogs", latest: "Latest posts", lastPost: "Last post", feed: "feed", newPost: "New post on {blog}" },
+  de: { more: "Weitere Beiträge", loading: "Wird geladen …", failed: "Die Blogroll konnte gerade nicht geladen werden.", noPosts: "Noch keine Beiträge.", noBlogs: "Noch keine Blogs.", other: "Weitere Blogs", latest: "Neueste Beiträge", lastPost: "Letzter Beitrag", feed: "Feed", newPost: "Neuer Beitrag auf {blog}" },
+  fr: { more: "Plus d’articles", loading: "Chargement…", failed: "La blogroll n’a pas pu être chargée pour le moment.", noPosts: "Aucun article pour l’instant.", noBlogs: "Aucun blog pour l’instant.", other: "Autres blogs", latest: "Derniers articles", lastPost: "Dernier article", feed: "flux", newPost: "Nouvel article sur {blog}" },
+  es: { more: "Más entradas", loading: "Cargando…", failed: "No se ha podido cargar el blogroll en este momento.", noPosts: "Todavía no hay entradas.", noBlogs: "Todavía no hay blogs.", other: "Otros blogs", latest: "Últimas entradas", lastPost: "Última entrada", feed: "feed", newPost: "Nueva entrada en {blog}" },
+  nl: { more: "Meer berichten", loading: "Laden…", failed: "De blogroll kon nu niet worden geladen.", noPosts: "Nog geen berichten.", noBlogs: "Nog geen blogs.", other: "Overige blogs", latest: "Nieuwste berichten", lastPost: "Laatste bericht", feed: "feed", newPost: "Nieuw bericht op {blog}" },
+  it: { more: "Altri articoli", loading: "Caricamento…", failed: "Non è stato possibile caricare il blogroll in questo momento.", noPosts: "Ancora nessun articolo.", noBlogs: "Ancora nessun blog.", other: "Altri blog", latest: "Ultimi articoli", lastPost: "Ultimo articolo", feed: "feed", newPost: "Nuovo articolo su {blog}" },
+  pt: { more: "Mais artigos", loading: "A carregar…", failed: "Não foi possível carregar o blogroll neste momento.", noPosts: "Ainda não há artigos.", noBlogs: "Ainda não há blogues.", other: "Outros blogues", latest: "Artigos recentes", lastPost: "Último artigo", feed: "feed", newPost: "Novo artigo em {blog}" },
+  pl: { more: "Więcej wpisów", loading: "Wczytywanie…", failed: "Nie udało się teraz wczytać blogrolla.", noPosts: "Brak wpisów.", noBlogs: "Brak blogów.", other: "Pozostałe blogi", latest: "Najnowsze wpisy", lastPost: "Ostatni wpis", feed: "kanał", newPost: "Nowy wpis: {blog}" },
+  "pt-br": { more: "Mais posts", loading: "Carregando…", failed: "Não foi possível carregar o blogroll agora.", noPosts: "Ainda não há posts.", noBlogs: "Ainda não há blogs.", other: "Outros blogs", latest: "Posts recentes", lastPost: "Último post", feed: "feed", newPost: "Novo post em {blog}" },
+  sv: { more: "Fler inlägg", loading: "Laddar…", failed: "Blogrollen kunde inte laddas just nu.", noPosts: "Inga inlägg än.", noBlogs: "Inga bloggar än.", other: "Övriga bloggar", latest: "Senaste inläggen", lastPost: "Senaste inlägg", feed: "flöde", newPost: "Nytt inlägg på {blog}" },
+  id: { more: "Tulisan lainnya", loading: "Memuat…", failed: "Blogroll tidak dapat dimuat saat ini.", noPosts: "Belum ada tulisan.", noBlogs: "Belum ada blog.", other: "Blog lainnya", latest: "Tulisan terbaru", lastPost: "Tulisan terakhir", feed: "feed", newPost: "Tulisan baru di {blog}" },
+  sr: { more: "Još članaka", loading: "Učitavanje…", failed: "Blogrol trenutno nije moguće učitati.", noPosts: "Još nema članaka.", noBlogs: "Još nema blogova.", other: "Ostali blogovi", latest: "Najnoviji članci", lastPost: "Poslednji članak", feed: "fid", newPost: "Novi članak: {blog}" },
+  hi: { more: "और पोस्ट", loading: "लोड हो रहा है…", failed: "ब्लॉगरोल अभी लोड नहीं हो सका।", noPosts: "अभी कोई पोस्ट नहीं।", noBlogs: "अभी कोई ब्लॉग नहीं।", other: "अन्य ब्लॉग", latest: "नवीनतम पोस्ट", lastPost: "आख़िरी पोस्ट", feed: "फ़ीड", newPost: "{blog} पर नई पोस्ट" },
+  zh: { more: "更多文章", loading: "加载中…", failed: "暂时无法加载博客列表。", noPosts: "还没有文章。", noBlogs: "还没有博客。", other: "其他博客", latest: "最新文章", lastPost: "最后一篇文章", feed: "订阅源", newPost: "{blog} 有新文章" },
 };
 
 /** Posts a visitor sees when a blog is opened: the one on its line and the ones below. */
@@ -45,13 +47,19 @@ const RELATIVE_WITHIN = 30 * 864e5;
 const FEED_TYPES = { rss: "application/rss+xml", atom: "application/atom+xml", json: "application/feed+json", hfeed: "text/html" };
 /** Ids for aria-controls, unique across every widget on the page. */
 let nextId = 0;
+/** How long a new post's line stays marked as new. */
+const NEW_MARK_MS = 4000;
+/** A live element reads the blogroll again this long after a blog changes (spread, so 1 000 pages do not ask at once). */
+const LIVE_REFRESH_MS = { min: 500, spread: 4500 };
+/** After the server turned the live stream away (503 when full) or it broke off for good: the first wait, and the longest. */
+const LIVE_RETRY_MS = { first: 30_000, most: 300_000 };
 
 const styled = (selector) => `:where(blogroll-blogs:not([unstyled]) ${selector},blogroll-items:not([unstyled]) ${selector})`;
 
 /** Default styles, all inside :where() so any rule of the page wins over them; the error colour readable on dark pages too. */
 const CSS = `
 :where(blogroll-blogs,blogroll-items){display:block}
-:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-gap:.5em;--blogroll-icon-size:1.25em;--blogroll-muted:inherit;--blogroll-meta-opacity:.8;--blogroll-heading-size:1.1em;--blogroll-button-background:transparent;--blogroll-error:#b00020;--blogroll-tile-background:rgb(128 128 128/.2);--blogroll-tile-color:inherit}
+:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-gap:.5em;--blogroll-icon-size:1.25em;--blogroll-muted:inherit;--blogroll-meta-opacity:.8;--blogroll-heading-size:1.1em;--blogroll-button-background:transparent;--blogroll-error:#b00020;--blogroll-tile-background:rgb(128 128 128/.2);--blogroll-tile-color:inherit;--blogroll-new:rgb(255 196 0/.35)}
 @media (prefers-color-scheme:dark){:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-error:#ff8a80}}
 ${styled(".blogroll__list")}{list-style:none;margin:0 0 var(--blogroll-gap);padding:0}
 ${styled(".blogroll__heading")}{font-size:var(--blogroll-heading-size);margin:calc(var(--blogroll-gap)*2) 0 var(--blogroll-gap)}
@@ -73,6 +81,9 @@ ${styled(".blogroll__more")}{font:inherit;color:inherit;background:var(--blogrol
 ${styled(".blogroll__more[aria-disabled=true]")}{opacity:.6;cursor:progress}
 ${styled(".blogroll__error")}{color:var(--blogroll-error)}
 ${styled(".blogroll__status")}{opacity:var(--blogroll-meta-opacity)}
+${styled(".blogroll__new")}{animation:blogroll-new ${NEW_MARK_MS}ms ease-in;border-radius:.2em;box-shadow:-.3em 0 0 var(--blogroll-new)}
+@keyframes blogroll-new{from{background:var(--blogroll-new)}to{background:transparent}}
+@media (prefers-reduced-motion:reduce){${styled(".blogroll__new")}{animation:none;background:var(--blogroll-new)}}
 `;
 
 /** Constructed style sheets are not inline styles, so a strict Content-Security-Policy allows them; a <style> element otherwise. */
@@ -86,6 +97,11 @@ function adoptStyles() {
     style.textContent = CSS;
     document.head.append(style);
   }
+}
+
+/** Elements matching `selector` whose data attribute `key` is `value` (compared as text: nothing to escape). */
+function withData(root, selector, key, value) {
+  return [...root.querySelectorAll(selector)].filter((node) => node.dataset[key] === value);
 }
 
 function element(name, className, text) {
@@ -161,21 +177,163 @@ function entry(node, post, lang, className) {
   return node;
 }
 
+/** The page's one polite status line for live news, out of sight (screen readers say it; sighted visitors see the mark). */
+let announcer = null;
+
+function announce(text) {
+  if (!announcer?.isConnected) {
+    announcer = element("p", "blogroll__announcer");
+    announcer.setAttribute("role", "status");
+    // Set through the style object, not a style attribute, which a strict CSP would refuse.
+    Object.assign(announcer.style, { position: "absolute", width: "1px", height: "1px", margin: "-1px", padding: "0", overflow: "hidden", clipPath: "inset(50%)", whiteSpace: "nowrap", border: "0" });
+    document.body.append(announcer);
+  }
+  announcer.textContent = text;
+}
+
+/**
+ * One EventSource per events address for the page. The browser reconnects after a broken stream by
+ * itself; turned away (503 when full) it gives up, so this waits and opens another, resuming from
+ * the last event seen (having seen none: its elements read the blogroll again).
+ */
+class LiveSource {
+  static #all = new Map();
+  #url;
+  #source = null;
+  #listeners = new Set();
+  #lastId = "";
+  #retry = null;
+  #wait = LIVE_RETRY_MS.first;
+
+  static for(url) {
+    let source = LiveSource.#all.get(url);
+    if (!source) LiveSource.#all.set(url, (source = new LiveSource(url)));
+    return source;
+  }
+
+  constructor(url) {
+    this.#url = url;
+  }
+
+  /** `listener(type, data)` for each event; it returns the blog's title when it showed a new post. Returns the way to stop. */
+  subscribe(listener) {
+    this.#listeners.add(listener);
+    if (!this.#source && !this.#retry) this.#open(false);
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size > 0) return;
+      this.#source?.close();
+      this.#source = null;
+      clearTimeout(this.#retry);
+      this.#retry = null;
+    };
+  }
+
+  #open(again) {
+    this.#retry = null;
+    const url = new URL(this.#url);
+    if (this.#lastId) url.searchParams.set("lastEventId", this.#lastId);
+    const source = new EventSource(url);
+    this.#source = source;
+    source.addEventListener("open", () => {
+      this.#wait = LIVE_RETRY_MS.first;
+      // Back after a gap with nothing to resume from: what changed meanwhile is unknown.
+      if (again && !this.#lastId) this.#dispatch("reset", {});
+    });
+    for (const type of ["post", "blog", "reset"]) {
+      source.addEventListener(type, (event) => {
+        if (event.lastEventId) this.#lastId = event.lastEventId;
+        let data;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          return; // not an event this widget knows
+        }
+        this.#dispatch(type, data);
+      });
+    }
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.CLOSED || this.#source !== source) return;
+      this.#source = null;
+      this.#retry = setTimeout(() => this.#open(true), this.#wait * (0.5 + Math.random()));
+      this.#wait = Math.min(this.#wait * 2, LIVE_RETRY_MS.most);
+    });
+  }
+
+  #dispatch(type, data) {
+    let shownOn = null;
+    for (const listener of [...this.#listeners]) shownOn = listener(type, data) || shownOn;
+    if (shownOn) announce(shownOn);
+  }
+}
+
 class BlogrollElement extends HTMLElement {
-  static observedAttributes = ["src", "category", "limit", "lang"];
+  static observedAttributes = ["src", "category", "limit", "lang", "live"];
   #controller = null;
   #scheduled = false;
+  #unfollow = null;
+  #refreshTimer = null;
 
   connectedCallback() {
     this.#schedule();
+    this.#follow();
   }
 
   disconnectedCallback() {
     this.#controller?.abort();
+    this.#stopFollowing();
   }
 
-  attributeChangedCallback(_name, before, after) {
-    if (before !== after && this.isConnected) this.#schedule();
+  attributeChangedCallback(name, before, after) {
+    if (before === after || !this.isConnected) return;
+    if (name === "live" || name === "src") this.#follow();
+    if (name !== "live") this.#schedule();
+  }
+
+  /** Where the API lives: `src` (the mount path), else beside this module. */
+  get base() {
+    const src = this.getAttribute("src");
+    return src ? new URL(src.replace(/\/*$/, "/"), document.baseURI) : new URL(MODULE_BASE);
+  }
+
+  /** With `live`: the page's shared live source for this blogroll. */
+  #follow() {
+    this.#stopFollowing();
+    if (!this.hasAttribute("live")) return;
+    this.#unfollow = LiveSource.for(new URL("api/events", this.base).href).subscribe((type, data) => this.#onLive(type, data));
+  }
+
+  #stopFollowing() {
+    this.#unfollow?.();
+    this.#unfollow = null;
+    clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = null;
+  }
+
+  /** A live event; returns what to announce when it showed a new post. */
+  #onLive(type, data) {
+    if (type === "post") return this.showPost(data) ? this.strings.newPost.replace("{blog}", data.blog?.title ?? "") : null;
+    if (type === "reset") this.#schedule();
+    else if (type === "blog") {
+      if (data.change === "removed") this.dropBlog(data.id);
+      this.refreshSoon();
+    }
+    return null;
+  }
+
+  /** Reads the blogroll again a little later (once for any number of changes meanwhile); what is shown stays until then. */
+  refreshSoon() {
+    if (this.#refreshTimer) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = null;
+      if (this.isConnected) void this.refresh();
+    }, LIVE_REFRESH_MS.min + Math.random() * LIVE_REFRESH_MS.spread);
+  }
+
+  /** Marks a line as new for a moment (a fading highlight; steady with reduced motion). */
+  markNew(node) {
+    node.classList.add("blogroll__new");
+    setTimeout(() => node.classList.remove("blogroll__new"), NEW_MARK_MS);
   }
 
   /** One refresh for any number of attribute changes in the same task (an upgrade reports each attribute). */
@@ -205,10 +363,10 @@ class BlogrollElement extends HTMLElement {
 
   /** GET a path relative to `src` (the mount path), with the non-empty parameters; throws unless the answer is JSON with `list` an array. */
   async api(path, parameters, signal, list = "items") {
-    const src = this.getAttribute("src");
-    const url = new URL(path, src ? new URL(src.replace(/\/*$/, "/"), document.baseURI) : MODULE_BASE);
+    const url = new URL(path, this.base);
     for (const [key, value] of Object.entries(parameters)) if (value !== null && value !== undefined && value !== "") url.searchParams.set(key, String(value));
-    const response = await fetch(url, { signal, headers: { Accept: "application/json" } });
+    // Live: the browser's copy may be older than the events that follow (an ETag keeps asking cheap).
+    const response = await fetch(url, { signal, cache: this.hasAttribute("live") ? "no-cache" : "default", headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const body = await response.json();
     if (!body || !Array.isArray(body[list])) throw new Error("not a blogroll answer");
@@ -262,6 +420,9 @@ function letterTile(title) {
  */
 class BlogrollBlogs extends BlogrollElement {
   static observedAttributes = [...BlogrollElement.observedAttributes, "sort", "heading-level", "group"];
+  /** The blogs on show, by id, as last rendered (live posts update them), and their render's signal. */
+  #shown = new Map();
+  #signal = null;
 
   async render(signal) {
     const category = this.getAttribute("category");
@@ -276,6 +437,8 @@ class BlogrollBlogs extends BlogrollElement {
       groups.push({ name, blogs: blogs.slice(0, room) });
       room -= blogs.length;
     }
+    this.#shown = new Map(groups.flatMap(({ blogs }) => blogs.map((blog) => [blog.id, blog])));
+    this.#signal = signal;
     if (groups.length === 0) return [element("p", "blogroll__status", this.strings.noBlogs)];
     const list = (members) => {
       const node = element("ul", "blogroll__list blogroll__blogs");
@@ -334,6 +497,53 @@ class BlogrollBlogs extends BlogrollElement {
     // Its posts open below the line (the row wraps there).
     if (opens) row.append(opens.panel);
     return row;
+  }
+
+  /**
+   * A live post on its blog's line (to the top of its list with sort="recent"), focus and an open
+   * list kept. A blog not on show: read again with sort="recent", else not this element's news.
+   */
+  showPost(item) {
+    const id = item.blog?.id;
+    const category = this.getAttribute("category");
+    if (!id || (category && item.blog.category !== category)) return false;
+    const recent = this.getAttribute("sort") === "recent";
+    const blog = this.#shown.get(id);
+    const [row] = blog ? withData(this, "li.blogroll__blog", "blog", id) : [];
+    if (!row) {
+      if (recent) this.refreshSoon();
+      return false;
+    }
+    const { blog: _context, ...post } = item;
+    const posts = blog.posts ?? [];
+    if (posts.some((shown) => shown.id === post.id)) return false;
+    const newest = (a, b) => Date.parse(b.published ?? "") - Date.parse(a.published ?? "") || 0;
+    const updated = {
+      ...blog,
+      posts: [post, ...posts].sort(newest).slice(0, Math.max(1, posts.length)),
+      itemCount: (blog.itemCount ?? 0) + 1,
+      lastPostAt: post.published && (!blog.lastPostAt || post.published > blog.lastPostAt) ? post.published : blog.lastPostAt,
+    };
+    this.#shown.set(id, updated);
+    const next = this.blog(updated, this.#signal);
+    const focused = row.contains(document.activeElement) ? document.activeElement.classList[0] : null;
+    const open = row.querySelector(".blogroll__toggle")?.getAttribute("aria-expanded") === "true";
+    row.replaceWith(next);
+    if (recent) {
+      // Newest first after the pinned ones (a pinned blog: first of all).
+      const list = next.parentElement;
+      const first = [...list.children].find((line) => line === next || updated.pinned || !this.#shown.get(line.dataset.blog)?.pinned);
+      if (first !== next) list.insertBefore(next, first);
+    }
+    if (open) next.querySelector(".blogroll__toggle")?.click();
+    if (focused) next.querySelector(`.${focused}`)?.focus();
+    this.markNew(next);
+    return true;
+  }
+
+  dropBlog(id) {
+    this.#shown.delete(id);
+    for (const row of withData(this, "li.blogroll__blog", "blog", id)) row.remove();
   }
 
   /**
@@ -430,9 +640,38 @@ class BlogrollItems extends BlogrollElement {
     }
   }
 
+  /** A live post, in its place among those shown (undated: on top); the last shown moves on to the next page. */
+  showPost(item) {
+    const category = this.getAttribute("category");
+    const blog = this.getAttribute("blog");
+    if ((category && item.blog?.category !== category) || (blog && item.blog?.id !== blog)) return false;
+    const list = this.querySelector(":scope > .blogroll__items");
+    if (!list) {
+      // "No posts yet": render afresh.
+      this.refreshSoon();
+      return false;
+    }
+    if (withData(list, ":scope > li", "item", item.id).length > 0) return false;
+    const at = item.published ? Date.parse(item.published) : Number.POSITIVE_INFINITY;
+    const before = [...list.children].find((row) => !row.dataset.published || Date.parse(row.dataset.published) < at);
+    if (!before) return false;
+    const row = this.item(item);
+    list.insertBefore(row, before);
+    if (this.querySelector(":scope > .blogroll__more")) list.lastElementChild.remove();
+    this.markNew(row);
+    return true;
+  }
+
+  dropBlog(id) {
+    for (const row of withData(this, "li.blogroll__item", "blog", id)) row.remove();
+  }
+
   /** A post as an h-entry: its linked title, then its blog (the author, an h-card) and date. */
   item(item) {
     const row = element("li", "blogroll__item h-entry");
+    row.dataset.item = item.id;
+    if (item.blog) row.dataset.blog = item.blog.id;
+    if (item.published) row.dataset.published = item.published;
     row.append(link(item.url, postTitle(item), "blogroll__title u-url p-name"));
     const meta = element("span", "blogroll__meta");
     if (item.blog) meta.append(link(item.blog.siteUrl, item.blog.title, "blogroll__source p-author h-card u-url"));
