@@ -97,7 +97,8 @@ describe("widget live (Chromium, a post pushed by a local WebSub hub)", { skip }
     assert.deepEqual(await names(), ["Other", "Example"]);
     // The page's one live stream is open (both elements share it) before anything is pushed.
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
-    while (server.plugin.context.live.connections < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let tries = 0; server.plugin.context.live.connections < 1 && tries < 1000; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(server.plugin.context.live.connections, 1, "the page opened its live stream");
 
     entries = [{ id: "fresh", title: "Fresh from the hub", published: new Date() }, ...entries];
     assert.deepEqual(await hub.publish(feedUrl, atom(entries, hub.url, feedUrl)), [200]);
