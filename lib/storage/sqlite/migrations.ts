@@ -236,11 +236,13 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     description: "a title stored as the owner's that is only the host name (a saved placeholder) is untyped again, and read afresh",
     up(db) {
-      const typed = db
-        .prepare("SELECT id, title, feed_url, moved_from, owner_edited FROM blogs WHERE EXISTS (SELECT 1 FROM json_each(owner_edited) WHERE value = 'title')")
-        .all() as Array<{ id: string; title: string; feed_url: string; moved_from: string | null; owner_edited: string }>;
+      // Kept statements: Node 24 aborts when the GC collects one (see keptStatement).
+      const typed = keptStatement(
+        db,
+        "SELECT id, title, feed_url, moved_from, owner_edited FROM blogs WHERE EXISTS (SELECT 1 FROM json_each(owner_edited) WHERE value = 'title')",
+      ).all() as Array<{ id: string; title: string; feed_url: string; moved_from: string | null; owner_edited: string }>;
       // The validators go too: the next fetch reads the feed whole, and its own title replaces the placeholder.
-      const untype = db.prepare("UPDATE blogs SET owner_edited = ?, etag = NULL, last_modified = NULL WHERE id = ?");
+      const untype = keptStatement(db, "UPDATE blogs SET owner_edited = ?, etag = NULL, last_modified = NULL WHERE id = ?");
       for (const blog of typed) {
         if (!isHostTitle(blog.title, blog.feed_url, blog.moved_from)) continue;
         const fields = (JSON.parse(blog.owner_edited) as string[]).filter((field) => field !== "title");
