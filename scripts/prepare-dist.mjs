@@ -1,10 +1,12 @@
 // Build steps around `tsc`. With --clean (before tsc): empties dist/, so a packed tarball never
 // carries files of modules since removed. Without (after tsc): puts views/, includes/, locales/,
-// assets/, widget/ and a package.json beside dist/index.js. Indiekit looks for a plugin's files in
+// assets/, widget/ and a package.json beside dist/index.js, then records what was built (so
+// `npm start` skips the build while the sources stay as they are). Indiekit looks for a plugin's files in
 // the folder of the package's main module (path.dirname(require.resolve(name))), which is dist/.
 import { chmodSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { recordBuild } from "./build-state.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
@@ -23,3 +25,4 @@ const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"
 const shown = ["name", "version", "description", "author", "license", "homepage", "repository", "type"];
 const copy = Object.fromEntries(shown.filter((key) => key in manifest).map((key) => [key, manifest[key]]));
 writeFileSync(path.join(dist, "package.json"), `${JSON.stringify(copy, null, 2)}\n`);
+recordBuild(root);
