@@ -9,8 +9,15 @@ import { parseRetryAfter } from "./retry-after.js";
 
 export { FetchError, type FetchErrorCode } from "./errors.js";
 
-/** Names the software, its version and where to learn about it, as polite crawlers do. */
-export const USER_AGENT = `indiekit-endpoint-blogroll/${packageJson.version} (+https://github.com/getindiekit/indiekit; blogroll aggregator)`;
+/**
+ * Names the software, its version and what it does, as polite crawlers do, and where to learn
+ * about it when the package names a homepage: a site owner who sees it in their log can find us.
+ */
+export function userAgentOf(manifest: { name: string; version: string; homepage?: string }): string {
+  return `${manifest.name}/${manifest.version} (blogroll aggregator${manifest.homepage ? `; +${manifest.homepage}` : ""})`;
+}
+
+export const USER_AGENT = userAgentOf(packageJson);
 
 /** Feed types first; generic XML/JSON a little lower so a negotiating server picks the feed; HTML for discovery. */
 export const FEED_ACCEPT =

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import zlib from "node:zlib";
-import { FEED_ACCEPT, fetchUrl, USER_AGENT } from "../../lib/http/fetch.js";
+import { FEED_ACCEPT, fetchUrl, USER_AGENT, userAgentOf } from "../../lib/http/fetch.js";
 import { packageJson } from "../../lib/package-root.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { open, rejectsWith, startRawServer } from "./helpers.js";
@@ -42,8 +42,14 @@ describe("fetchUrl: answers", () => {
     assert.equal(result.contentLanguage, "de, en");
   });
 
-  it("sends the User-Agent with the package version, the feed Accept and the encodings it decodes", async () => {
-    assert.equal(USER_AGENT, `indiekit-endpoint-blogroll/${packageJson.version} (+https://github.com/getindiekit/indiekit; blogroll aggregator)`);
+  it("names this package in its User-Agent, and its homepage only when the package has one", () => {
+    assert.equal(USER_AGENT, userAgentOf(packageJson));
+    // Never another project's address in place of ours (site owners would write to the wrong people).
+    assert.equal(userAgentOf({ name: "indiekit-endpoint-blogroll", version: "1.2.3" }), "indiekit-endpoint-blogroll/1.2.3 (blogroll aggregator)");
+    assert.equal(userAgentOf({ name: "indiekit-endpoint-blogroll", version: "1.2.3", homepage: "https://blogroll.example/" }), "indiekit-endpoint-blogroll/1.2.3 (blogroll aggregator; +https://blogroll.example/)");
+  });
+
+  it("sends the User-Agent, the feed Accept and the encodings it decodes", async () => {
     const sent = JSON.parse(text((await fetchUrl(`${site.url}/echo`, open)).body));
     assert.equal(sent["user-agent"], USER_AGENT);
     assert.equal(sent.accept, FEED_ACCEPT);
