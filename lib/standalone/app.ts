@@ -1,4 +1,5 @@
 import path from "node:path";
+import compression from "compression";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import nunjucks from "nunjucks";
 import type BlogrollEndpoint from "../../index.js";
@@ -109,6 +110,11 @@ export async function createStandaloneApp(
     next();
   });
 
+  // Compressed as Indiekit compresses (its `compression` middleware), but only answers any cache may
+  // share (Cache-Control: public): the widget, the API, feeds, assets. They hold no secret, so a
+  // compressed length tells an eavesdropper nothing; admin pages hold a CSRF token beside text a
+  // link can put there, the pairing BREACH reads through compression.
+  app.use(compression({ filter: (request, response) => isPublicAnswer(response) && compression.filter(request, response) }));
   app.use(`/assets/${plugin.id}`, express.static(path.join(plugin.filePath, "assets"), { maxAge: "1h" }));
   // Pages name their icon; this answers browsers and tools that ask for the classic address anyway
   // (else a 404, or a redirect to the login page for a visitor not signed in).
@@ -188,6 +194,11 @@ function logoutsKeptBy(plugin: BlogrollEndpoint): LogoutStore {
     read: async () => (await plugin.getStorage()).meta.get(KEY),
     write: async (logouts) => (await plugin.getStorage()).meta.set(KEY, logouts),
   };
+}
+
+/** True when any cache may keep the answer (Cache-Control names `public`). */
+function isPublicAnswer(response: Response): boolean {
+  return /(?:^|,)\s*public\s*(?:,|$)/i.test(String(response.getHeader("Cache-Control") ?? ""));
 }
 
 /** The admin routes whose form carries a file: the source form (new and edit). */
