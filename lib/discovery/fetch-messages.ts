@@ -12,7 +12,7 @@ export function describeFetchFailure(error: unknown): string {
     case "too_large":
       return "The response is too large";
     case "blocked_address":
-      return "This address is on a private network and may not be fetched";
+      return "This address is on a private network and may not be fetched (the allowPrivateNetworks option allows it)";
     case "bad_url":
       return "Not a valid web address";
     case "too_many_redirects":

@@ -84,3 +84,12 @@ export function isBlockedAddress(address: string): boolean {
   if (v4 !== null && blocked.check(v4, "ipv4")) return true;
   return blocked.check(bare.split("%")[0], "ipv6");
 }
+
+/**
+ * Why a request was refused, naming the host only (never the address it
+ * resolved to) and the option that allows it, so the owner who meant to
+ * follow a feed on their own network knows what to set.
+ */
+export function blockedAddressMessage(host: string): string {
+  return `address not allowed: ${host} is on a private or reserved network (the allowPrivateNetworks option allows it)`;
+}

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { request, type Dispatcher } from "undici";
 import { packageJson } from "../package-root.js";
-import { isBlockedAddress } from "./address-policy.js";
+import { blockedAddressMessage, isBlockedAddress } from "./address-policy.js";
 import { FetchError, toFetchError, type AbortState } from "./errors.js";
 import { createGuardedAgent } from "./guarded-agent.js";
 import { readBody, type PartialRead } from "./read-body.js";
@@ -119,7 +119,7 @@ export function checkUrl(url: URL, allowPrivateNetworks: boolean): void {
   if (url.username || url.password) throw new FetchError("bad_url", "addresses with credentials are not fetched");
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (!allowPrivateNetworks && isIP(host) && isBlockedAddress(host)) {
-    throw new FetchError("blocked_address", `address not allowed: ${url.hostname} is on a private or reserved network`);
+    throw new FetchError("blocked_address", blockedAddressMessage(url.hostname));
   }
 }
 

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
-import { isBlockedAddress } from "./address-policy.js";
+import { blockedAddressMessage, isBlockedAddress } from "./address-policy.js";
 
 export interface ResolvedAddress {
   address: string;
@@ -27,7 +27,7 @@ const systemResolve: Resolver = (hostname) => dnsLookup(hostname, { all: true, v
 export class BlockedAddressError extends Error {
   readonly code = "EBLOCKEDADDRESS";
   constructor(hostname: string) {
-    super(`address not allowed: ${hostname} is on a private or reserved network`);
+    super(blockedAddressMessage(hostname));
     this.name = "BlockedAddressError";
   }
 }

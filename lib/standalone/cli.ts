@@ -5,6 +5,7 @@ import path from "node:path";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp, LOGIN_PATH } from "./app.js";
 import { ensureSources, readConfigFile, type StandaloneConfig } from "./config-file.js";
+import { pluginOptionsFromEnvironment } from "./environment.js";
 import { parseTrustProxy } from "./trust-proxy.js";
 import { writeSecretFile } from "./token-file.js";
 import { readSourceNow } from "../sources/read-now.js";
@@ -12,7 +13,8 @@ import type { Source } from "../storage/types.js";
 
 /**
  * `npm start`: the plugin served on its own. Configuration by environment:
- * PORT, HOST, BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG, BLOGROLL_PUBLIC_URL, BLOGROLL_TRUST_PROXY.
+ * PORT, HOST, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG, BLOGROLL_TRUST_PROXY, and the plugin options of
+ * environment.ts (BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_PUBLIC_URL, BLOGROLL_ALLOW_PRIVATE_NETWORKS).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -20,12 +22,7 @@ async function main(): Promise<void> {
   // A host option, not the plugin's: the environment wins over the file.
   const { trustProxy: configuredTrust, ...pluginOptions } = config.options;
   const trustProxy = parseTrustProxy(env.BLOGROLL_TRUST_PROXY ?? configuredTrust ?? false);
-  const plugin = new BlogrollEndpoint({
-    ...pluginOptions,
-    ...(env.BLOGROLL_DATABASE ? { databasePath: env.BLOGROLL_DATABASE } : {}),
-    ...(env.MONGODB_URL ? { mongodbUrl: env.MONGODB_URL } : {}),
-    ...(env.BLOGROLL_PUBLIC_URL ? { publicUrl: env.BLOGROLL_PUBLIC_URL } : {}),
-  });
+  const plugin = new BlogrollEndpoint({ ...pluginOptions, ...pluginOptionsFromEnvironment(env) });
   let adminToken = env.BLOGROLL_ADMIN_TOKEN ?? "";
   const generated = adminToken === "";
   if (generated) adminToken = randomBytes(18).toString("base64url");

@@ -241,7 +241,7 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     for (const blog of [...blogs, ...named]) {
       const after = (await temp.storage.blogs.get(blog.id))!;
       assert.equal(after.status, "error", blog.feedUrl);
-      assert.match(after.lastError ?? "", /^Address not allowed: .* is on a private or reserved network$/, blog.feedUrl);
+      assert.match(after.lastError ?? "", /^Address not allowed: .* is on a private or reserved network \(the allowPrivateNetworks option allows it\)$/, blog.feedUrl);
     }
     for (const blog of named) {
       const { lastError } = (await temp.storage.blogs.get(blog.id))!;
@@ -266,7 +266,7 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     await shared.close();
     const after = (await temp.storage.blogs.get(blog.id))!;
     assert.equal(after.status, "error");
-    assert.equal(after.lastError, "Address not allowed: rebind.example is on a private or reserved network");
+    assert.equal(after.lastError, "Address not allowed: rebind.example is on a private or reserved network (the allowPrivateNetworks option allows it)");
     assert.deepEqual(await uids(temp.storage, blog), ["kept-1", "kept-2"]);
   });
 
@@ -274,7 +274,7 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     const redirect = (location: string): Handler => (_request, response) => void response.writeHead(302, { location }).end();
     const cases: Array<[string, string, RegExp]> = [
       ["/to-loopback", `http://127.0.0.1:${port}/feed.xml`, /^Address not allowed: /],
-      ["/to-private-name", `http://internal.example:${port}/feed.xml`, /^Address not allowed: internal\.example is on a private or reserved network$/],
+      ["/to-private-name", `http://internal.example:${port}/feed.xml`, /^Address not allowed: internal\.example is on a private or reserved network \(the allowPrivateNetworks option allows it\)$/],
       ["/to-metadata", "http://169.254.169.254/latest/meta-data/", /^Address not allowed: /],
       ["/to-v6", `http://[::ffff:10.0.0.1]:${port}/`, /^Address not allowed: /],
       ["/to-file", "file:///etc/passwd", /unsupported address scheme file:/i],
@@ -308,7 +308,7 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
       if (!host.endsWith(".example")) continue;
       // A name is reported by name only, never by the address it resolved to.
       const { lastError } = (await temp.storage.blogs.get(blogs.get(`/to-spelling-${index}`)!.id))!;
-      assert.equal(lastError, `Address not allowed: ${host} is on a private or reserved network`);
+      assert.equal(lastError, `Address not allowed: ${host} is on a private or reserved network (the allowPrivateNetworks option allows it)`);
     }
     assert.equal(server.hits("/feed.xml"), feedHitsBefore, "no redirect reached the loopback fixture");
   });
