@@ -68,6 +68,8 @@ describe("locales", () => {
         if (isPluralObject(englishValue)) {
           assert.ok(isPluralObject(value), `${locale}: ${key} must have plural forms`);
           for (const form of needed) assert.ok(value[form] !== undefined, `${locale}: ${key} lacks the "${form}" form`);
+          // Every language has "other" (CLDR): fractions take it (1,5 in Polish), and it is the fallback of every lookup.
+          assert.ok(value.other !== undefined, `${locale}: ${key} lacks the "other" form`);
           for (const form of Object.values(value)) assert.deepEqual(variables(form), variables(englishValue.other), `${locale}: ${key}`);
         } else {
           assert.equal(typeof value, "string", `${locale}: ${key} must be text`);
