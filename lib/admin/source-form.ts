@@ -10,7 +10,7 @@ import { fetchRemoteOpml, readOpmlText } from "../sources/remote-opml.js";
 import { SourceError, type SourceContext } from "../sources/types.js";
 import { idParam, notFound, renderForm, type FormErrors } from "./forms.js";
 import { redirectWithNotice, type NoticeKey } from "./notices.js";
-import { uploadedFile } from "./upload.js";
+import { uploadedFile, uploadedText } from "./upload.js";
 import { freshSourceState } from "../storage/fresh.js";
 import { feedUrlKey } from "../url/normalise.js";
 import {
@@ -185,14 +185,14 @@ export function newSourceController(context: BlogrollContext) {
 async function handleSourceForm(context: BlogrollContext, request: Request, response: Response, existing: Source | null, type: FormSourceType) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
-  const file = uploadedFile(request, "opmlFile");
-  const values = readSourceForm(type, request.body, file);
+  const upload = uploadedText(uploadedFile(request, "opmlFile"));
+  const values = readSourceForm(type, request.body, upload.text);
   if (existing && type === "opml_file" && !values.xml) values.xml = existing.settings.xml ?? "";
   const channels = type === "microsub" ? await microsubChannels(context) : null;
   const errors = await validateSourceForm(values, __, {
     maxBytes: context.options.maxBodySize,
     channelUids: channels?.map((channel) => channel.uid) ?? null,
-    uploadError: file?.truncated ? "truncated" : null,
+    uploadError: upload.problem,
   });
   const action = request.body?.action;
 

@@ -1,9 +1,8 @@
-import { decodeText } from "../encoding/decode.js";
 import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import type { Source, SourceType } from "../storage/types.js";
 import { DEFAULT_FEEDLAND_INSTANCE } from "../sources/feedland.js";
 import { checkboxField, httpUrl, textField, type FormErrors } from "./forms.js";
-import type { UploadedFile } from "./upload.js";
+import { opmlProblemOf } from "../opml/problem.js";
 
 /** Source types the owner can create from the admin (manual blogs are added one by one on the blogs page). */
 export const FORM_TYPES = ["opml_url", "opml_file", "feedland", "blogroll", "microsub"] as const satisfies readonly SourceType[];
@@ -29,10 +28,9 @@ export function isFormType(value: unknown): value is FormSourceType {
   return typeof value === "string" && (FORM_TYPES as readonly string[]).includes(value);
 }
 
-/** Reads the submitted form; an uploaded OPML file takes the place of pasted text. */
-export function readSourceForm(type: FormSourceType, body: Record<string, unknown> | undefined, file?: UploadedFile | null): SourceFormValues {
+/** Reads the submitted form; the text of an uploaded OPML file takes the place of pasted text. */
+export function readSourceForm(type: FormSourceType, body: Record<string, unknown> | undefined, uploaded = ""): SourceFormValues {
   const pasted = typeof body?.xml === "string" ? body.xml : "";
-  const uploaded = file && file.data.length > 0 ? decodeText(file.data, file.mimetype ?? null) : "";
   return {
     type,
     name: textField(body, "name"),
@@ -91,7 +89,7 @@ type Translate = (key: string, vars?: Record<string, unknown>) => string;
  * Server-side validation of the source form. OPML text is parsed here so a
  * broken document is reported on the form instead of being saved.
  */
-export async function validateSourceForm(values: SourceFormValues, __: Translate, limits: { maxBytes: number; channelUids: string[] | null; uploadError?: string | null }): Promise<FormErrors> {
+export async function validateSourceForm(values: SourceFormValues, __: Translate, limits: { maxBytes: number; channelUids: string[] | null; uploadError?: "truncated" | "binary" | null }): Promise<FormErrors> {
   const errors: FormErrors = {};
   if (!values.name) errors.name = __("blogroll.sources.errors.nameRequired");
   else if (values.name.length > NAME_MAX) errors.name = __("blogroll.sources.errors.nameTooLong", { max: NAME_MAX });
@@ -102,7 +100,7 @@ export async function validateSourceForm(values: SourceFormValues, __: Translate
       break;
     case "opml_file": {
       if (limits.uploadError) {
-        errors.opmlFile = __("blogroll.sources.errors.uploadFailed");
+        errors.opmlFile = __(limits.uploadError === "binary" ? "blogroll.sources.errors.notText" : "blogroll.sources.errors.uploadFailed");
         break;
       }
       if (!values.xml.trim()) {
@@ -110,7 +108,7 @@ export async function validateSourceForm(values: SourceFormValues, __: Translate
         break;
       }
       const parsed = await tryParseOpml(values.xml, limits.maxBytes);
-      if (parsed.error) errors.xml = __("blogroll.sources.errors.xmlInvalid", { reason: parsed.error });
+      if (parsed.error) errors.xml = describeOpmlForOwner(values.xml, parsed.error, __);
       else if (parsed.feeds === 0) errors.xml = __("blogroll.sources.errors.noFeeds");
       break;
     }
@@ -135,6 +133,27 @@ export function siteUrlOf(value: string): string | null {
   const text = value.trim();
   if (text === "" || /\s/.test(text)) return null;
   return httpUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
+}
+
+/** Why pasted or uploaded text is not usable OPML, in the owner's language and in terms of what they gave. */
+function describeOpmlForOwner(xml: string, parserMessage: string, __: Translate): string {
+  const problem = opmlProblemOf(xml, parserMessage);
+  switch (problem.kind) {
+    case "binary":
+      return __("blogroll.sources.errors.notText");
+    case "address":
+      return __("blogroll.sources.errors.xmlAddress");
+    case "not-xml":
+      return __("blogroll.sources.errors.xmlNotXml");
+    case "web-page":
+      return __("blogroll.sources.errors.xmlWebPage");
+    case "after-end":
+      return __("blogroll.sources.errors.xmlAfterEnd", { line: problem.line });
+    case "malformed":
+      return __("blogroll.sources.errors.xmlMalformed", { line: problem.line, detail: problem.detail });
+    case "other":
+      return __("blogroll.sources.errors.xmlInvalid", { reason: problem.detail });
+  }
 }
 
 /** Parses OPML text (in the parse pool) to check it: how many feeds it lists, or the parser's complaint. */

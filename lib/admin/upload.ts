@@ -1,3 +1,5 @@
+import { decodeText } from "../encoding/decode.js";
+import { isBinaryText } from "../opml/problem.js";
 import type { Request } from "express";
 
 /**
@@ -20,4 +22,23 @@ export function uploadedFile(request: Request, field: string): UploadedFile | nu
   const entry = files?.[field];
   const file = Array.isArray(entry) ? entry[0] : entry;
   return file && typeof file === "object" && Buffer.isBuffer((file as UploadedFile).data) ? (file as UploadedFile) : null;
+}
+
+/** What an uploaded text file gave: its text, or why it gave none. */
+export interface UploadedText {
+  text: string;
+  /** `truncated`: cut at the size limit; `binary`: not a text document (an image, a PDF, an archive). */
+  problem: "truncated" | "binary" | null;
+}
+
+/**
+ * The text of an uploaded file, decoded as fetched documents are. A file cut
+ * at the size limit or one that is not text gives none, so half a document
+ * or binary garbage never lands in a form field.
+ */
+export function uploadedText(file: UploadedFile | null): UploadedText {
+  if (!file || file.data.length === 0) return { text: "", problem: null };
+  if (file.truncated) return { text: "", problem: "truncated" };
+  const text = decodeText(file.data, file.mimetype ?? null);
+  return isBinaryText(text) ? { text: "", problem: "binary" } : { text, problem: null };
 }

@@ -1,6 +1,7 @@
 import { decodeText } from "../encoding/decode.js";
 import { fetchOpmlDocument, includeFetcher, type OpmlFetchDeps } from "../network/fetch-opml.js";
 import { readOpmlTree } from "../network/opml-tree.js";
+import { describeOpmlProblem, opmlProblemOf } from "../opml/problem.js";
 import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import { describeFetchFailure, describeHttpStatus, isAbort } from "../discovery/fetch-messages.js";
 import type { Source } from "../storage/types.js";
@@ -24,7 +25,7 @@ export async function readOpmlText(text: string, context: SourceContext, baseUrl
   try {
     root = await parseOpmlInWorker(text, { maxBytes, ...(baseUrl ? { url: baseUrl } : {}) });
   } catch (error) {
-    throw new SourceError(`Not a valid OPML document: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new SourceError(describeOpmlProblem(opmlProblemOf(text, error instanceof Error ? error.message : String(error))), { cause: error });
   }
   const fetchDeps = deps ?? { options: context.options, signal: context.signal };
   const tree = await readOpmlTree(root, baseUrl, Buffer.byteLength(text, "utf8"), { parse: parseOpmlInWorker, fetchText: includeFetcher(fetchDeps) }, { maxBytes });

@@ -177,6 +177,38 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     assert.deepEqual(summaryErrors(empty.html), ["opmlFile"]);
   });
 
+  it("says in plain words why pasted text is not OPML, and where", async () => {
+    const list = site.text("blogroll.opml").trimEnd();
+    const trailing = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: `${list}\nThanks for reading!`, action: "save" });
+    assert.equal(trailing.status, 422);
+    assert.deepEqual(summaryErrors(trailing.html), ["xml"]);
+    const lines = list.split("\n").length + 1;
+    assert.match(trailing.html, new RegExp(`Something follows the end of the OPML document, from line ${lines}: remove it, or export the list again`));
+    assert.doesNotMatch(trailing.html, /Malformed XML|outside of root node/);
+    const address = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: "https://example.org/blogroll.opml", action: "save" });
+    assert.match(address.html, /This is a web address, not an OPML document: for a list at an address, add an “OPML address” source instead/);
+    const page = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: "<!DOCTYPE html><html><body>no</body></html>", action: "save" });
+    assert.match(page.html, /This is a web page, not an OPML document/);
+  });
+
+  it("refuses an uploaded file that is not text, without pasting it into the form", async () => {
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    for (const action of ["save", "preview"]) {
+      const form = new FormData();
+      form.append("type", "opml_file");
+      form.append("name", "A picture");
+      form.append("action", action);
+      form.append("opmlFile", new Blob([png], { type: "application/octet-stream" }), "blogroll.opml");
+      const response = await admin.post(sources, form);
+      assert.equal(response.status, 422, action);
+      assert.deepEqual(summaryErrors(response.html), ["opmlFile"], action);
+      assert.match(response.html, /This file is not a text document, so it cannot be OPML/, action);
+      assert.match(response.html, /<textarea[^>]*name="xml"[^>]*>\s*<\/textarea>/, `${action}: the paste box stays empty`);
+      assert.doesNotMatch(response.html, /IHDR|PNG/, action);
+    }
+    assert.equal((await server.storage.sources.list()).some((source) => source.name === "A picture"), false);
+  });
+
   it("FeedLand: validates, loads the category picker from the instance, saves the category", async () => {
     const invalid = await admin.post(sources, { type: "feedland", name: "", instance: "not a url", screenName: "", action: "save" });
     assert.deepEqual(summaryErrors(invalid.html), ["name", "instance", "screenName"]);
