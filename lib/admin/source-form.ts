@@ -67,7 +67,8 @@ async function previewSource(values: SourceFormValues, context: BlogrollContext,
   if (values.type === "opml_file") {
     list = await readOpmlText(values.xml, sourceContext);
   } else if (values.type === "blogroll") {
-    const found = await findBlogroll(source.settings.url, context.options);
+    // As typed, so an error names the address tried when the owner left out the scheme.
+    const found = await findBlogroll(values.url, context.options);
     if (!found.ok) throw new SourceError(found.error);
     const remote = await fetchRemoteOpml(found.blogroll.url, source, sourceContext);
     if (remote.notModified) throw new SourceError("The server answered 304 Not Modified to a request without validators");

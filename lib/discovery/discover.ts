@@ -2,7 +2,7 @@ import { FeedParseError } from "../feeds/errors.js";
 import { FetchError } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
 import { feedUrlKey } from "../url/normalise.js";
-import { describeFetchFailure, describeHttpStatus } from "./fetch-messages.js";
+import { describeFetchFailure, describeHttpStatus, withTriedAddresses } from "./fetch-messages.js";
 import { readDiscoveryPageInWorker } from "../sync/parse-pool.js";
 import type { PageLink } from "./html-links.js";
 import { bestIcon } from "./page-icon.js";
@@ -64,21 +64,24 @@ const LINK_TYPES: Record<string, DiscoveredFeedType> = {
   "application/xml": "rss",
 };
 
-/** Addresses to try for what the owner typed: as given, or https then http when no scheme was typed. */
-function addressesFor(input: string): string[] | null {
+/**
+ * Addresses to try for what the owner typed: as given, or https then http
+ * when no scheme was typed (`schemeAdded`: an error then names what was tried).
+ */
+function addressesFor(input: string): { addresses: string[]; schemeAdded: boolean } | null {
   const text = input.trim();
   if (text === "" || /\s/.test(text)) return null;
   const withScheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text);
   const candidates = withScheme ? [text] : [`https://${text}`, `http://${text}`];
-  const valid = candidates.filter((candidate) => {
+  const valid = candidates.flatMap((candidate) => {
     try {
       const url = new URL(candidate);
-      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" ? [withScheme ? candidate : url.href] : [];
     } catch {
-      return false;
+      return [];
     }
   });
-  return valid.length > 0 ? valid : null;
+  return valid.length > 0 ? { addresses: valid, schemeAdded: !withScheme } : null;
 }
 
 const failure = (error: string): DiscoveryResult => ({ success: false, error, feeds: [] });
@@ -236,12 +239,14 @@ async function discoverAddress(
   options: BlogrollOptions,
   signal?: AbortSignal,
 ): Promise<{ result: DiscoveryResult; page: DiscoveredPage | null }> {
-  const addresses = addressesFor(input);
-  if (!addresses) return { result: failure("Not a valid web address"), page: null };
+  const typed = addressesFor(input);
+  if (!typed) return { result: failure("Not a valid web address"), page: null };
 
   let page: FetchedPage | null = null;
   let lastError: unknown = null;
-  for (const address of addresses) {
+  const tried: string[] = [];
+  for (const address of typed.addresses) {
+    tried.push(address);
     try {
       page = await fetchPage(address, options, signal);
       break;
@@ -252,8 +257,9 @@ async function discoverAddress(
       if (!worthHttpFallback(error)) break;
     }
   }
-  if (!page) return { result: failure(describeFetchFailure(lastError)), page: null };
-  if (!isSuccess(page)) return { result: failure(describeHttpStatus(page.result.status)), page: null };
+  const named = (message: string) => (typed.schemeAdded ? withTriedAddresses(message, tried) : message);
+  if (!page) return { result: failure(named(describeFetchFailure(lastError))), page: null };
+  if (!isSuccess(page)) return { result: failure(named(describeHttpStatus(page.result.status))), page: null };
 
   const direct = await readAsFeed(page);
   if (direct) {

@@ -31,6 +31,15 @@ export function describeHttpStatus(status: number): string {
   return `The site answered HTTP ${status}`;
 }
 
+/**
+ * A failure message naming the addresses asked, in order: for an address the
+ * owner typed without a scheme, where the message alone would not say which
+ * one failed ("Could not connect to the site (tried https://a.example/, then http://a.example/)").
+ */
+export function withTriedAddresses(message: string, tried: string[]): string {
+  return `${message} (tried ${tried.join(", then ")})`;
+}
+
 /** True when a fetch failed because our own signal was aborted. */
 export function isAbort(error: unknown): boolean {
   return error instanceof FetchError && error.code === "aborted";

@@ -2,7 +2,7 @@ import { FetchError } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
 import { readDiscoveryPageInWorker } from "../sync/parse-pool.js";
 import { fetchPage, isSuccess, readAsFeed, type FetchedPage } from "../discovery/page.js";
-import { describeFetchFailure, describeHttpStatus } from "../discovery/fetch-messages.js";
+import { describeFetchFailure, describeHttpStatus, withTriedAddresses } from "../discovery/fetch-messages.js";
 import { FeedParseError } from "../feeds/errors.js";
 import { blogrollsOfHead, blogrollsOfLinkHeader, wellKnownBlogroll } from "./announce.js";
 
@@ -20,14 +20,14 @@ export type FindBlogrollResult = { ok: true; blogroll: FoundBlogroll } | { ok: f
 /** Feed link types whose document may carry `<source:blogroll>`. */
 const FEED_TYPES = new Set(["application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/xml", "text/xml"]);
 
-/** What the owner typed, as an address: https is assumed when no scheme is given. */
-function siteAddress(input: string): string | null {
+/** What the owner typed, as an address: https is assumed when no scheme is given (`schemeAdded`: errors then name it). */
+function siteAddress(input: string): { href: string; schemeAdded: boolean } | null {
   const text = input.trim();
   if (text === "" || /\s/.test(text)) return null;
-  const candidate = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`;
+  const schemeAdded = !/^[a-z][a-z0-9+.-]*:\/\//i.test(text);
   try {
-    const url = new URL(candidate);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+    const url = new URL(schemeAdded ? `https://${text}` : text);
+    return url.protocol === "http:" || url.protocol === "https:" ? { href: url.href, schemeAdded } : null;
   } catch {
     return null;
   }
@@ -54,16 +54,18 @@ async function isOpmlAt(url: string, options: BlogrollOptions, signal?: AbortSig
  * timeout and size cap; at most four are made.
  */
 export async function findBlogroll(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<FindBlogrollResult> {
-  const address = siteAddress(input);
-  if (!address) return { ok: false, error: "Not a valid web address" };
+  const site = siteAddress(input);
+  if (!site) return { ok: false, error: "Not a valid web address" };
+  const address = site.href;
+  const named = (message: string) => (site.schemeAdded ? withTriedAddresses(message, [address]) : message);
   let page: FetchedPage;
   try {
     page = await fetchPage(address, options, signal);
   } catch (error) {
     if (error instanceof FetchError && error.code === "aborted") throw error;
-    return { ok: false, error: describeFetchFailure(error) };
+    return { ok: false, error: named(describeFetchFailure(error)) };
   }
-  if (!isSuccess(page)) return { ok: false, error: describeHttpStatus(page.result.status) };
+  if (!isSuccess(page)) return { ok: false, error: named(describeHttpStatus(page.result.status)) };
 
   const fromHeader = blogrollsOfLinkHeader(page.result.link, page.url)[0];
   if (fromHeader) return { ok: true, blogroll: { ...fromHeader, via: "link-header" } };

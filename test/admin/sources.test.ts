@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createServer, type AddressInfo } from "node:net";
 import { describe, it } from "node:test";
 import type { TestServer } from "../support/server.js";
 import { addBlog } from "../support/seed.js";
@@ -189,6 +190,17 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     assert.match(address.html, /This is a web address, not an OPML document: for a list at an address, add an “OPML address” source instead/);
     const page = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: "<!DOCTYPE html><html><body>no</body></html>", action: "save" });
     assert.match(page.html, /This is a web page, not an OPML document/);
+  });
+
+  it("a friend's site typed without a scheme: the preview's error names the address it tried", async () => {
+    const server0 = createServer();
+    await new Promise<void>((resolve) => server0.listen(0, "127.0.0.1", resolve));
+    const host = `127.0.0.1:${(server0.address() as AddressInfo).port}`;
+    await new Promise((resolve) => server0.close(resolve));
+    const response = await admin.post(sources, { type: "blogroll", name: "Friend", url: host, action: "preview" });
+    assert.equal(response.status, 422);
+    assert.deepEqual(summaryErrors(response.html), ["url"]);
+    assert.match(response.html, new RegExp(`Could not connect to the site \\(tried https://${host.replace(".", "\\.")}/\\)`));
   });
 
   it("refuses an uploaded file that is not text, without pasting it into the form", async () => {

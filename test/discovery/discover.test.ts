@@ -215,7 +215,20 @@ describe("discoverFeeds against fixture sites on loopback", () => {
     const closed = await startSite({});
     await closed.close();
     const unreachable = await discoverFeeds(`${closed.origin}/`, options);
-    assert.equal(unreachable.success, false);
+    assert.deepEqual(unreachable, { success: false, error: "Could not connect to the site", feeds: [] }, "the address as typed: no need to repeat it");
+  });
+
+  it("names the addresses it tried when the owner typed none of the scheme", async () => {
+    const closed = await startSite({});
+    await closed.close();
+    assert.deepEqual(await discoverFeeds(closed.host, options), {
+      success: false,
+      error: `Could not connect to the site (tried https://${closed.host}/, then http://${closed.host}/)`,
+      feeds: [],
+    });
+    const s = await site({ "/gone": { status: 410, body: "gone" } });
+    // https cannot even greet a plain http server: http answered, with 410.
+    assert.deepEqual(await discoverFeeds(`${s.host}/gone`, options), { success: false, error: `Not found (HTTP 410) (tried https://${s.host}/gone, then http://${s.host}/gone)`, feeds: [] });
   });
 
   it("puts post feeds before comment feeds, otherwise keeping the page's order", async () => {

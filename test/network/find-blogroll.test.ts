@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createServer, type AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { discoverFeeds } from "../../lib/discovery/discover.js";
 import { blogrollsOfHead, blogrollsOfLinkHeader, parseLinkHeader } from "../../lib/network/announce.js";
@@ -99,5 +100,16 @@ describe("findBlogroll and /api/discover on a web of sites on loopback (each way
     const decoy = await discoverFeeds(site("decoy").home, options);
     assert.ok(decoy.success);
     assert.deepEqual(decoy.blogrolls, []);
+  });
+});
+
+describe("findBlogroll at an address typed without a scheme", () => {
+  it("asks https:// and names that address when it fails (the address as typed is not repeated)", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((resolve) => server.close(resolve));
+    assert.deepEqual(await findBlogroll(host, options), { ok: false, error: `Could not connect to the site (tried https://${host}/)` });
+    assert.deepEqual(await findBlogroll(`http://${host}/`, options), { ok: false, error: "Could not connect to the site" });
   });
 });
