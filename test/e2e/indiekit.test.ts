@@ -14,7 +14,7 @@ import { Browser, catalogKeys, pageProblems } from "./http-client.js";
 import { startLocalCloud, startLocalHub } from "../support/local-push.js";
 import { startFediverseWeb } from "../support/fediverse-web.js";
 import { startFeedServer } from "../sync/feed-server.js";
-import { gapBetween, measureFilters, measureForm, visibleCaptions } from "./look.js";
+import { fontOf, gapBetween, measureFilters, measureForm, measureNavigation, visibleCaptions } from "./look.js";
 import { browserSkip, CHROMIUM } from "../support/browser.js";
 import { dataOf, openEventStream } from "../support/event-stream.js";
 import { installPackedPlugin, linkIntoKit, lockKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
@@ -476,6 +476,14 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
         assert.deepEqual(await visibleCaptions(page), [], `${pathname}: no table repeats the heading as a caption`);
       }
       await page.goto(`${host.url}${MOUNT}`);
+      // The sections are drawn as the host draws its own navigation (the header's), not as underlined links.
+      const hostNavigation = await measureNavigation(page, ".header .navigation");
+      const sections = await measureNavigation(page, ".blogroll-sections");
+      t.diagnostic(`navigation: host ${JSON.stringify(hostNavigation)}, sections ${JSON.stringify(sections)}`);
+      assert.deepEqual(sections.link, hostNavigation.link, "links: colour, no underline, padding");
+      assert.deepEqual(sections.current, hostNavigation.current, "the current one on the host's bar");
+      const titles = await fontOf(page, ".section__title", "subhead");
+      assert.equal(titles.ours, titles.host, "section titles in the host's subhead, under the page's heading");
       await page.evaluate(() => {
         const line = document.getElementById("blogroll-progress")!;
         line.hidden = false;

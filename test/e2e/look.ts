@@ -66,3 +66,41 @@ export function visibleCaptions(page: Page): Promise<string[]> {
     [...document.querySelectorAll("caption")].filter((caption) => caption.getBoundingClientRect().width > 1 && caption.getBoundingClientRect().height > 1).map((caption) => caption.textContent!.trim()),
   );
 }
+
+export interface NavigationLook {
+  /** A link that is not the current one: colour, underline colour, padding. */
+  link: { color: string; decoration: string; padding: string };
+  /** The current item: its bar (box-shadow) and its link's colour. */
+  current: { bar: string; color: string };
+}
+
+/** How a navigation component draws its links and its current item (the host's header, or our sections). */
+export function measureNavigation(page: Page, navigation: string): Promise<NavigationLook> {
+  return page.evaluate((selector) => {
+    const items = [...document.querySelectorAll<HTMLElement>(`${selector} .navigation__list-item`)];
+    const current = items.find((item) => item.querySelector("a[aria-current='true'], a[aria-current='page']"))!;
+    const other = items.find((item) => item !== current) ?? current;
+    const link = getComputedStyle(other.querySelector("a")!);
+    return {
+      link: { color: link.color, decoration: link.textDecorationColor, padding: link.padding },
+      current: { bar: getComputedStyle(current).boxShadow, color: getComputedStyle(current.querySelector("a")!).color },
+    };
+  }, navigation);
+}
+
+/** Font size and weight of the first element matching `selector`, and of the host's `--font-<name>` for comparison. */
+export function fontOf(page: Page, selector: string, hostFont: string): Promise<{ ours: string; host: string }> {
+  return page.evaluate(
+    ([target, font]) => {
+      const probe = document.createElement("span");
+      probe.style.font = `var(--font-${font})`;
+      document.body.append(probe);
+      const host = getComputedStyle(probe);
+      const ours = getComputedStyle(document.querySelector(target)!);
+      const result = { ours: `${ours.fontWeight} ${ours.fontSize}`, host: `${host.fontWeight} ${host.fontSize}` };
+      probe.remove();
+      return result;
+    },
+    [selector, hostFont],
+  );
+}
