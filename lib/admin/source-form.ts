@@ -4,6 +4,7 @@ import type { MicrosubChannel } from "../microsub/types.js";
 import type { Source, Storage } from "../storage/types.js";
 import { feedlandOpmlUrl, listFeedlandCategories } from "../sources/feedland.js";
 import { previewImport, type FeedList, type ImportPreview } from "../sources/import.js";
+import { nameOfTitle } from "../sources/naming.js";
 import { readSourceNow } from "../sources/read-now.js";
 import { findBlogroll } from "../network/find-blogroll.js";
 import { fetchRemoteOpml, readOpmlText } from "../sources/remote-opml.js";
@@ -15,6 +16,9 @@ import { freshSourceState } from "../storage/fresh.js";
 import { feedUrlKey } from "../url/normalise.js";
 import {
   blankValues,
+  NAME_MAX,
+  NAMED_BY_DOCUMENT,
+  provisionalName,
   FORM_TYPES,
   isFormType,
   readSourceForm,
@@ -87,10 +91,11 @@ function fieldOfType(type: FormSourceType): string {
   return { opml_url: "url", opml_file: "xml", feedland: "screenName", microsub: "channelUid", blogroll: "url" }[type];
 }
 
-/** Imports a saved source right away, so the owner sees its blogs and counts; returns the notice to show. */
-async function importNow(context: BlogrollContext, source: Source, success: NoticeKey): Promise<NoticeKey> {
+/** Imports a saved source right away, so the owner sees its blogs and counts; the notice to show, and the list's own title if it was read. */
+async function importNow(context: BlogrollContext, source: Source, success: NoticeKey): Promise<{ notice: NoticeKey; title: string | null }> {
   const outcome = await readSourceNow(context, source);
-  return outcome?.status === "error" ? "sourceImportFailed" : success;
+  if (outcome?.status === "error") return { notice: "sourceImportFailed", title: null };
+  return { notice: success, title: outcome?.status === "ok" ? outcome.title : null };
 }
 
 /**
@@ -137,6 +142,8 @@ async function renderSourceForm(response: Response, context: BlogrollContext, pa
       values: page.values,
       source: page.source,
       typeLabel,
+      nameOptional: !page.source && NAMED_BY_DOCUMENT.includes(page.values.type),
+      nameMax: NAME_MAX,
       formAction: page.source ? `${mountPath}/sources/${page.source.id}` : `${mountPath}/sources`,
       categoryItems: selectItems([{ value: "", text: __("blogroll.sources.form.allCategories") }, ...categories.map((name) => ({ value: name, text: name }))], page.values.category),
       categoriesLoaded: Array.isArray(page.feedlandCategories),
@@ -186,7 +193,8 @@ export function newSourceController(context: BlogrollContext) {
 async function handleSourceForm(context: BlogrollContext, request: Request, response: Response, existing: Source | null, type: FormSourceType) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
-  const upload = uploadedText(uploadedFile(request, "opmlFile"));
+  const file = uploadedFile(request, "opmlFile");
+  const upload = uploadedText(file);
   const values = readSourceForm(type, request.body, upload.text);
   if (existing && type === "opml_file" && !values.xml) values.xml = existing.settings.xml ?? "";
   const channels = type === "microsub" ? await microsubChannels(context) : null;
@@ -194,6 +202,7 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
     maxBytes: context.options.maxBodySize,
     channelUids: channels?.map((channel) => channel.uid) ?? null,
     uploadError: upload.problem,
+    nameOptional: !existing && NAMED_BY_DOCUMENT.includes(type),
   });
   const action = request.body?.action;
 
@@ -228,8 +237,13 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
   const mountPath = context.options.mountPath;
   const settings = settingsOf(values);
   if (!existing) {
-    const source = await storage.sources.create({ type, name: values.name, enabled: values.enabled, settings });
-    return redirectWithNotice(response, `${mountPath}/sources`, await importNow(context, source, "sourceCreated"));
+    const name = values.name || provisionalName(values, file?.name, __(`blogroll.sources.types.${type}`));
+    const source = await storage.sources.create({ type, name, enabled: values.enabled, settings });
+    const imported = await importNow(context, source, "sourceCreated");
+    // Left unnamed: the document names it, as a feed reader names a subscription by its feed.
+    const title = values.name ? null : nameOfTitle(imported.title, NAME_MAX);
+    if (title) await storage.sources.update(source.id, { name: title });
+    return redirectWithNotice(response, `${mountPath}/sources`, imported.notice);
   }
   const settingsChanged = JSON.stringify(settings) !== JSON.stringify(existing.settings);
   // New settings mean a different document: the old validators must not turn the next fetch into a 304.
@@ -240,7 +254,7 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
     ...(settingsChanged ? { etag: null, lastModified: null } : {}),
   });
   if (!updated) return notFound(response);
-  const notice = settingsChanged ? await importNow(context, updated, "sourceSaved") : "sourceSaved";
+  const notice = settingsChanged ? (await importNow(context, updated, "sourceSaved")).notice : "sourceSaved";
   redirectWithNotice(response, `${mountPath}/sources`, notice);
 }
 

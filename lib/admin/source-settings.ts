@@ -3,12 +3,16 @@ import type { Source, SourceType } from "../storage/types.js";
 import { DEFAULT_FEEDLAND_INSTANCE } from "../sources/feedland.js";
 import { checkboxField, httpUrl, textField, type FormErrors } from "./forms.js";
 import { opmlProblemOf } from "../opml/problem.js";
+import { nameOfAddress, nameOfFile } from "../sources/naming.js";
 
 /** Source types the owner can create from the admin (manual blogs are added one by one on the blogs page). */
 export const FORM_TYPES = ["opml_url", "opml_file", "feedland", "blogroll", "microsub"] as const satisfies readonly SourceType[];
 export type FormSourceType = (typeof FORM_TYPES)[number];
 
 export const NAME_MAX = 200;
+
+/** Types whose list is an OPML document: left unnamed when created, the document's title names them. */
+export const NAMED_BY_DOCUMENT: readonly FormSourceType[] = ["opml_url", "opml_file", "blogroll"];
 
 /** What the source form holds, for every type (unused fields stay empty). */
 export interface SourceFormValues {
@@ -62,6 +66,12 @@ export function valuesOfSource(source: Source & { type: FormSourceType }): Sourc
   };
 }
 
+/** The name of a source created unnamed, until its document's title replaces it: its address, or the uploaded file's name. */
+export function provisionalName(values: SourceFormValues, fileName: string | null | undefined, typeLabel: string): string {
+  const name = values.type === "opml_file" ? nameOfFile(fileName) : nameOfAddress(values.url);
+  return (name || typeLabel).slice(0, NAME_MAX);
+}
+
 /** A blank form for a new source of `type`. */
 export function blankValues(type: FormSourceType): SourceFormValues {
   return { type, name: "", enabled: true, url: "", xml: "", instance: DEFAULT_FEEDLAND_INSTANCE, screenName: "", category: "", channelUid: "", categoryPrefix: "" };
@@ -89,9 +99,13 @@ type Translate = (key: string, vars?: Record<string, unknown>) => string;
  * Server-side validation of the source form. OPML text is parsed here so a
  * broken document is reported on the form instead of being saved.
  */
-export async function validateSourceForm(values: SourceFormValues, __: Translate, limits: { maxBytes: number; channelUids: string[] | null; uploadError?: "truncated" | "binary" | null }): Promise<FormErrors> {
+export async function validateSourceForm(
+  values: SourceFormValues,
+  __: Translate,
+  limits: { maxBytes: number; channelUids: string[] | null; uploadError?: "truncated" | "binary" | null; nameOptional?: boolean },
+): Promise<FormErrors> {
   const errors: FormErrors = {};
-  if (!values.name) errors.name = __("blogroll.sources.errors.nameRequired");
+  if (!values.name && !limits.nameOptional) errors.name = __("blogroll.sources.errors.nameRequired");
   else if (values.name.length > NAME_MAX) errors.name = __("blogroll.sources.errors.nameTooLong", { max: NAME_MAX });
   switch (values.type) {
     case "opml_url":

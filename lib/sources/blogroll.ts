@@ -65,6 +65,6 @@ export const blogrollSource: SourceKind = {
     }
     if (remote.notModified) return { report: null };
     const report = await importFeeds(context.storage, source, remote.list);
-    return { report, etag: remote.etag, lastModified: remote.lastModified };
+    return { report, etag: remote.etag, lastModified: remote.lastModified, title: remote.list.title };
   },
 };

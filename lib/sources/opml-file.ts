@@ -8,7 +8,7 @@ export const opmlFileSource: SourceKind = {
   async refresh(source, context) {
     const xml = source.settings.xml ?? "";
     if (xml.trim() === "") throw new SourceError("The source holds no OPML document");
-    const report = await importFeeds(context.storage, source, await readOpmlText(xml, context));
-    return { report };
+    const list = await readOpmlText(xml, context);
+    return { report: await importFeeds(context.storage, source, list), title: list.title };
   },
 };

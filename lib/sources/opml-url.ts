@@ -12,6 +12,6 @@ export const opmlUrlSource: SourceKind = {
     const remote = await fetchRemoteOpml(url.href, source, context);
     if (remote.notModified) return { report: null };
     const report = await importFeeds(context.storage, source, remote.list);
-    return { report, etag: remote.etag, lastModified: remote.lastModified };
+    return { report, etag: remote.etag, lastModified: remote.lastModified, title: remote.list.title };
   },
 };

@@ -21,7 +21,7 @@ const KINDS: Record<SourceType, SourceKind> = {
 
 /** How one source refresh ended. */
 export type SourceOutcome =
-  | { status: "ok"; report: ImportReport | null }
+  | { status: "ok"; report: ImportReport | null; title: string | null }
   | { status: "error"; error: string }
   | { status: "aborted" };
 
@@ -39,7 +39,7 @@ export interface SourcesSummary {
 export async function refreshSource(source: Source, context: SourceContext): Promise<SourceOutcome> {
   const kind = KINDS[source.type];
   try {
-    const { report, etag, lastModified } = await kind.refresh(source, context);
+    const { report, etag, lastModified, title } = await kind.refresh(source, context);
     const lastImport = report ? { added: report.added, updated: report.updated, unchanged: report.unchanged, skipped: report.skipped, missing: report.missing } : source.lastImport;
     await context.storage.sources.update(source.id, {
       status: "ok",
@@ -49,7 +49,7 @@ export async function refreshSource(source: Source, context: SourceContext): Pro
       ...(etag !== undefined ? { etag } : {}),
       ...(lastModified !== undefined ? { lastModified } : {}),
     });
-    return { status: "ok", report };
+    return { status: "ok", report, title: title ?? null };
   } catch (error) {
     if (isAbort(error) || context.signal?.aborted) return { status: "aborted" };
     // Only our own messages reach the owner; anything unexpected is named generically.

@@ -8,10 +8,15 @@ import type { Source } from "../storage/types.js";
 import type { FeedList } from "./import.js";
 import { SourceError, type SourceContext } from "./types.js";
 
+/** An OPML document's list of feeds, and its own title. */
+export interface OpmlList extends FeedList {
+  title: string | null;
+}
+
 /** A fetched OPML list, or `notModified` when the server answered 304 to our validators. */
 export type RemoteOpml =
   | { notModified: true }
-  | { notModified: false; list: FeedList; etag: string | null; lastModified: string | null };
+  | { notModified: false; list: OpmlList; etag: string | null; lastModified: string | null };
 
 /**
  * Parses OPML text in the parse pool and reads the documents it includes
@@ -19,7 +24,7 @@ export type RemoteOpml =
  * document becomes a SourceError, an include that cannot be read is skipped
  * and makes the list `partial`.
  */
-export async function readOpmlText(text: string, context: SourceContext, baseUrl: string | null = null, deps?: OpmlFetchDeps): Promise<FeedList> {
+export async function readOpmlText(text: string, context: SourceContext, baseUrl: string | null = null, deps?: OpmlFetchDeps): Promise<OpmlList> {
   const maxBytes = context.options.maxBodySize;
   let root;
   try {
@@ -29,7 +34,7 @@ export async function readOpmlText(text: string, context: SourceContext, baseUrl
   }
   const fetchDeps = deps ?? { options: context.options, signal: context.signal };
   const tree = await readOpmlTree(root, baseUrl, Buffer.byteLength(text, "utf8"), { parse: parseOpmlInWorker, fetchText: includeFetcher(fetchDeps) }, { maxBytes });
-  return { feeds: tree.feeds, skipped: tree.skipped, partial: tree.partial };
+  return { feeds: tree.feeds, skipped: tree.skipped, partial: tree.partial, title: root.title };
 }
 
 /**

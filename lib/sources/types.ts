@@ -39,6 +39,8 @@ export interface SourceContext {
  */
 export interface SourceRefresh {
   report: ImportReport | null;
+  /** The list's own title (an OPML document's `<title>`), when it was read and has one. */
+  title?: string | null;
   etag?: string | null;
   lastModified?: string | null;
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { nameOfAddress } from "../sources/naming.js";
 import type { NewSource, Source, SourceType, Storage } from "../storage/types.js";
 
 const SOURCE_TYPES: SourceType[] = ["opml_url", "opml_file", "manual", "feedland", "microsub", "blogroll"];
@@ -46,7 +47,7 @@ export function readConfigFile(file: string): StandaloneConfig {
     }
     if (spec.type === "blogroll" && spec.name === undefined) {
       if (typeof spec.url !== "string" || spec.url.trim() === "") throw new ConfigFileError(`sources[${index}].url must be the site's address`);
-      spec.name = spec.url.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
+      spec.name = nameOfAddress(spec.url);
     }
     if (typeof spec.name !== "string" || spec.name.trim() === "") throw new ConfigFileError(`sources[${index}].name must be a non-empty string`);
   });

@@ -111,7 +111,9 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     const form = await admin.page(`${sources}/new?type=opml_file`);
     assert.match(form.html, /<legend class="fieldset__legend">OPML document<\/legend>/);
     assert.match(form.html, /Upload a file or paste its text: one of the two is needed\./);
-    assert.doesNotMatch(form.html, /\(optional\)|label__optional/, "no field of this form is optional");
+    // The name may be left empty (the document names the source); neither the file nor the paste is optional on its own.
+    assert.equal((form.html.match(/label__optional/g) ?? []).length, 1, "one optional field");
+    assert.match(form.html, /<label class="label" for="name">Name <span class="label__optional">/);
     const empty = await admin.post(sources, { type: "opml_file", name: "Empty", xml: "", action: "save" });
     assert.equal(empty.status, 422);
     assert.deepEqual(summaryErrors(empty.html), ["opmlFile"]);
@@ -176,6 +178,42 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     assert.deepEqual(summaryErrors(response.html), ["xml"]);
     const empty = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: "", action: "save" });
     assert.deepEqual(summaryErrors(empty.html), ["opmlFile"]);
+  });
+
+  it("names a new OPML source left unnamed by its document's title, else its address or file name; FeedLand and an edit still need a name", async () => {
+    const form = await admin.page(`${sources}/new?type=opml_file`);
+    assert.match(form.html, /Left empty, the list&#39;s own title names it|Left empty, the list's own title names it/);
+    const pasted = await admin.post(sources, { type: "opml_file", name: "", xml: site.text("blogroll.opml"), enabled: "true", action: "save" });
+    assert.equal(pasted.status, 303);
+    const byTitle = (await server.storage.sources.list()).find((source) => source.name === "Fixture blogroll");
+    assert.ok(byTitle, "named by the document's <title>");
+
+    const web = await startWeb([{ name: "friend", announce: "head", recommends: ["a"] }, { name: "a", announce: "none" }]);
+    try {
+      const friend = web.sites.get("friend")!;
+      const saved = await admin.post(sources, { type: "blogroll", name: "", url: friend.url, enabled: "true", action: "save" });
+      assert.equal(saved.status, 303);
+      assert.ok((await server.storage.sources.list()).some((source) => source.type === "blogroll" && source.name === "friend's blogroll"), "named by the blogroll's <title>");
+      const quiet = await admin.post(sources, { type: "blogroll", name: "", url: friend.url.replace(/\/$/, "/quiet/"), action: "save" });
+      assert.equal(quiet.status, 303, "not read now (not enabled): named by its address until then");
+      assert.ok((await server.storage.sources.list()).some((source) => source.name === friend.url.replace(/^http:\/\//, "").replace(/\/$/, "/quiet")));
+    } finally {
+      await web.close();
+    }
+
+    const untitled = new FormData();
+    untitled.append("type", "opml_file");
+    untitled.append("name", "");
+    untitled.append("action", "save");
+    untitled.append("opmlFile", new Blob([`<opml version="2.0"><head/><body><outline text="Z" xmlUrl="${site.base}/gamma.xml"/></body></opml>`], { type: "text/x-opml" }), "reading-list.opml");
+    assert.equal((await admin.post(sources, untitled)).status, 303);
+    assert.ok((await server.storage.sources.list()).some((source) => source.name === "reading-list"), "no title, not read: the file's name");
+
+    const feedland = await admin.post(sources, { type: "feedland", name: "", instance: site.base, screenName: "dave", action: "save" });
+    assert.deepEqual(summaryErrors(feedland.html), ["name"]);
+    for (const source of (await server.storage.sources.list()).filter((entry) => ["Fixture blogroll", "friend's blogroll", "reading-list"].includes(entry.name) || entry.type === "blogroll")) {
+      await server.storage.sources.delete(source.id);
+    }
   });
 
   it("says in plain words why pasted text is not OPML, and where", async () => {

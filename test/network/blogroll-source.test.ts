@@ -52,7 +52,7 @@ describe("source type blogroll: following someone's blogroll by their site's add
     // Next sync: the page is not asked again (the address is remembered), the list answers 304.
     friend.server.reset();
     const second = await refreshSource(await reload(source.id), context());
-    assert.deepEqual(second, { status: "ok", report: null });
+    assert.deepEqual(second, { status: "ok", report: null, title: null });
     assert.equal(friend.server.hits("/"), 0);
     assert.equal(friend.server.hits("/blogroll.opml"), 1);
     assert.equal(friend.server.lastHeaders("/blogroll.opml")?.["if-none-match"], '"friend-opml"');
