@@ -216,6 +216,14 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     }
   });
 
+  it("the preview links each feed address, and shows one that is not a web address as text", async () => {
+    const xml = `<opml version="2.0"><body><outline text="A" xmlUrl="${site.base}/alpha.xml"/><outline text="Bad" xmlUrl="javascript:alert(1)"/></body></opml>`;
+    const preview = await admin.post(sources, { type: "opml_file", name: "Links", xml, action: "preview" });
+    assert.equal(preview.status, 200);
+    assert.match(preview.html, new RegExp(`<a class="blogroll-url" href="${site.base}/alpha.xml">`));
+    assert.doesNotMatch(preview.html, /href="javascript:/);
+  });
+
   it("says in plain words why pasted text is not OPML, and where", async () => {
     const list = site.text("blogroll.opml").trimEnd();
     const trailing = await admin.post(sources, { type: "opml_file", name: "Pasted", xml: `${list}\nThanks for reading!`, action: "save" });
