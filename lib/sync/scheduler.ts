@@ -250,7 +250,8 @@ export class Scheduler {
     return {
       isRunning,
       lastSync: stored.lastSync,
-      nextSync: this.nextAt?.toISOString() ?? stored.nextSync,
+      // While a sync runs, the next is not planned yet: it is, when this one ends.
+      nextSync: isRunning ? null : (this.nextAt?.toISOString() ?? stored.nextSync),
       progress: isRunning ? stored.progress : null,
       contentDoneAt: isRunning ? (stored.contentDoneAt ?? null) : null,
       lastSyncStats: stored.lastSyncStats,

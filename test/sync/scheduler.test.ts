@@ -77,6 +77,7 @@ test("the status record shows the run, its progress and the end of its content p
   assert.equal(running.isRunning, true);
   assert.deepEqual(running.progress, { done: 1, total: 3 });
   assert.equal(running.contentDoneAt, null, "still fetching feeds");
+  assert.equal(running.nextSync, null, "the next sync is planned when this one ends, not shown as the time this one started");
   gated.contexts[0].progress(3, 3);
   const contentDoneAt = new Date().toISOString();
   gated.contexts[0].contentDone?.(contentDoneAt);
