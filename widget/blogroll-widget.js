@@ -56,10 +56,15 @@ const LIVE_RETRY_MS = { first: 30_000, most: 300_000 };
 
 const styled = (selector) => `:where(blogroll-blogs:not([unstyled]) ${selector},blogroll-items:not([unstyled]) ${selector})`;
 
-/** Default styles, all inside :where() so any rule of the page wins over them; the error colour readable on dark pages too. */
+/**
+ * Default styles, all inside :where() so any rule of the page wins over them; the error colour readable on dark pages too.
+ * Secondary text is muted by colour, never by opacity: the page's text colour mixed a quarter of the way
+ * towards its background (Canvas), so it keeps its contrast on light and dark pages alike; a link in it
+ * takes that colour too. Where color-mix() is unknown the text simply keeps the page's colour.
+ */
 const CSS = `
 :where(blogroll-blogs,blogroll-items){display:block}
-:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-gap:.5em;--blogroll-icon-size:1.25em;--blogroll-muted:inherit;--blogroll-meta-opacity:.8;--blogroll-heading-size:1.1em;--blogroll-button-background:transparent;--blogroll-error:#b00020;--blogroll-tile-background:rgb(128 128 128/.2);--blogroll-tile-color:inherit;--blogroll-new:rgb(255 196 0/.35)}
+:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-gap:.5em;--blogroll-icon-size:1.25em;--blogroll-muted:color-mix(in srgb,currentColor 72%,Canvas);--blogroll-heading-size:1.1em;--blogroll-button-background:transparent;--blogroll-error:#b00020;--blogroll-tile-background:rgb(128 128 128/.2);--blogroll-tile-color:inherit;--blogroll-new:rgb(255 196 0/.35)}
 @media (prefers-color-scheme:dark){:where(blogroll-blogs:not([unstyled]),blogroll-items:not([unstyled])){--blogroll-error:#ff8a80}}
 ${styled(".blogroll__list")}{list-style:none;margin:0 0 var(--blogroll-gap);padding:0}
 ${styled(".blogroll__heading")}{font-size:var(--blogroll-heading-size);margin:calc(var(--blogroll-gap)*2) 0 var(--blogroll-gap)}
@@ -73,14 +78,15 @@ ${styled(".blogroll__toggle")}::before{content:"▸"/""}
 ${styled(".blogroll__toggle[aria-expanded=true]")}::before{content:"▾"/""}
 ${styled(".blogroll__latest")}{min-width:0}
 ${styled(".blogroll__feed")},${styled(".blogroll__fediverse")},${styled(".blogroll__latest")},${styled(".blogroll__note")},${styled(".blogroll__recent")},${styled(".blogroll__meta")}{font-size:.875em}
-${styled(".blogroll__feed")},${styled(".blogroll__fediverse")},${styled(".blogroll__date")},${styled(".blogroll__note")},${styled(".blogroll__meta")}{color:var(--blogroll-muted);opacity:var(--blogroll-meta-opacity)}
+${styled(".blogroll__feed")},${styled(".blogroll__fediverse")},${styled(".blogroll__date")},${styled(".blogroll__note")},${styled(".blogroll__meta")}{color:var(--blogroll-muted)}
+${styled(".blogroll__meta .blogroll__date")}{color:inherit}
 ${styled(".blogroll__note")}{flex-basis:100%;margin:0}
 ${styled(".blogroll__recent")}{flex-basis:100%;margin:.2em 0 0;padding:0 0 0 calc(var(--blogroll-icon-size) + .5em)}
 ${styled(".blogroll__recent .blogroll__item")}{margin:0 0 .2em}
 ${styled(".blogroll__more")}{font:inherit;color:inherit;background:var(--blogroll-button-background);border:1px solid currentColor;border-radius:.3em;padding:.3em .9em;cursor:pointer}
 ${styled(".blogroll__more[aria-disabled=true]")}{opacity:.6;cursor:progress}
 ${styled(".blogroll__error")}{color:var(--blogroll-error)}
-${styled(".blogroll__status")}{opacity:var(--blogroll-meta-opacity)}
+${styled(".blogroll__status")}{color:var(--blogroll-muted)}
 ${styled(".blogroll__new")}{animation:blogroll-new ${NEW_MARK_MS}ms ease-in;border-radius:.2em;box-shadow:-.3em 0 0 var(--blogroll-new)}
 @keyframes blogroll-new{from{background:var(--blogroll-new)}to{background:transparent}}
 @media (prefers-reduced-motion:reduce){${styled(".blogroll__new")}{animation:none;background:var(--blogroll-new)}}

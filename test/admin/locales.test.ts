@@ -106,6 +106,21 @@ describe("locales", () => {
     assert.deepEqual([...new Set(missing)], []);
   });
 
+  it("a button's longer accessible name starts with its visible text, in every language (WCAG 2.5.3, label in name)", () => {
+    // The sources list: "Sync now" and "Delete" buttons are named "Sync now: <source>", "Delete: <source>" for screen readers.
+    const pairs = [
+      ["blogroll.sources.syncNamed", "blogroll.sources.syncNow"],
+      ["blogroll.sources.deleteNamed", "blogroll.delete"],
+    ];
+    for (const locale of catalogs.keys()) {
+      const translate = createTranslator(catalogs, locale);
+      for (const [named, visible] of pairs) {
+        const name = translate(named, { name: "Fixture list" });
+        assert.ok(name.startsWith(translate(visible)), `${locale}: "${name}" starts with "${translate(visible)}"`);
+      }
+    }
+  });
+
   it("chooses plural forms by the language's rules", () => {
     const plural = (locale: string) => pluralizer(createTranslator(catalogs, locale), locale);
     assert.equal(plural("en")("blogroll.preview.added", 1), "1 blog would be added");

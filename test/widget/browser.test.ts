@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { ConsoleMessage, Page } from "playwright-core";
+import { axeViolations } from "../support/axe.js";
 import { ARTIFACTS, browserSkip as skip, launchBrowser, type TestBrowser } from "../support/browser.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { addBlog, addItems, item } from "../support/seed.js";
@@ -96,6 +97,9 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     // A page that placed the server's fragment inside the element, as a static site would.
     const fragment = await (await server.get(`${mount}/blogroll/embed?headingLevel=3`)).text();
     site.route("/placed.html", html(embedding(widget, `<blogroll-blogs heading-level="3">${fragment}</blogroll-blogs>`)));
+    // A site whose links are #0055ee (5.9:1 on white), as the standalone pages' are, and a dark site.
+    site.route("/site-colours.html", html(embedding(widget, `<style>a{color:#0055ee}</style><h1>Friends</h1><blogroll-blogs heading-level="2"></blogroll-blogs><h2>Reading</h2><blogroll-items limit="10"></blogroll-items>`)));
+    site.route("/dark.html", html(embedding(widget, `<style>:root{color-scheme:dark;background:#161616;color:#eeeeee}a{color:#8ab4f8}</style><h1>Friends</h1><blogroll-blogs heading-level="2"></blogroll-blogs><h2>Reading</h2><blogroll-items limit="10"></blogroll-items>`)));
     site.route("/unstyled.html", html(embedding(widget, `<blogroll-items unstyled limit="3"></blogroll-items>`)));
     site.route("/down.html", html(embedding(widget, `<blogroll-blogs src="${down}"></blogroll-blogs><blogroll-items src="${down}"></blogroll-items>`)));
     site.route("/broken.html", html(embedding(widget, `<blogroll-blogs src="${site.url}/broken"></blogroll-blogs><blogroll-items src="${site.url}/garbage"></blogroll-items>`)));
@@ -177,6 +181,21 @@ describe("widget in a browser (Chromium)", { skip }, () => {
     assert.equal(await page.locator("blogroll-items").getAttribute("aria-busy"), "false");
     const titles = await widgetItems().locator(".blogroll__title").allTextContents();
     assert.equal(new Set(titles).size, 25, "no post twice");
+  });
+
+  it("passes axe-core (WCAG 2.1 AA and best practice) with its default styles, on a light site with its own link colour and on a dark one", async () => {
+    const found: string[] = [];
+    // (embed.html puts h3 headings under its h1 on purpose, for other tests: not a page to judge.)
+    for (const pathname of ["/flat.html", "/site-colours.html", "/dark.html"]) {
+      await open(`${site.url}${pathname}`);
+      for (const violation of await axeViolations(page, { include: ["blogroll-blogs", "blogroll-items"] })) found.push(`${pathname}: ${violation}`);
+    }
+    // Opened, a blog's panel of posts too.
+    await open(`${site.url}/site-colours.html`);
+    await page.locator("blogroll-blogs .blogroll__toggle").first().click();
+    await page.locator("blogroll-blogs .blogroll__recent li").first().waitFor();
+    for (const violation of await axeViolations(page, { include: ["blogroll-blogs"] })) found.push(`/site-colours.html (a blog opened): ${violation}`);
+    assert.deepEqual(found, []);
   });
 
   it("logged no error on the embedding page", () => {

@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { axeViolations } from "../support/axe.js";
+import { browserSkip as skip, launchBrowser, logInPage, type TestBrowser } from "../support/browser.js";
+import { addBlog, addItems, item } from "../support/seed.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+
+/**
+ * axe-core (WCAG 2.1 A and AA, and best practice) on every admin page in
+ * Chromium, as the owner sees them: with a source, blogs in several states,
+ * a suggestion and a blog's own blogroll, and the forms re-rendered with
+ * errors. Any violation fails.
+ */
+describe("admin pages pass axe-core (Chromium, standalone host)", { skip }, () => {
+  let server: TestServer;
+  let browser: TestBrowser;
+  let page: Page;
+  let mount: string;
+  const pages: string[] = [];
+
+  before(async () => {
+    server = await startTestServer("sqlite");
+    mount = server.plugin.mountPath;
+    const blog = await addBlog(server.storage, { title: "Checked", category: "Tech" });
+    await addItems(server.storage, blog.id, [item("a", new Date())]);
+    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 1 });
+    const fine = await addBlog(server.storage, { title: "Fine", category: "Tech", siteUrl: "https://fine.example/" });
+    await addItems(server.storage, fine.id, [item("b", new Date())]);
+    const source = await server.storage.sources.create({ type: "opml_url", name: "List", settings: { url: "https://lists.example/a.opml" } });
+    const second = (await server.storage.blogs.upsertFromSource({ feedUrl: "https://second.example/feed.xml", title: "Second", source: "manual" })).blog;
+    for (const recommender of [blog, second]) {
+      await server.storage.recommendations.saveBlogroll(
+        { blogId: recommender.id, url: "https://list.example/b.opml", via: "well-known", checkedAt: new Date(), etag: null, lastModified: null, count: 1 },
+        [{ feedUrl: "https://suggested.example/feed.xml", siteUrl: "https://suggested.example/", title: "Suggested", description: "A blog" }],
+      );
+    }
+    pages.push(
+      mount,
+      `${mount}/clear-resync`,
+      `${mount}/sources`,
+      `${mount}/sources/new`,
+      ...["opml_url", "opml_file", "feedland", "blogroll"].map((type) => `${mount}/sources/new?type=${type}`),
+      `${mount}/sources/${source.id}/edit`,
+      `${mount}/sources/${source.id}/delete`,
+      `${mount}/blogs`,
+      `${mount}/blogs?q=check&status=error`,
+      `${mount}/blogs/new`,
+      `${mount}/blogs/${blog.id}`,
+      `${mount}/blogs/${fine.id}`,
+      `${mount}/blogs/${blog.id}/delete`,
+      `${mount}/blogs/ffffffffffffffffffffffff`,
+      `${mount}/suggestions`,
+      "/session/login",
+    );
+    browser = await launchBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    await logInPage(page, server, ADMIN_TOKEN);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("every page, as loaded", async () => {
+    const found: string[] = [];
+    for (const pathname of pages) {
+      await page.goto(server.baseUrl + pathname);
+      for (const violation of await axeViolations(page)) found.push(`${pathname}: ${violation}`);
+    }
+    assert.deepEqual(found, []);
+  });
+
+  it("forms re-rendered with their errors", async () => {
+    const found: string[] = [];
+    const submit = async (pathname: string, fill: (page: Page) => Promise<void>, button: string) => {
+      await page.goto(server.baseUrl + pathname);
+      await fill(page);
+      await page.getByRole("button", { name: button, exact: true }).click();
+      await page.waitForLoadState();
+      for (const violation of await axeViolations(page)) found.push(`${pathname} (${button}): ${violation}`);
+    };
+    await submit(`${mount}/sources/new?type=feedland`, async (p) => p.getByLabel("FeedLand instance", { exact: false }).fill("not an address"), "Save");
+    await submit(`${mount}/blogs/new`, async () => {}, "Find feeds");
+    await submit(`${mount}/sources/new?type=opml_file`, async (p) => p.getByLabel("Or paste the OPML", { exact: false }).fill("https://example.org/list.opml"), "Save");
+    assert.deepEqual(found, []);
+  });
+});
