@@ -7,7 +7,37 @@
 //   added), and once when a sync ends (progress.js sends "blogroll:changed"); so are the
 //   page's heading and the fields of a form marked data-blogroll-live-form that the owner
 //   has not touched.
+// - A page that comes back from a form puts the keyboard where the owner goes on: on the
+//   error summary when the form has errors, else on what the form found (data-blogroll-focus).
+// - A table wider than the screen scrolls in its wrapper; the wrapper is then a labelled region
+//   that takes the keyboard focus, so its right-hand columns can be reached with the arrow keys.
 (() => {
+  function labelScrollingTables() {
+    for (const wrap of document.querySelectorAll(".blogroll-table-wrap")) {
+      if (wrap.scrollWidth > wrap.clientWidth + 1) {
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        const caption = wrap.querySelector("caption");
+        if (caption) wrap.setAttribute("aria-label", caption.textContent.trim());
+      } else if (wrap.getAttribute("tabindex") === "0" && wrap !== document.activeElement) {
+        wrap.removeAttribute("tabindex");
+        wrap.removeAttribute("role");
+        wrap.removeAttribute("aria-label");
+      }
+    }
+  }
+  labelScrollingTables();
+  window.addEventListener("resize", labelScrollingTables);
+
+  const summary = document.querySelector(".error-summary");
+  const found = document.querySelector("[data-blogroll-focus] input:checked, [data-blogroll-focus] input");
+  const next = summary || found;
+  // Indiekit's own error summary focuses itself; never take the focus from where the owner put it.
+  if (next && (document.activeElement === document.body || document.activeElement === null)) {
+    if (next === summary && !summary.hasAttribute("tabindex")) summary.setAttribute("tabindex", "-1");
+    next.focus();
+  }
+
   function letterTile(image) {
     const tile = document.createElement("span");
     tile.className = "blogroll-icon blogroll-icon--letter";
@@ -79,6 +109,7 @@
       if (next) refreshUntouchedFields(form, next);
     }
     fixBrokenIcons(document);
+    labelScrollingTables();
     return fresh.querySelector("[data-blogroll-pending]") !== null;
   }
 

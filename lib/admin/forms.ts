@@ -59,6 +59,8 @@ export function notFound(response: Response): void {
   const mountPath: string | undefined = response.locals.blogroll?.mountPath;
   response.status(404).render("blogroll-not-found", {
     title: __("blogroll.notFound.title"),
+    // Both hosts' layouts then start the tab's title with "Error: ".
+    errors: { page: __("blogroll.notFound.title") },
     ...(mountPath ? { parent: { text: __("blogroll.title"), href: mountPath } } : {}),
   });
 }

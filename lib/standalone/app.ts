@@ -141,7 +141,7 @@ export async function createStandaloneApp(
     if (outcome !== "ok") {
       if (outcome === "throttled") response.set("Retry-After", String(auth.retryAfter(clientOf(request))));
       const error = response.locals.__(outcome === "throttled" ? "blogroll.login.throttled" : "blogroll.login.invalid");
-      response.status(outcome === "throttled" ? 429 : 401).render("login", { title: response.locals.__("blogroll.login.title"), redirect, error });
+      response.status(outcome === "throttled" ? 429 : 401).render("login", { title: response.locals.__("blogroll.login.title"), redirect, error, errors: { token: error } });
       return;
     }
     const { cookie } = auth.createSession();
