@@ -15,6 +15,7 @@ import { startLocalCloud, startLocalHub } from "../support/local-push.js";
 import { startFediverseWeb } from "../support/fediverse-web.js";
 import { startFeedServer } from "../sync/feed-server.js";
 import { fontOf, gapBetween, measureFilters, measureForm, measureNavigation, visibleCaptions } from "./look.js";
+import { axeViolations } from "../support/axe.js";
 import { browserSkip, CHROMIUM } from "../support/browser.js";
 import { dataOf, openEventStream } from "../support/event-stream.js";
 import { installPackedPlugin, linkIntoKit, lockKit, realHostMissing, setUpKit, signHostToken, startIndiekit, workFolder, type Kit, type RunningHost } from "./real-indiekit.js";
@@ -155,6 +156,18 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.equal(invalid.status, 422);
     assert.deepEqual(pageProblems(invalid.html, keys, { errorsExpected: true }), []);
     assert.match(invalid.html, /class="error-summary/);
+
+    // Through Indiekit's own multipart parsing: a file that is not text is refused and never pasted into the form.
+    const picture = new FormData();
+    for (const [name, value] of Object.entries({ type: "opml_file", name: "A picture", action: "save" })) picture.append(name, value);
+    picture.append("opmlFile", new Blob([Buffer.from("89504e470d0a1a0a0000000d49484452", "hex")], { type: "image/png" }), "blogroll.opml");
+    const refused = await owner.post(`${MOUNT}/sources`, picture);
+    assert.equal(refused.status, 422);
+    assert.match(refused.html, /This file is not a text document, so it cannot be OPML/);
+    assert.match(refused.html, /<textarea[^>]*name="xml"[^>]*>\s*<\/textarea>/);
+    const trailing = await owner.post(`${MOUNT}/sources`, { type: "opml_file", name: "Pasted", xml: `${site.text("blogroll.opml").trimEnd()}\nthanks`, action: "save" });
+    assert.match(trailing.html, /Something follows the end of the OPML document, from line \d+/);
+    assert.doesNotMatch(trailing.html, /outside of root node/);
 
     const categories = await owner.post(`${MOUNT}/sources`, { type: "feedland", name: "FL", instance: site.base, screenName: "dave", action: "categories" });
     assert.equal(categories.status, 200);
@@ -541,6 +554,31 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
       release();
       await browser.close();
       await feeds.close();
+    }
+  });
+
+  it("accessible inside Indiekit (Chromium): axe-core finds nothing in the plugin's pages, the host's error summary takes the focus, error pages say so in the tab", { skip: browserSkip }, async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const blogs = (await (await fetch(`${host.url}${MOUNT}/api/blogs`)).json()) as { items: Array<{ id: string }> };
+      const found: string[] = [];
+      for (const pathname of [MOUNT, `${MOUNT}/sources`, `${MOUNT}/sources/new?type=opml_file`, `${MOUNT}/blogs`, `${MOUNT}/blogs/new`, `${MOUNT}/blogs/${blogs.items[0].id}`, `${MOUNT}/suggestions`]) {
+        await page.goto(host.url + pathname);
+        // The plugin's part of the page: what the host draws around it is the host's.
+        for (const violation of await axeViolations(page, { include: ["main"] })) found.push(`${pathname}: ${violation}`);
+      }
+      assert.deepEqual(found, []);
+
+      await page.goto(`${host.url}${MOUNT}/blogs/new`);
+      await page.getByRole("button", { name: "Add blog", exact: true }).click();
+      await page.waitForSelector(".error-summary");
+      await page.waitForFunction(() => document.activeElement?.classList.contains("error-summary"));
+      assert.match(await page.title(), /^Error: Add a blog - Indiekit$/);
+      await page.goto(`${host.url}${MOUNT}/blogs/ffffffffffffffffffffffff`);
+      assert.equal(await page.title(), "Error: Not found - Indiekit");
+    } finally {
+      await browser.close();
     }
   });
 
