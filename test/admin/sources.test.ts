@@ -217,10 +217,15 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
   });
 
   it("the preview links each feed address, and shows one that is not a web address as text", async () => {
-    const xml = `<opml version="2.0"><body><outline text="A" xmlUrl="${site.base}/alpha.xml"/><outline text="Bad" xmlUrl="javascript:alert(1)"/></body></opml>`;
+    const xml = `<opml version="2.0"><body><outline text="A" xmlUrl="${site.base}/alpha.xml?a=1&amp;b=&lt;2&gt;"/><outline text="Bad" xmlUrl="javascript:alert(1)"/></body></opml>`;
     const preview = await admin.post(sources, { type: "opml_file", name: "Links", xml, action: "preview" });
     assert.equal(preview.status, 200);
-    assert.match(preview.html, new RegExp(`<a class="blogroll-url" href="${site.base}/alpha.xml">`));
+    const link = new RegExp(`<a class="blogroll-url" href="${site.base}/alpha.xml\\?a=1&amp;b=(&lt;|%3C)2(&gt;|%3E)">([^<]|<wbr>)*</a>`).exec(preview.html)?.[0] ?? "";
+    assert.ok(link, "the feed's address, linked");
+    // Its text may wrap after each "/" and nowhere else, and shows the address as it is.
+    const parts = link.replace(/<a[^>]*>|<\/a>/g, "").split("<wbr>");
+    assert.ok(parts.length > 3 && parts.slice(0, -1).every((part) => part.endsWith("/")), link);
+    assert.match(parts.join(""), new RegExp(`^${site.base}/alpha\\.xml\\?a=1&amp;b=`));
     assert.doesNotMatch(preview.html, /href="javascript:/);
   });
 
