@@ -2,8 +2,9 @@
 //   node --import tsx scripts/indiekit-screenshots.ts
 // Boots the kit in ../shared/indiekit-host with the packed plugin (as test/e2e does), imports the
 // test fixture blogroll through the source form, syncs, and saves docs/images/indiekit-*.png with
-// Debian's Chromium: the host's home page (its Blogroll card), the dashboard, the blogs list, a
-// blog's page and the add-a-blog and OPML source forms.
+// Debian's Chromium: the host's home page (its Blogroll card), the dashboard, the sources and blogs
+// lists, a blog's page and the add-a-blog and OPML source forms, and two of them beside the host's
+// own pages (indiekit-beside-host-*.png).
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { packageRoot } from "../lib/package-root.js";
@@ -39,6 +40,7 @@ try {
   const pages = [
     ["home", "/"],
     ["dashboard", "/blogrollapi"],
+    ["sources", "/blogrollapi/sources"],
     ["blogs", "/blogrollapi/blogs"],
     ["blog", `/blogrollapi/blogs/${firstBlog.id}`],
     ["add-blog", "/blogrollapi/blogs/new"],
@@ -47,6 +49,26 @@ try {
   for (const [name, pathname] of pages) {
     await page.goto(host.url + pathname);
     await page.screenshot({ path: path.join(packageRoot, "docs", "images", `indiekit-${name}.png`), fullPage: true });
+  }
+  // Side by side with the host's own pages: its share form beside the add-a-blog form, its server
+  // status (sections and summary lists) beside the dashboard.
+  for (const [name, theirs, ours] of [
+    ["forms", "/share", "/blogrollapi/blogs/new"],
+    ["summaries", "/status", "/blogrollapi"],
+  ]) {
+    const shots: string[] = [];
+    for (const pathname of [theirs, ours]) {
+      await page.goto(host.url + pathname);
+      shots.push((await page.screenshot({ fullPage: false })).toString("base64"));
+    }
+    const pair = await browser.newPage({ viewport: { width: 2 * 1200 + 48, height: 900 + 64 } });
+    await pair.setContent(
+      `<body style="margin:0;padding:16px;display:flex;gap:16px;background:#777;font:16px system-ui">` +
+        shots.map((shot, index) => `<figure style="margin:0"><img style="display:block;width:1200px" src="data:image/png;base64,${shot}"><figcaption style="color:#fff;padding-top:8px">${index === 0 ? `Indiekit's ${theirs}` : `the plugin's ${ours}`}</figcaption></figure>`).join("") +
+        `</body>`,
+    );
+    await pair.screenshot({ path: path.join(packageRoot, "docs", "images", `indiekit-beside-host-${name}.png`), fullPage: true });
+    await pair.close();
   }
   await browser.close();
 } finally {
