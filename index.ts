@@ -1,6 +1,6 @@
 import type { Router } from "express";
 import type { Collection, Db } from "mongodb";
-import { displayedOptions, resolveOptions, type BlogrollOptions } from "./lib/options.js";
+import { displayedOptions, hostEnvironmentDefaults, resolveOptions, type BlogrollOptions } from "./lib/options.js";
 import { packageRoot } from "./lib/package-root.js";
 import { COLLECTION_NAMES, describeStorageChoice, openStorage, type StorageChoice } from "./lib/storage/open.js";
 import type { Storage } from "./lib/storage/types.js";
@@ -64,7 +64,7 @@ export default class BlogrollEndpoint {
   private wellKnownRouter: Router | null = null;
 
   constructor(options: Partial<BlogrollOptions> & Record<string, unknown> = {}, log: Logger = consoleLogger) {
-    this.settings = resolveOptions({ mongodbUrl: process.env.MONGODB_URL || null, ...options });
+    this.settings = resolveOptions({ ...hostEnvironmentDefaults(process.env), ...options });
     const getStorage = () => this.getStorage();
     const push = new PushManager({
       options: this.settings,

@@ -5,16 +5,16 @@ import path from "node:path";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp, LOGIN_PATH } from "./app.js";
 import { ensureSources, readConfigFile, type StandaloneConfig } from "./config-file.js";
-import { pluginOptionsFromEnvironment } from "./environment.js";
 import { parseTrustProxy } from "./trust-proxy.js";
 import { writeSecretFile } from "./token-file.js";
+import { optionsFromEnvironment } from "../options.js";
 import { readSourceNow } from "../sources/read-now.js";
 import type { Source } from "../storage/types.js";
 
 /**
  * `npm start`: the plugin served on its own. Configuration by environment:
- * PORT, HOST, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG, BLOGROLL_TRUST_PROXY, and the plugin options of
- * environment.ts (BLOGROLL_DATABASE, MONGODB_URL, BLOGROLL_PUBLIC_URL, BLOGROLL_ALLOW_PRIVATE_NETWORKS).
+ * PORT, HOST, BLOGROLL_ADMIN_TOKEN, BLOGROLL_CONFIG, BLOGROLL_TRUST_PROXY, and the options' own
+ * variables (each descriptor's `env` in lib/options/table.ts).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   // A host option, not the plugin's: the environment wins over the file.
   const { trustProxy: configuredTrust, ...pluginOptions } = config.options;
   const trustProxy = parseTrustProxy(env.BLOGROLL_TRUST_PROXY ?? configuredTrust ?? false);
-  const plugin = new BlogrollEndpoint({ ...pluginOptions, ...pluginOptionsFromEnvironment(env) });
+  const plugin = new BlogrollEndpoint({ ...pluginOptions, ...optionsFromEnvironment(env) });
   let adminToken = env.BLOGROLL_ADMIN_TOKEN ?? "";
   const generated = adminToken === "";
   if (generated) adminToken = randomBytes(18).toString("base64url");

@@ -2,13 +2,18 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { OPTIONS } from "../../lib/options.js";
 import { packageRoot } from "../../lib/package-root.js";
 
-/** Variables the standalone server and the plugin read (`env.NAME`), NODE_ENV aside (Express's development mode). */
+/**
+ * Variables the standalone server and the plugin read: the options' own (the table's `env`) and
+ * those read by name (`env.NAME`), NODE_ENV aside (Express's development mode).
+ */
 function variablesRead(): Set<string> {
   const files = ["index.ts", ...readdirSync(path.join(packageRoot, "lib", "standalone")).map((file) => path.join("lib", "standalone", file))];
   const names = files.flatMap((file) => [...readFileSync(path.join(packageRoot, file), "utf8").matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((match) => match[1]));
-  return new Set(names.filter((name) => name !== "NODE_ENV"));
+  const options = OPTIONS.flatMap(([, option]) => (option.env === undefined ? [] : [option.env]));
+  return new Set([...names.filter((name) => name !== "NODE_ENV"), ...options]);
 }
 
 const pages = ["README.md", "CONTRIBUTING.md", ...readdirSync(path.join(packageRoot, "docs")).filter((name) => name.endsWith(".md")).map((name) => path.join("docs", name))];

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { pluginOptionsFromEnvironment } from "../../lib/standalone/environment.js";
+import { optionsFromEnvironment as pluginOptionsFromEnvironment } from "../../lib/options.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 
 const TOKEN = "environment-test-token-0123456789";
