@@ -222,7 +222,7 @@ export const OPTION_TABLE = {
     kind: "boolean",
     default: false,
     env: "BLOGROLL_ALLOW_PRIVATE_NETWORKS",
-    doc: "Allow outbound requests to loopback and private addresses: feeds on your own network, a test setup. Off, such addresses are refused (see [the private-network guard](sync.md#the-private-network-guard)).",
+    doc: "Allow outbound requests to loopback and private addresses: feeds on your own network, a test setup. Off, such addresses are refused, and the refusal names this option (see [the private-network guard](sync.md#the-private-network-guard)).",
   },
   push: {
     group: "fetching",

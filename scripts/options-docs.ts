@@ -1,0 +1,81 @@
+/**
+ * `npm run docs:options`: writes the options tables of docs/configuration.md
+ * from the descriptors in lib/options/table.ts, between marker comments; the
+ * rest of the page is written by hand. test/docs/options-table.test.ts fails
+ * when the committed tables differ from what this makes.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { KINDS } from "../lib/options/kinds.js";
+import { OPTION_GROUPS, OPTIONS, type OptionDescriptor } from "../lib/options/table.js";
+
+export const CONFIGURATION_PAGE = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
+
+/** The generated parts, by the name their markers carry. */
+export function generatedParts(): Record<string, string> {
+  return { "options": optionsTables(), "option-variables": variablesTable() };
+}
+
+function optionsTables(): string {
+  return Object.entries(OPTION_GROUPS)
+    .map(([group, { title, ...rest }]) => {
+      const intro = "intro" in rest ? `${rest.intro}\n\n` : "";
+      const rows = OPTIONS.filter(([, option]) => option.group === group).map(
+        ([name, option]) => `| \`${name}\` | ${defaultCell(option)} | ${accepts(option)} | ${cell(option.doc + variableNote(option))} |`,
+      );
+      return `### ${title}\n\n${intro}| Option | Default | Accepts | Meaning |\n|---|---|---|---|\n${rows.join("\n")}`;
+    })
+    .join("\n\n");
+}
+
+function variablesTable(): string {
+  const rows = OPTIONS.filter(([, option]) => option.env !== undefined).map(([name, option]) => {
+    const inside = option.envInsideIndiekit ? "; read inside Indiekit too, where the plugin's own configuration wins over it" : "";
+    const written = option.kind === "boolean" ? ": `true` or `1`, `false` or `0` (any case); any other value stops the start" : "";
+    return `| \`${option.env}\` | ${valueCell(option)} | The \`${name}\` option${inside}${written}. |`;
+  });
+  return `| Variable | Default | Meaning |\n|---|---|---|\n${rows.join("\n")}`;
+}
+
+function defaultCell(option: OptionDescriptor): string {
+  if (option.defaultDoc !== undefined) return cell(option.defaultDoc);
+  return valueCell(option);
+}
+
+function valueCell(option: OptionDescriptor): string {
+  return option.default === null ? "none" : cell(`\`${String(option.default)}\``);
+}
+
+function accepts(option: OptionDescriptor): string {
+  return cell(KINDS[option.kind].expected("min" in option ? option : { min: 0 }));
+}
+
+function variableNote(option: OptionDescriptor): string {
+  if (option.env === undefined) return "";
+  return option.envInsideIndiekit ? ` Also \`${option.env}\`, standalone and inside Indiekit.` : ` Standalone also \`${option.env}\`.`;
+}
+
+/** A table cell: a `|` inside would end it. */
+function cell(text: string): string {
+  return text.replaceAll("|", "\\|");
+}
+
+/** The page with each marked part replaced by what the table makes. */
+export function withGeneratedParts(markdown: string): string {
+  let page = markdown;
+  for (const [name, content] of Object.entries(generatedParts())) {
+    const start = `<!-- ${name}: made by npm run docs:options from lib/options/table.ts -->`;
+    const end = `<!-- end of ${name} -->`;
+    const from = page.indexOf(start);
+    const to = page.indexOf(end);
+    if (from === -1 || to < from) throw new Error(`${path.basename(CONFIGURATION_PAGE)} lacks the markers of "${name}": ${start} … ${end}`);
+    page = `${page.slice(0, from + start.length)}\n\n${content}\n\n${page.slice(to)}`;
+  }
+  return page;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(CONFIGURATION_PAGE, withGeneratedParts(readFileSync(CONFIGURATION_PAGE, "utf8")));
+  console.log(`wrote the options tables of ${path.relative(process.cwd(), CONFIGURATION_PAGE)}`);
+}
