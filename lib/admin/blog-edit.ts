@@ -1,4 +1,4 @@
-import { isAwaitingFetch, sourcesOf } from "./blog-list.js";
+import { isAwaitingFetch, originNames } from "./blog-list.js";
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import type { Blog, BlogEdit, Item } from "../storage/types.js";
@@ -130,7 +130,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
     blogPushLines(context, response, blog),
     blogrollOfBlog(storage, blog.id, ownSiteOf(context)),
   ]);
-  const sourceNames = sourcesOf(blog, new Map(sources.map((source) => [source.id, source.name])), __);
+  const listedBy = originNames(blog, new Map(sources.map((source) => [source.id, source.name])), __);
   renderForm(
     response,
     "blogroll-blog",
@@ -142,7 +142,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       shown,
       items,
       categories: categories.map((entry) => entry.name),
-      sourceNames,
+      listedBy,
       pushLines,
       health: healthView(blog, context.options, new Date()),
       pending: isAwaitingFetch(blog),

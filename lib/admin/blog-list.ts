@@ -1,19 +1,18 @@
-import { blogOriginLabel } from "./view-helpers.js";
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
-import type { Blog, BlogHealthQuery, BlogListQuery, BlogStatus, Source } from "../storage/types.js";
+import { OWNER_ORIGIN, type Blog, type BlogHealthQuery, type BlogListQuery, type BlogStatus, type Source } from "../storage/types.js";
 import { healthQuery, healthState } from "../schedule/health.js";
 
 export const PAGE_SIZE = 50;
 const SEARCH_MAX = 200;
-/** Status filters offered on the blogs page ("hidden" is a flag, not a status). */
-export const STATUS_FILTERS = ["active", "pending", "error", "gone", "inactive", "hidden"] as const;
+/** Status filters offered on the blogs page ("hidden" is a flag, "unlisted" means no origin lists it: neither is a status). */
+export const STATUS_FILTERS = ["active", "pending", "error", "gone", "unlisted", "hidden"] as const;
 type StatusFilter = (typeof STATUS_FILTERS)[number];
 /** Health filters: dormant (no post for dormantAfterDays), failing (errors for a week or more), gone (410), moved (a permanent redirect). */
 export const HEALTH_FILTERS = ["dormant", "failing", "gone", "moved"] as const;
 type HealthFilter = (typeof HEALTH_FILTERS)[number];
 
-/** The source filter's value for blogs added by hand (source ids are 24 hex digits). */
+/** The source filter's value for blogs the owner lists (source ids are 24 hex digits). */
 export const MANUAL_FILTER = "manual";
 
 /** The blogs page's filters, read from the query string; anything malformed is ignored. */
@@ -56,8 +55,8 @@ export function listQuery(filters: BlogFilters, health: BlogHealthQuery): BlogLi
     offset: (filters.page - 1) * PAGE_SIZE,
     ...(filters.q ? { search: filters.q } : {}),
     ...(filters.category ? { category: filters.category } : {}),
-    ...(filters.source === MANUAL_FILTER ? { source: "manual" } : filters.source ? { sourceId: filters.source } : {}),
-    ...(filters.status ? { status: filters.status as BlogStatus | "hidden" } : {}),
+    ...(filters.source ? { origin: { id: filters.source === MANUAL_FILTER ? OWNER_ORIGIN : filters.source } } : {}),
+    ...(filters.status ? { status: filters.status as BlogStatus | "hidden" | "unlisted" } : {}),
     // Gone is a status; a status filter chosen too narrows it further (never to nothing silently: both apply).
     ...(filters.health === "gone" && !filters.status ? { status: "gone" as const } : {}),
     ...(condition ? { health: { condition, ...health } } : {}),
@@ -88,10 +87,13 @@ export function paginationOf(base: string, filters: BlogFilters, total: number) 
   };
 }
 
-/** Every source that lists the blog, by name; a blog no source of the owner's lists says how it came in. */
-export function sourcesOf(blog: Blog, names: Map<string, string>, __: (key: string) => string): string[] {
-  const named = blog.sourceIds.map((id) => names.get(id)).filter((name): name is string => Boolean(name));
-  return named.length > 0 ? named : [blogOriginLabel(blog, __)];
+/** Who lists the blog, first first: its sources by name and the owner as "You"; says so when no one does. */
+export function originNames(blog: Blog, names: Map<string, string>, __: (key: string) => string): string[] {
+  if (blog.origins.length === 0) return [__("blogroll.origins.none")];
+  return blog.origins.map((origin) => {
+    if (origin.id !== OWNER_ORIGIN) return names.get(origin.id) ?? __("blogroll.origins.deletedSource");
+    return __(origin.kind === "microsub" ? "blogroll.origins.ownerMicrosub" : "blogroll.origins.owner");
+  });
 }
 
 /** A blog added but not fetched yet: the page watches it until its posts arrive. */
@@ -118,7 +120,7 @@ export function blogsListController(context: BlogrollContext) {
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
       actions: [{ href: `${base}/new`, text: __("blogroll.blogs.add"), icon: "createPost" }],
       filters,
-      blogs: page.items.map((blog, index) => ({ blog, sources: sourcesOf(blog, sourceNames, __), latest: latest[index][0] ?? null, health: healthState(blog, health) })),
+      blogs: page.items.map((blog, index) => ({ blog, sources: originNames(blog, sourceNames, __), latest: latest[index][0] ?? null, health: healthState(blog, health) })),
       here: pageHref(base, filters, filters.page),
       pending: page.items.some((blog) => isAwaitingFetch(blog)),
       total: page.total,
@@ -129,7 +131,7 @@ export function blogsListController(context: BlogrollContext) {
       sourceItems: [
         option("", __("blogroll.blogs.filters.anySource"), filters.source),
         ...sources.filter((source) => source.type !== "manual").map((source) => option(source.id, source.name, filters.source)),
-        option(MANUAL_FILTER, __("blogroll.sources.types.manual"), filters.source),
+        option(MANUAL_FILTER, __("blogroll.origins.owner"), filters.source),
       ],
       statusItems: [option("", __("blogroll.blogs.filters.anyStatus"), filters.status), ...STATUS_FILTERS.map((status) => option(status, __(`blogroll.blogs.statuses.${status}`), filters.status))],
       healthItems: [option("", __("blogroll.blogs.healthFilters.any"), filters.health), ...HEALTH_FILTERS.map((health) => option(health, __(`blogroll.blogs.healthFilters.${health}`), filters.health))],

@@ -1,9 +1,10 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import { discoverFeeds, type DiscoveredFeed } from "../discovery/discover.js";
-import { addManualBlog } from "../sources/manual.js";
-import { LIMITS } from "./blog-edit.js";
-import { escapeHtml, httpUrl, renderForm, textField, type FormErrors } from "./forms.js";
+import { addManualBlog, type ProposedChanges } from "../sources/manual.js";
+import type { Blog, BlogEdit } from "../storage/types.js";
+import { LIMITS, liveBlog } from "./blog-edit.js";
+import { escapeHtml, httpUrl, notFound, renderForm, textField, type FormErrors } from "./forms.js";
 import { redirectWithNotice } from "./notices.js";
 import { looksLikeHandle } from "../fediverse/handle.js";
 
@@ -96,6 +97,40 @@ export function createBlogController(context: BlogrollContext) {
     }
     if (result.outcome === "skipped-deleted") return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });
     if (result.outcome === "added") context.scheduler.fetchNewBlogs();
+    if (Object.keys(result.proposed).length > 0) return renderReAdd(context, response, result.blog, result.proposed);
     redirectWithNotice(response, `${context.options.mountPath}/blogs/${result.blog.id}`, result.outcome === "added" ? "blogAdded" : "blogExists");
+  };
+}
+
+/** A blog added again with another title or category: what would change, for the owner to confirm. */
+function renderReAdd(context: BlogrollContext, response: Response, blog: Blog, proposed: ProposedChanges) {
+  const __ = response.locals.__;
+  const none = __("blogroll.blogs.reAdd.none");
+  renderForm(response, "blogroll-blog-readd", {
+    title: __("blogroll.blogs.reAdd.title"),
+    parent: { text: __("blogroll.blogs.title"), href: `${context.options.mountPath}/blogs` },
+    blog,
+    changes: (["title", "category"] as const).flatMap((field) => {
+      const change = proposed[field];
+      return change ? [{ field, text: __(`blogroll.blogs.reAdd.${field}Change`, { from: change.from ?? none, to: change.to }), value: change.to }] : [];
+    }),
+  });
+}
+
+/**
+ * POST /blogs/:id/readd: the owner confirms the title and category typed
+ * when adding a blog that was already there; they become the owner's.
+ */
+export function confirmReAddController(context: BlogrollContext) {
+  return async (request: Request, response: Response) => {
+    const blog = await liveBlog(context, request);
+    if (!blog) return notFound(response);
+    const edit: BlogEdit = {};
+    const title = textField(request.body, "title").slice(0, LIMITS.title);
+    const category = textField(request.body, "category").slice(0, LIMITS.category);
+    if (title) edit.title = title;
+    if (category) edit.category = category;
+    if (Object.keys(edit).length > 0) await (await context.getStorage()).blogs.edit(blog.id, edit);
+    redirectWithNotice(response, `${context.options.mountPath}/blogs/${blog.id}`, "blogSaved");
   };
 }

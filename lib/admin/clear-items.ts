@@ -25,7 +25,7 @@ export async function clearItemsForResync(storage: Storage, now = new Date()): P
       if (refetchable(blog) && !alreadyDue(blog)) {
         await storage.blogs.recordFetch(blog.id, {
           at: blog.lastFetchAt ?? now,
-          status: blog.status === "inactive" ? "pending" : blog.status,
+          status: blog.status,
           error: blog.lastError,
           nextFetchAt: null,
           failureCount: blog.failureCount,

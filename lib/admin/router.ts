@@ -4,7 +4,7 @@ import { createAdminApiRouter } from "../api/admin-routes.js";
 import { blogController, deleteBlogConfirmController, deleteBlogController, updateBlogController } from "./blog-edit.js";
 import { bulkBlogsController } from "./blog-bulk.js";
 import { blogsListController } from "./blog-list.js";
-import { createBlogController, newBlogController } from "./blog-new.js";
+import { confirmReAddController, createBlogController, newBlogController } from "./blog-new.js";
 import { refreshBlogController } from "./blog-refresh.js";
 import { exposeCsrfToken, requireCsrf } from "./csrf.js";
 import { dashboardController } from "./dashboard.js";
@@ -58,6 +58,7 @@ export function createAdminRouter(context: BlogrollContext): Router {
   router.get("/blogs/:id", blogController(context));
   router.post("/blogs/:id", updateBlogController(context));
   router.post("/blogs/:id/refresh", refreshBlogController(context));
+  router.post("/blogs/:id/readd", confirmReAddController(context));
   router.get("/blogs/:id/delete", deleteBlogConfirmController(context));
   router.post("/blogs/:id/delete", deleteBlogController(context));
 

@@ -7,11 +7,14 @@ import { redirectWithNotice } from "./notices.js";
 import { isFormType } from "./source-settings.js";
 import { accepted } from "./triggers.js";
 
-/** How many blogs (deleted ones aside) list the source; with `status`, only those in it. */
+/** Blogs (deleted ones aside) the source lists; with `status`, only those in it. */
 async function blogCount(context: BlogrollContext, sourceId: string, status?: "pending"): Promise<number> {
   const storage = await context.getStorage();
-  return (await storage.blogs.list({ sourceId, visibility: "admin", limit: 1, offset: 0, ...(status ? { status } : {}) })).total;
+  return (await storage.blogs.list({ origin: { id: sourceId }, visibility: "admin", limit: 0, offset: 0, ...(status ? { status } : {}) })).total;
 }
+
+/** Blogs named on the delete confirmation as staying with their other origins; the rest are counted. */
+const STAYING_NAMED = 10;
 
 /** GET /sources: every source with its type, status, last sync and last import counts. */
 export function sourcesListController(context: BlogrollContext) {
@@ -71,8 +74,17 @@ export function syncSourceController(context: BlogrollContext) {
   };
 }
 
+/**
+ * The delete confirmation counts the blogs only this source lists (the ones
+ * the owner decides about) and names those other origins list too (they stay).
+ */
 async function renderDeleteConfirm(context: BlogrollContext, response: Response, source: Source, errors: FormErrors = {}) {
   const __ = response.locals.__;
+  const storage = await context.getStorage();
+  const [only, shared] = await Promise.all([
+    storage.blogs.list({ origin: { id: source.id, shared: false }, visibility: "admin", limit: 0, offset: 0 }),
+    storage.blogs.list({ origin: { id: source.id, shared: true }, visibility: "admin", limit: STAYING_NAMED, offset: 0 }),
+  ]);
   renderForm(
     response,
     "blogroll-source-delete",
@@ -80,7 +92,8 @@ async function renderDeleteConfirm(context: BlogrollContext, response: Response,
       title: __("blogroll.sources.delete.title", { name: source.name }),
       parent: { text: __("blogroll.sources.title"), href: `${context.options.mountPath}/sources` },
       source,
-      blogs: await blogCount(context, source.id),
+      blogs: only.total,
+      staying: { titles: shared.items.map((blog) => blog.title), more: shared.total - shared.items.length, total: shared.total },
     },
     errors,
   );
@@ -96,22 +109,26 @@ export function deleteSourceConfirmController(context: BlogrollContext) {
 }
 
 /**
- * POST /sources/:id/delete: deletes the source. Its blogs that no other
- * source lists are kept (as manual blogs: no source left) or removed with
- * their items, as the owner chose (`blogs` = "keep" | "remove").
+ * POST /sources/:id/delete: deletes the source. Blogs other origins list
+ * stay with them; those only it lists are kept (the owner lists them from
+ * now on, as they are) or removed with their items, as the owner chose
+ * (`blogs` = "keep" | "remove"; needed only when there are such blogs).
  */
 export function deleteSourceController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const source = await sourceOf(context, request);
     if (!source) return notFound(response);
     const choice = request.body?.blogs;
-    if (choice !== "keep" && choice !== "remove") {
-      await renderDeleteConfirm(context, response, source, { blogs: response.locals.__("blogroll.sources.delete.choiceRequired") });
-      return;
-    }
     const storage = await context.getStorage();
-    const orphans = await storage.blogs.detachSource(source.id);
-    if (choice === "remove") for (const id of orphans) await storage.blogs.purge(id);
+    if (choice !== "keep" && choice !== "remove") {
+      const decide = (await storage.blogs.list({ origin: { id: source.id, shared: false }, visibility: "admin", limit: 0, offset: 0 })).total > 0;
+      if (decide) {
+        await renderDeleteConfirm(context, response, source, { blogs: response.locals.__("blogroll.sources.delete.choiceRequired") });
+        return;
+      }
+    }
+    const orphans = await storage.blogs.detachSource(source.id, choice !== "remove");
+    for (const id of orphans) await storage.blogs.purge(id);
     await storage.sources.delete(source.id);
     redirectWithNotice(response, `${context.options.mountPath}/sources`, "sourceDeleted");
   };

@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import { listSuggestions, type Suggestion } from "../network/suggestions.js";
-import { feedUrlKey, hostTitle, parseHttpUrl } from "../url/normalise.js";
+import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
 import { isBearerRequest } from "./csrf.js";
 import { textField } from "./forms.js";
 import { LIMITS } from "./blog-edit.js";
@@ -56,7 +56,12 @@ async function chosenSuggestion(context: BlogrollContext, request: Request): Pro
   return (await suggestionsOf(context)).find((suggestion) => feedUrlKey(suggestion.feedUrl) === key) ?? null;
 }
 
-/** POST /suggestions/add: follows a suggested feed in the chosen category, fetched at once in the background. */
+/**
+ * POST /suggestions/add: the owner follows a suggested feed (the owner lists
+ * it), in the category chosen (the owner's own choice, like an edit), fetched
+ * at once in the background. The suggestion's outline stands for the feed
+ * until that first fetch brings the feed's own title and link.
+ */
 export function addSuggestionController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const back = `${context.options.mountPath}/suggestions`;
@@ -64,15 +69,13 @@ export function addSuggestionController(context: BlogrollContext) {
     if (!suggestion) return redirectWithNotice(response, back, "suggestionGone");
     const category = textField(request.body, "category").slice(0, LIMITS.category) || null;
     const storage = await context.getStorage();
-    const { outcome, blog } = await storage.blogs.upsertFromSource({
+    const added = await storage.blogs.upsertFromSource({
       feedUrl: suggestion.feedUrl,
-      title: suggestion.title || hostTitle(suggestion.feedUrl),
-      siteUrl: suggestion.siteUrl,
-      description: suggestion.description,
-      category,
       source: "manual",
+      feed: { title: suggestion.outline.title ?? undefined, siteUrl: suggestion.outline.siteUrl ?? undefined, description: suggestion.outline.description ?? undefined },
     });
-    if (outcome === "added") context.scheduler.fetchNewBlogs();
+    const blog = (category && (await storage.blogs.edit(added.blog.id, { category }))) || added.blog;
+    if (added.outcome === "added") context.scheduler.fetchNewBlogs();
     if (wantsJson(request)) {
       response.status(201).json({ id: blog.id, feedUrl: blog.feedUrl });
       return;

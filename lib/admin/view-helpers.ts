@@ -117,20 +117,6 @@ const SECTIONS = [
  * navigation), `formatDate`, `formatNumber`, `plural`, and the notice of a redirect shown
  * as the host's `success`/`error` banner.
  */
-/**
- * How a blog came in, when no source of the owner's names it: Microsub and
- * FeedLand blogs by their kind (Microsub follows have no source record),
- * anything else as added by hand (a blog whose source was deleted is kept as
- * a manual one).
- */
-export function blogOriginLabel(blog: { source: string | null; microsubChannelName?: string | null }, translate: Translate): string {
-  if (blog.source === "microsub") {
-    const kind = translate("blogroll.sources.types.microsub");
-    return blog.microsubChannelName ? `${kind} (${blog.microsubChannelName})` : kind;
-  }
-  return translate(blog.source === "feedland" ? "blogroll.sources.types.feedland" : "blogroll.sources.types.manual");
-}
-
 export function adminLocals(context: BlogrollContext) {
   return (request: Request, response: Response, next: NextFunction) => {
     const translate: Translate = typeof response.locals.__ === "function" ? response.locals.__ : (key) => key;

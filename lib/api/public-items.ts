@@ -1,5 +1,6 @@
 import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
+import { isListed } from "../storage/provenance.js";
 import type { Blog, Item } from "../storage/types.js";
 import { futureHorizon } from "../storage/future.js";
 
@@ -8,7 +9,7 @@ const MAX_MICROSUB_BLOGS = 10_000;
 
 /** The storage's public visibility (PUBLIC_BLOG, publicBlogFilter) for a blog already read. */
 export function isPubliclyVisible(blog: Blog): boolean {
-  return !blog.hidden && blog.status !== "deleted" && blog.status !== "inactive" && blog.status !== "gone";
+  return !blog.hidden && blog.status !== "deleted" && blog.status !== "gone" && isListed(blog);
 }
 
 export interface PublicItemsQuery {

@@ -1,4 +1,5 @@
-import type { Storage } from "../storage/types.js";
+import { isListed } from "../storage/provenance.js";
+import { OWNER_ORIGIN, type Storage } from "../storage/types.js";
 import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
 import type { MicrosubStore } from "./types.js";
 
@@ -35,36 +36,46 @@ async function findMicrosubFeed(microsub: MicrosubStore | null | undefined, url:
 async function follow(storage: Storage, microsub: MicrosubStore | null | undefined, url: URL, body: Record<string, unknown>): Promise<WebhookResponse> {
   const existing = await storage.blogs.getByFeedUrl(url.href);
   if (existing?.status === "deleted") return ok("skipped", "deleted");
-  // Already followed or listed by another source: nothing to change (a repeat is harmless).
-  if (existing && existing.status !== "inactive") return ok("skipped", "already_exists");
+  const channelName = optionalText(body.channelName);
+  // Listed already: the owner's follow is recorded beside its other origins, nothing else changes.
+  if (existing && isListed(existing)) {
+    await storage.blogs.upsertFromSource({ feedUrl: url.href, source: "microsub", category: channelName });
+    return ok("skipped", "already_exists");
+  }
 
   const found = await findMicrosubFeed(microsub, url.href);
-  const channelName = optionalText(body.channelName) ?? found?.channel?.name ?? null;
+  const channel = channelName ?? found?.channel?.name ?? null;
+  // The owner follows it (in their reader): the owner lists it, filed under the channel.
   const { outcome } = await storage.blogs.upsertFromSource({
     feedUrl: url.href,
-    title: optionalText(body.title) ?? found?.feed.title ?? url.hostname.replace(/^www\./, ""),
-    siteUrl: `${url.origin}/`,
-    category: channelName ?? "Microsub",
+    title: optionalText(body.title) ?? optionalText(found?.feed.title),
+    feed: { siteUrl: `${url.origin}/` },
+    category: channel ?? "Microsub",
     source: "microsub",
     microsubFeedId: found?.feed.id ?? null,
     microsubChannelId: found?.feed.channelId ?? null,
-    microsubChannelName: channelName,
+    microsubChannelName: channel,
     // Items come from Microsub when we know its feed; otherwise our scheduler fetches the feed.
     skipItemFetch: found !== null,
     photo: found?.feed.photo ?? null,
   });
-  // Back from inactive is, to the caller, added.
+  // Listed again is, to the caller, added.
   if (outcome === "added" || outcome === "reactivated") return ok("added");
   if (outcome === "skipped-deleted") return ok("skipped", "deleted");
   return ok("skipped", "already_exists");
 }
 
+/**
+ * The owner unfollowed it in Microsub: deleted, unless an origin outside
+ * Microsub lists it too (then only the owner's follow is forgotten).
+ */
 async function unfollow(storage: Storage, url: URL): Promise<WebhookResponse> {
   const blog = await storage.blogs.getByFeedUrl(url.href);
   if (!blog) return ok("skipped", "not_found");
-  if (!blog.source?.startsWith("microsub")) return ok("skipped", "not_microsub");
   if (blog.status === "deleted") return ok("skipped", "already_deleted");
-  await storage.blogs.softDelete(blog.id);
+  if (!blog.origins.some((origin) => origin.kind === "microsub")) return ok("skipped", "not_microsub");
+  if (blog.origins.every((origin) => origin.kind === "microsub")) await storage.blogs.softDelete(blog.id);
+  else if (blog.origins.some((origin) => origin.id === OWNER_ORIGIN && origin.kind === "microsub")) await storage.blogs.unlist(OWNER_ORIGIN, { only: [blog.id] });
   return ok("deactivated");
 }
 

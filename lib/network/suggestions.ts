@@ -9,6 +9,8 @@ export interface Suggestion {
   description: string | null;
   /** How many of the owner's blogs recommend it. */
   count: number;
+  /** The one recommender's outline it shows (chosenOutline). */
+  outline: Recommendation;
   recommendedBy: Array<{ id: string; title: string }>;
 }
 
@@ -40,7 +42,7 @@ export function isOwnSite(entry: Pick<Recommendation, "feedUrl" | "siteUrl">, ow
   return siteKey(entry.siteUrl) === siteKey(ownSite) || hostOf(entry.feedUrl) === ownHost || hostOf(entry.siteUrl) === ownHost;
 }
 
-/** Every blog the owner has (hidden and inactive ones too; deleted ones are not listed by the store). */
+/** Every blog the owner has (hidden and unlisted ones too; deleted ones are not listed by the store). */
 async function ownedBlogs(storage: Storage): Promise<Blog[]> {
   const blogs: Blog[] = [];
   for (let offset = 0; ; offset += PAGE) {
@@ -51,12 +53,35 @@ async function ownedBlogs(storage: Storage): Promise<Blog[]> {
 }
 
 /**
+ * The one outline a suggestion shows, so its title, site and description
+ * always come from the same recommender: the title most recommenders give
+ * (a tie goes to the title the earliest-followed recommender gives), else,
+ * when no two agree, the earliest-followed recommender's. Outlines are in
+ * the order their recommenders were followed.
+ */
+export function chosenOutline<T extends Recommendation>(outlines: T[]): T {
+  const titles = new Map<string, { count: number; first: T }>();
+  for (const outline of outlines) {
+    const title = outline.title?.trim();
+    if (!title) continue;
+    const seen = titles.get(title);
+    if (seen) seen.count++;
+    else titles.set(title, { count: 1, first: outline });
+  }
+  let best: { count: number; first: T } | undefined;
+  // Map order is first-seen order: a later title wins only with more recommenders.
+  for (const entry of titles.values()) if (!best || entry.count > best.count) best = entry;
+  return best && best.count > 1 ? best.first : outlines[0];
+}
+
+/**
  * The feeds at least `minRecommenders` of the owner's blogs recommend (their
  * own blogrolls, as the sync read them) that the owner does not follow:
  * neither by normalised feed address (the store leaves those out, deleted
  * blogs included, and dismissed ones) nor by site address. The owner's own
  * site is never suggested. Only blogs still in the blogroll count as
- * recommenders. Most recommended first, then by title.
+ * recommenders; each suggestion shows one of their outlines (chosenOutline).
+ * Most recommended first, then by title.
  */
 export async function listSuggestions(storage: Storage, options: { minRecommenders: number; ownSite: string | null; limit?: number }): Promise<Suggestion[]> {
   const candidates = await storage.recommendations.candidates({ minRecommenders: options.minRecommenders, limit: CANDIDATE_WINDOW });
@@ -66,18 +91,23 @@ export async function listSuggestions(storage: Storage, options: { minRecommende
   const followedSites = new Set(blogs.map((blog) => siteKey(blog.siteUrl)).filter((key): key is string => key !== null));
   const suggestions: Suggestion[] = [];
   for (const candidate of candidates) {
-    const recommenders = candidate.blogIds.map((id) => byId.get(id)).filter((blog): blog is Blog => blog !== undefined);
-    if (recommenders.length < options.minRecommenders) continue;
-    const site = siteKey(candidate.siteUrl);
+    const outlines = candidate.outlines.filter((outline) => byId.has(outline.blogId));
+    if (outlines.length === 0 || outlines.length < options.minRecommenders) continue;
+    const outline = chosenOutline(outlines);
+    const site = siteKey(outline.siteUrl);
     if (site && followedSites.has(site)) continue;
-    if (isOwnSite(candidate, options.ownSite)) continue;
+    if (isOwnSite(outline, options.ownSite)) continue;
     suggestions.push({
-      feedUrl: candidate.feedUrl,
-      siteUrl: candidate.siteUrl,
-      title: candidate.title?.trim() || hostOf(candidate.feedUrl) || candidate.feedUrl,
-      description: candidate.description,
-      count: recommenders.length,
-      recommendedBy: recommenders.map((blog) => ({ id: blog.id, title: blog.title })).sort((a, b) => a.title.localeCompare(b.title)),
+      feedUrl: outline.feedUrl,
+      siteUrl: outline.siteUrl,
+      title: outline.title?.trim() || hostOf(outline.feedUrl) || outline.feedUrl,
+      description: outline.description,
+      count: outlines.length,
+      outline: { feedUrl: outline.feedUrl, siteUrl: outline.siteUrl, title: outline.title, description: outline.description },
+      recommendedBy: outlines
+        .map((entry) => byId.get(entry.blogId) as Blog)
+        .map((blog) => ({ id: blog.id, title: blog.title }))
+        .sort((a, b) => a.title.localeCompare(b.title)),
     });
   }
   suggestions.sort((a, b) => b.count - a.count || a.title.localeCompare(b.title) || a.feedUrl.localeCompare(b.feedUrl));

@@ -6,6 +6,7 @@ import { HostLimiter } from "../http/host-limiter.js";
 import { postForm, type PostFormResult } from "../http/post-form.js";
 import type { BlogrollOptions } from "../options.js";
 import { newId } from "../storage/id.js";
+import { isListed } from "../storage/provenance.js";
 import type { Blog, PushKind, PushSubscription, Storage } from "../storage/types.js";
 import { describeFailure, errorText } from "../sync/failure-message.js";
 import { syncBlog, type FeedRead } from "../sync/fetch-blog.js";
@@ -63,7 +64,7 @@ const MAINTAIN_INTERVAL_MS = 10 * 60_000;
 
 /** Blogs whose posts are worth pushing: listed, visible, fetched by us. */
 export function eligibleForPush(blog: Blog | null): blog is Blog {
-  return blog !== null && !blog.hidden && !blog.skipItemFetch && !["deleted", "inactive", "gone"].includes(blog.status);
+  return blog !== null && !blog.hidden && !blog.skipItemFetch && isListed(blog) && !["deleted", "gone"].includes(blog.status);
 }
 
 /** Two spellings of one URL (a hub may normalise the topic it echoes). */

@@ -36,8 +36,8 @@ async function find(source: Source, context: SourceContext, now: Date): Promise<
  * Someone's blogroll (`settings.url`: their site's address): the OPML list
  * the site announces (lib/network/find-blogroll.ts, asked again weekly, or
  * at once when the list's address stops answering), mirrored like an OPML
- * URL source: conditional requests, owner edits kept, blogs it no longer
- * lists marked inactive, never deleted.
+ * URL source: conditional requests, owner edits kept, the blogs it drops
+ * no longer listed by it, never deleted.
  */
 export const blogrollSource: SourceKind = {
   type: "blogroll",

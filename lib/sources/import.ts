@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { originKind } from "../storage/provenance.js";
 import type { FeedType, NewBlog, Source, Storage } from "../storage/types.js";
 import { feedUrlKey, hostTitle, parseHttpUrl } from "../url/normalise.js";
 import { SourceError, type ImportReport, type ListedFeed, type SkippedFeed } from "./types.js";
@@ -7,19 +8,8 @@ import { SourceError, type ImportReport, type ListedFeed, type SkippedFeed } fro
 export interface FeedList {
   feeds: ListedFeed[];
   skipped?: SkippedFeed[];
-  /** Part of the list could not be read (an include): blogs it no longer shows are kept as they are, not marked inactive. */
+  /** Part of the list could not be read (an include): blogs it no longer shows stay listed by it. */
   partial?: boolean;
-}
-
-/** The `source` value stored on blogs of each list-type source. */
-export function blogSourceValue(type: Source["type"]): string {
-  switch (type) {
-    case "opml_url":
-    case "opml_file":
-      return "opml";
-    default:
-      return type;
-  }
 }
 
 /** Outline `type` attributes that name a feed format we know. */
@@ -72,28 +62,28 @@ function plan(list: FeedList): Plan {
   return { accepted, skipped };
 }
 
+/** The blog as this source lists it: the values its outline gives (none where it names none). */
 function toNewBlog(feed: ListedFeed, source: Source, category: string | null): NewBlog {
   return {
     feedUrl: feed.xmlUrl,
-    // The host stands in for a missing title on a new blog; storage never lets it replace a known one.
-    title: feed.title?.trim() || hostTitle(feed.xmlUrl),
-    // What the list leaves out is left alone (undefined), never blanked: the feed may have told us.
-    description: feed.description?.trim() || undefined,
-    siteUrl: (feed.htmlUrl && parseHttpUrl(feed.htmlUrl)?.href) || undefined,
+    title: feed.title?.trim() || null,
+    description: feed.description?.trim() || null,
+    siteUrl: (feed.htmlUrl && parseHttpUrl(feed.htmlUrl)?.href) || null,
     feedType: feedTypeOf(feed.type) ?? undefined,
     category,
-    source: blogSourceValue(source.type),
+    source: originKind(source.type),
     sourceId: source.id,
   };
 }
 
 /**
- * Applies a source's feed list to the blogroll: upserts every listed feed
- * (owner edits and soft deletes win, a blog listed by several sources is kept
- * once and remembers each), then marks the source's blogs that are no longer
- * listed `inactive`. Nothing is ever deleted.
+ * Applies a source's feed list to the blogroll: the source lists every feed
+ * it names, with the values its outlines give (owner edits and soft deletes
+ * win; a blog several origins list is kept once and remembers each), and no
+ * longer lists the blogs it dropped. Those no other origin lists are
+ * unlisted (counted as `missing`), never deleted.
  *
- * A `partial` list (an include could not be read) marks nothing inactive.
+ * A `partial` list (an include could not be read) drops nothing.
  * An empty list is refused (SourceError "OPML lists no feeds") before anything
  * is written: a remote that answers with a broken or emptied document must
  * never empty the blogroll.
@@ -139,7 +129,7 @@ export async function importFeeds(
   }
   report.skipped = skipped.length;
   // A list read only in part says nothing of the blogs it does not show.
-  report.missing = list.partial ? 0 : await storage.blogs.markMissingInactive(source.id, [...keptIds]);
+  report.missing = list.partial ? 0 : (await storage.blogs.unlist(source.id, { except: [...keptIds] })).length;
   return report;
 }
 

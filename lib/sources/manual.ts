@@ -4,15 +4,12 @@ import type { BlogrollOptions } from "../options.js";
 import type { Blog, BlogEdit, NewBlog, Storage, UpsertOutcome } from "../storage/types.js";
 import { findAccount } from "../fediverse/webfinger.js";
 import type { SourceKind } from "./types.js";
-import { hostTitle } from "../url/normalise.js";
 
 export interface ManualBlogInput {
   /** A feed address, or a site address whose feed discovery finds. Scheme optional. */
   url: string;
   title?: string | null;
   category?: string | null;
-  /** The manual source record to attach the blog to, if any. */
-  sourceId?: string | null;
   /**
    * The fediverse handle the blog was found by, when `url` is a feed picked
    * from its discovery: looked up again for its profile page. (A handle
@@ -21,8 +18,11 @@ export interface ManualBlogInput {
   fediverse?: string | null;
 }
 
+/** What the owner typed that differs from a blog already there: changed only when the owner confirms. */
+export type ProposedChanges = Partial<Record<"title" | "category", { from: string | null; to: string }>>;
+
 export type ManualBlogResult =
-  | { ok: true; outcome: UpsertOutcome; blog: Blog; feedUrl: string }
+  | { ok: true; outcome: UpsertOutcome; blog: Blog; feedUrl: string; proposed: ProposedChanges }
   /**
    * `noFeed`: the address answered, but neither is nor names a feed;
    * `unreadable`: the feeds it names, each with what its address answered, none readable.
@@ -33,16 +33,17 @@ export type ManualBlogResult =
 export const MAX_CHECKED_FEEDS = 5;
 
 /**
- * Adds one blog by hand (source "manual"): the address is run through feed
- * discovery, which accepts a feed address as it is and finds the best feed of
- * a site address. An owner-deleted blog is not brought back (`skipped-deleted`).
- * A blog already in the blogroll keeps everything the owner did not type now.
- * With no title typed, a new blog is named after its feed (the feed's own
- * title, known now or after the first fetch), never after a `<link>`'s title.
- * A title or category typed here is the owner's, like an edit: syncs keep it.
- * The icon the site's page declares is recorded, so the sync does not fetch
- * that page again to look for it. A blog found by a fediverse handle keeps
- * the handle and its profile page, as the owner's.
+ * The owner adds one blog: the address is run through feed discovery, which
+ * accepts a feed address as it is and finds the best feed of a site address.
+ * The owner becomes one of its origins. A new blog takes what the owner typed
+ * (kept as the owner's, like an edit) and, until its first fetch, what
+ * discovery learned of the feed (its own title, never a `<link>`'s). A blog
+ * already there changes nothing it shows: what the owner typed differently
+ * comes back as `proposed`, for the owner to confirm. An owner-deleted blog
+ * is not brought back (`skipped-deleted`). The icon the site's page declares
+ * is recorded, so the sync does not fetch that page again to look for it.
+ * A blog found by a fediverse handle keeps the handle and its profile page,
+ * as the owner's (on a blog already there, only where it has no handle yet).
  */
 export async function addManualBlog(
   storage: Storage,
@@ -62,31 +63,25 @@ export async function addManualBlog(
     if (!looked.ok) return { ok: false, error: looked.error };
     account = looked;
   }
-  const existing = await storage.blogs.getByFeedUrl(feed.url);
-  // For a blog already there only who lists it is recorded (the host title is the "no title" marker of a listing).
-  const listing: NewBlog = existing
-    ? { feedUrl: feed.url, title: hostTitle(feed.url), source: "manual", sourceId: input.sourceId ?? null }
-    : {
-        feedUrl: feed.url,
-        title: feed.ownTitle?.trim() || hostTitle(feed.url),
-        siteUrl: found.siteUrl,
-        feedType: feed.type,
-        category: null,
-        source: "manual",
-        sourceId: input.sourceId ?? null,
-      };
+  const listing: NewBlog = {
+    feedUrl: feed.url,
+    source: "manual",
+    feed: { title: feed.ownTitle?.trim() || undefined, siteUrl: found.siteUrl ?? undefined },
+    feedType: feed.type,
+  };
   let { outcome, blog } = await storage.blogs.upsertFromSource(listing);
-  const typed: BlogEdit = { ...typedFields(input), ...(account ? { fediverse: account.handle, fediverseUrl: account.profileUrl } : {}) };
-  if (outcome !== "skipped-deleted" && Object.keys(typed).length > 0) {
-    const changes = (Object.keys(typed) as (keyof typeof typed)[]).some((field) => blog[field] !== typed[field]);
-    const edited = await storage.blogs.edit(blog.id, typed);
-    if (edited) {
-      blog = edited;
-      if (changes && outcome === "unchanged") outcome = "updated";
-    }
+  const typed = typedFields(input);
+  const handle: BlogEdit = account ? { fediverse: account.handle, fediverseUrl: account.profileUrl } : {};
+  const proposed: ProposedChanges = {};
+  if (outcome === "added") {
+    if (Object.keys(typed).length > 0 || account) blog = (await storage.blogs.edit(blog.id, { ...typed, ...handle })) ?? blog;
+  } else if (outcome !== "skipped-deleted") {
+    if (typed.title !== undefined && typed.title !== blog.title) proposed.title = { from: blog.title, to: typed.title };
+    if (typed.category !== undefined && typed.category !== blog.category) proposed.category = { from: blog.category, to: typed.category };
+    if (account && blog.fediverse === null) blog = (await storage.blogs.edit(blog.id, handle)) ?? blog;
   }
   if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url, blogrolls: page.blogrolls }, new Date());
-  return { ok: true, outcome, blog, feedUrl: feed.url };
+  return { ok: true, outcome, blog, feedUrl: feed.url, proposed };
 }
 
 /**

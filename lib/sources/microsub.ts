@@ -1,19 +1,7 @@
 import type { MicrosubChannel, MicrosubStore } from "../microsub/types.js";
-import type { Blog, Source, Storage } from "../storage/types.js";
-import { hostTitle, parseHttpUrl } from "../url/normalise.js";
+import type { Source } from "../storage/types.js";
+import { parseHttpUrl } from "../url/normalise.js";
 import { SourceError, type ImportReport, type SourceKind } from "./types.js";
-
-const PAGE = 500;
-
-/** Every blog that lists `sourceId` among its sources (deleted ones excluded). */
-async function blogsOfSource(storage: Storage, sourceId: string): Promise<Blog[]> {
-  const blogs: Blog[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await storage.blogs.list({ sourceId, visibility: "admin", limit: PAGE, offset });
-    blogs.push(...page.items);
-    if (page.items.length < PAGE) return blogs;
-  }
-}
 
 async function selectedChannels(microsub: MicrosubStore, channelUid: string | undefined): Promise<MicrosubChannel[]> {
   const channels = await microsub.listChannels();
@@ -28,8 +16,9 @@ async function selectedChannels(microsub: MicrosubStore, channelUid: string | un
 /**
  * Mirrors the Microsub plugin's channels (all, or `settings.channelUid`) and
  * their feeds as blogs. Their items stay in Microsub (`skipItemFetch`), so our
- * scheduler never fetches them. A feed that left Microsub is soft-deleted,
- * unless another source still lists the blog: then only this source lets go.
+ * scheduler never fetches them. A feed that left Microsub is soft-deleted
+ * (the owner unfollowed it), unless another origin still lists the blog:
+ * then only this source lets go.
  */
 export const microsubSource: SourceKind = {
   type: "microsub",
@@ -48,9 +37,10 @@ export const microsubSource: SourceKind = {
         }
         const { outcome, blog } = await storage.blogs.upsertFromSource({
           feedUrl: url.href,
-          title: feed.title?.trim() || hostTitle(url.href),
-          siteUrl: `${url.origin}/`,
+          title: feed.title?.trim() || null,
           photo: feed.photo,
+          // Microsub knows no site address: the feed's host stands in until someone names one.
+          feed: { siteUrl: `${url.origin}/` },
           category: `${prefix}${channel.name}`,
           source: "microsub",
           sourceId: source.id,
@@ -67,14 +57,10 @@ export const microsubSource: SourceKind = {
       }
     }
 
-    const kept = new Set(keptIds);
-    for (const blog of await blogsOfSource(storage, source.id)) {
-      if (kept.has(blog.id) || blog.sourceIds.some((id) => id !== source.id)) continue;
-      if (await storage.blogs.softDelete(blog.id)) report.missing++;
-      kept.add(blog.id);
+    // Blogs other origins still list just forget this one (they stay visible).
+    for (const id of await storage.blogs.unlist(source.id, { except: keptIds })) {
+      if (await storage.blogs.softDelete(id)) report.missing++;
     }
-    // Blogs other sources still list just forget this one (they stay visible).
-    await storage.blogs.markMissingInactive(source.id, [...kept]);
     report.skipped = report.skippedFeeds.length;
     return { report };
   },

@@ -5,13 +5,15 @@
  * all dates are real `Date` values.
  */
 
-/** Lifecycle of a blog. `deleted` is a soft delete: sync never re-creates it. */
+/**
+ * Lifecycle of a blog's feed. `deleted` is a soft delete: sync never
+ * re-creates it. Whether anyone lists the blog is not a status: see `origins`.
+ */
 export type BlogStatus =
   | "pending" // known, never fetched
   | "active" // last fetch succeeded
   | "error" // last fetch failed; backing off
   | "gone" // 410, or redirects ending in 404/410 for 7 days: off every public surface, checked weekly
-  | "inactive" // no longer listed by its source; hidden until it reappears
   | "deleted"; // soft-deleted by the owner or by Microsub
 
 export type FeedType = "rss" | "atom" | "json" | "hfeed";
@@ -38,6 +40,27 @@ export const EDITABLE_BLOG_FIELDS: readonly EditableBlogField[] = [
   "relationship", "note", "fediverse",
 ];
 
+/** The owner as the origin of a blog: added by hand, from Suggestions, re-added, followed in Microsub, edited, or kept when its source went. */
+export const OWNER_ORIGIN = "owner";
+
+/** Fields an origin's listing may give a blog (an outline's title, its folder as category, ...). */
+export type ListedField = "title" | "description" | "siteUrl" | "category" | "photo" | "author";
+/** The values one origin gives; a field left out is one it gives none of. */
+export type ListedValues = Partial<Record<ListedField, string>>;
+/** What the feed itself says of the fields it can name (all but category). */
+export type FeedValues = Partial<Record<Exclude<ListedField, "category">, string>>;
+
+/** One origin that lists a blog. */
+export interface BlogOrigin {
+  /** The id of the source that lists it, or OWNER_ORIGIN. */
+  id: string;
+  /** The blog's public `source` while this origin is its first: "opml", "feedland", "microsub", "blogroll", "manual" (null: unknown). */
+  kind: string | null;
+  /** When it began listing the blog. */
+  since: Date;
+  values: ListedValues;
+}
+
 export interface Blog {
   id: string;
   title: string;
@@ -63,12 +86,15 @@ export interface Blog {
   fediverse: string | null;
   /** The profile page WebFinger gave for `fediverse` (null when none was found). */
   fediverseUrl: string | null;
-  /** "opml" | "manual" | "feedland" | "microsub" | null */
+  /** The kind of its first origin ("opml" | "manual" | "feedland" | "microsub" | "blogroll"), null when none: the public API's `source`. */
   source: string | null;
-  /** Primary source record (the first that listed it). */
-  sourceId: string | null;
-  /** Every source record that lists this blog. */
-  sourceIds: string[];
+  /**
+   * Every origin that lists the blog, the first to list it first. A blog no
+   * origin lists is unlisted: kept for the admin, never public, not fetched.
+   */
+  origins: BlogOrigin[];
+  /** What the feed said of itself at the fetches that said it: used where neither the owner nor an origin gives a value. */
+  feedValues: FeedValues;
   microsubFeedId: string | null;
   microsubChannelId: string | null;
   microsubChannelName: string | null;
@@ -109,19 +135,28 @@ export interface Blog {
   deletedAt: Date | null;
 }
 
-/** A blog as a source or the admin creates it. */
+/**
+ * A blog as one origin lists it. The listed fields (title, description,
+ * siteUrl, category, photo, author) are the values this origin gives; absent,
+ * null or blank, it gives none (and clears nobody else's).
+ */
 export interface NewBlog {
   feedUrl: string;
-  title: string;
+  title?: string | null;
   description?: string | null;
   siteUrl?: string | null;
-  feedType?: FeedType | null;
   category?: string | null;
-  tags?: string[];
   photo?: string | null;
   author?: string | null;
+  /** The origin's kind (see BlogOrigin.kind). */
   source: string | null;
+  /** The source that lists it; absent or null: the owner. */
   sourceId?: string | null;
+  /** A new blog only: what is known of the feed before its first fetch (discovery, a recommender's outline); fetches replace it. */
+  feed?: FeedValues;
+  /** A new blog only: the format a listing names (the feed itself says what it is). */
+  feedType?: FeedType | null;
+  tags?: string[];
   microsubFeedId?: string | null;
   microsubChannelId?: string | null;
   microsubChannelName?: string | null;
@@ -136,15 +171,18 @@ export interface UpsertResult {
   blog: Blog;
 }
 
-/** What the admin can change on a blog. Setting a field marks it owner-edited. */
+/**
+ * What the admin can change on a blog. Setting a field marks it owner-edited;
+ * an edit of anything but `hidden` makes the owner one of its origins.
+ */
 export type BlogEdit = Partial<Pick<Blog, EditableBlogField>> & {
-  /** Admin may re-enable a gone/error/inactive blog. */
+  /** Admin may re-enable a gone or failing blog. */
   status?: "active" | "pending";
   /** The profile page found for `fediverse`: only read with `fediverse`, which it always follows (absent: null). */
   fediverseUrl?: string | null;
 };
 
-/** Metadata sync learned from the feed itself; owner-edited fields are kept. */
+/** Metadata sync learned from the feed itself; it shows where neither the owner nor an origin gives a value. */
 export type FeedMetadata = Partial<
   Pick<Blog, "title" | "description" | "siteUrl" | "photo" | "author" | "feedType">
 >;
@@ -181,15 +219,16 @@ export interface BlogListQuery {
   sort?: BlogSort;
   limit: number;
   offset: number;
-  /** public: hides hidden, deleted, inactive and gone blogs. admin: everything but deleted. */
+  /** public: hides hidden, deleted, unlisted and gone blogs. admin: everything but deleted. */
   visibility: "public" | "admin";
   /** admin only: substring of title or URL, case-insensitive */
   search?: string;
-  /** admin only */
-  status?: BlogStatus | "hidden";
+  /** admin only: a status, hidden blogs, or unlisted ones (no origin lists them) */
+  status?: BlogStatus | "hidden" | "unlisted";
   /** admin only: blogs in a health condition (see BlogHealthQuery). */
   health?: { condition: "dormant" | "failing" | "moved" } & BlogHealthQuery;
-  sourceId?: string;
+  /** Blogs this origin (a source id or OWNER_ORIGIN) lists; `shared`: only those another origin lists too (true) or none does (false). */
+  origin?: { id: string; shared?: boolean };
 }
 
 export interface Page<T> {
@@ -283,7 +322,7 @@ export interface BlogHealthCounts {
    * rate), `server` (a server's floor), `push` (safety poll of a pushed blog),
    * `backoff` (failing, or told to wait); `pending` never fetched yet;
    * `external` never fetched (Microsub brings their posts); `off` gone or
-   * no longer listed.
+   * unlisted.
    */
   freshness: { schedule: number; server: number; push: number; backoff: number; pending: number; external: number; off: number };
   /** `healthy`: fetched well and not dormant. The others as the list filters; `moved` overlaps the rest. */
@@ -299,23 +338,34 @@ export interface BlogStore {
   /** Blogs by id, in no particular order; unknown ids are left out. */
   getMany(ids: string[]): Promise<Blog[]>;
   /**
-   * Insert or update a blog listed by a source. Never resurrects a deleted
-   * blog (outcome `skipped-deleted`), never overwrites owner-edited fields,
-   * re-activates an `inactive` blog (`reactivated`), remembers `sourceId`.
+   * An origin lists a blog: inserts it, or records the origin and the values
+   * it gives now (lib/storage/provenance.ts says which value shows).
+   * Never resurrects a deleted blog (`skipped-deleted`); an unlisted blog is
+   * listed again (`reactivated`); a listing that changes nothing writes
+   * nothing (`unchanged`).
    */
   upsertFromSource(blog: NewBlog): Promise<UpsertResult>;
-  /** Admin edit; marks the given fields owner-edited. */
+  /** Admin edit; marks the given fields owner-edited (and the owner an origin, unless only `hidden` changes). */
   edit(id: string, edit: BlogEdit): Promise<Blog | null>;
   softDelete(id: string, at?: Date): Promise<boolean>;
-  /** Marks blogs of a source not in `keepIds` as inactive; returns how many. */
-  markMissingInactive(sourceId: string, keepIds: string[]): Promise<number>;
-  /** Drops a source from blogs; returns blogs left with no source at all. */
-  detachSource(sourceId: string): Promise<string[]>;
+  /**
+   * The origin no longer lists some blogs: those it lists `except` the given
+   * ids, or `only` the given ids. Returns the ids of blogs no origin lists any
+   * more (unlisted now; deleted ones left out).
+   */
+  unlist(originId: string, which: { except: string[] } | { only: string[] }): Promise<string[]>;
+  /**
+   * A source is deleted: no blog lists it any more. Blogs no other origin
+   * lists are, with `keep`, listed by the owner with the values the source
+   * gave them (nothing shows a change); without, their ids are returned (to
+   * be purged). Deleted blogs are never returned.
+   */
+  detachSource(sourceId: string, keep: boolean): Promise<string[]>;
   /** Removes a blog and its items for good (source deletion "remove" choice). */
   purge(id: string): Promise<void>;
   categories(): Promise<CategoryCount[]>;
   /**
-   * Blogs the scheduler should fetch: not deleted/inactive, not
+   * Blogs the scheduler should fetch: listed, not deleted, not
    * skipItemFetch, nextFetchAt due (a gone blog's is its weekly check). With
    * `everyone` ("Sync now"), every such blog whatever its nextFetchAt, except
    * those told to wait (waitUntil after `now`) and gone ones not yet due.
@@ -453,9 +503,9 @@ export interface BlogBlogroll {
 }
 
 /** A feed recommended by several followed blogs and not followed by the owner by feed address. */
-export interface SuggestionCandidate extends Recommendation {
-  /** The followed blogs whose blogrolls list it (deleted ones included: callers filter). */
-  blogIds: string[];
+export interface SuggestionCandidate {
+  /** Each recommending blog's own outline of it, by blog id in ascending order (deleted blogs included: callers filter). */
+  outlines: Array<Recommendation & { blogId: string }>;
 }
 
 /** Entries kept of one blog's blogroll: a stranger's list of 20 000 costs no more than this. */

@@ -4,7 +4,7 @@ import type { HostLimiter } from "../http/host-limiter.js";
 import type { ParsedFeed, ParseFeedOptions, PushLinks } from "../feeds/types.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
-import { feedUrlKey, hostTitle } from "../url/normalise.js";
+import { feedUrlKey } from "../url/normalise.js";
 import { describeDeadEnd, describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
 import { nextFetch, type FetchFacts } from "./next-fetch.js";
 import type { IconNeed } from "./site-icons.js";
@@ -189,7 +189,7 @@ export async function syncBlog(
       etag: parsed.problem ? null : response.etag,
       lastModified: parsed.problem ? null : response.lastModified,
       feedUrl: await movedFeedUrl(storage, blog, response),
-      metadata: feedMetadata(parsed, blog),
+      metadata: feedMetadata(parsed),
     });
     deps.onFeedRead?.(saved ?? blog, { url: response.url, link: response.link, push: parsed.feed.push, itemsAdded: added });
     const page = parsed.feed.type === "hfeed" ? { url: response.url, body: response.body, contentType: response.contentType } : undefined;
@@ -253,33 +253,20 @@ async function movedFeedUrl(storage: Storage, blog: Blog, response: FetchResult)
   return holder && holder.id !== blog.id ? undefined : target;
 }
 
-/** Fields an OPML or FeedLand listing names, which the owner curates there. */
-const LISTING_FIELDS = ["title", "description", "siteUrl"] as const;
-
 /**
- * What the feed says about itself; absent values never blank what is known
- * (owner edits are kept by the adapter). For a blog a listing brought, the
- * listing's title, description and site URL win: the feed only fills them
- * in where the listing named none, so the two never overwrite each other in
- * turn at every sync.
+ * What the feed says about itself; absent values never blank what is known.
+ * Storage shows it where neither the owner nor an origin gives a value
+ * (lib/storage/provenance.ts), so a listing and the feed never overwrite
+ * each other in turn at every sync.
  */
-function feedMetadata({ feed }: ParsedFeed, blog: Blog): FeedMetadata {
+function feedMetadata({ feed }: ParsedFeed): FeedMetadata {
   const metadata: FeedMetadata = { feedType: feed.type };
   if (feed.title) metadata.title = feed.title;
   if (feed.description) metadata.description = feed.description;
   if (feed.siteUrl) metadata.siteUrl = feed.siteUrl;
   if (feed.photo) metadata.photo = feed.photo;
   if (feed.author) metadata.author = feed.author;
-  if (blog.source === "opml" || blog.source === "feedland" || blog.source === "blogroll") {
-    for (const field of LISTING_FIELDS) if (namedByListing(blog, field)) delete metadata[field];
-  }
   return metadata;
-}
-
-function namedByListing(blog: Blog, field: (typeof LISTING_FIELDS)[number]): boolean {
-  const value = blog[field];
-  if (!value) return false;
-  return field !== "title" || value !== hostTitle(blog.feedUrl);
 }
 
 function withIcon(result: BlogSyncResult, icon: IconNeed | undefined): BlogSyncResult {

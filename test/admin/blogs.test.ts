@@ -4,6 +4,7 @@ import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { ADMIN_TOKEN, type TestServer } from "../support/server.js";
 import { feedLabel } from "../../lib/admin/blog-new.js";
 import { addBlog, addItems, item } from "../support/seed.js";
+import { OWNER_ORIGIN } from "../../lib/storage/types.js";
 import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-session.js";
 import type { FixtureSite } from "./fixture-site.js";
 
@@ -54,7 +55,7 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.equal((await admin.page(`${blogs}?status=bogus&page=-3`)).status, 200, "malformed filters are ignored");
   });
 
-  it("shows each blog's picture or letter, description, every source, latest post (untitled ones by their text) and linked address; filters manual blogs", async () => {
+  it("shows each blog's picture or letter, description, who lists it, latest post (untitled ones by their text) and linked address; filters the owner's blogs", async () => {
     const first = await server.storage.sources.create({ type: "opml_url", name: "List One", settings: { url: "https://one.example/x.opml" } });
     const second = await server.storage.sources.create({ type: "opml_url", name: "List Two", settings: { url: "https://two.example/x.opml" } });
     const feedUrl = "https://shared.example/feed.xml";
@@ -73,10 +74,11 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.match(sharedRow, /class="blogroll-untitled">Just a short note about the weather today, which was rather grey and wet[^<]*…<\/a>/, "an untitled post by the start of its text");
     assert.match(sharedRow, /<span class="blogroll-icon blogroll-icon--letter" aria-hidden="true">S<\/span>/, "no picture: the letter tile");
     assert.match(await row("pictured"), /<img class="blogroll-icon" src="https:\/\/pictured.example\/me.png"[^>]*data-letter="P"/);
-    assert.match(page.html, /<option value="manual">Manual<\/option>/, "Manual in the source filter");
+    assert.match(page.html, /<option value="manual">You<\/option>/, "the owner in the source filter");
+    assert.match(await row("Hand Added"), /<td>You<\/td>/, "listed by the owner");
     const manual = listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Hand Added")}`)).html);
     assert.deepEqual(manual, ["Hand Added"]);
-    assert.deepEqual(listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Shared Blog")}`)).html), [], "a listed blog is not a manual one");
+    assert.deepEqual(listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Shared Blog")}`)).html), [], "a blog only sources list is not the owner's");
     assert.match(sharedRow, /Nov 20, 2026, \d{1,2}:\d{2}/, "the one date format (medium date, short time)");
     assert.doesNotMatch(sharedRow, /\d{1,2}\/\d{1,2}\/\d{2,4}/, "no short numeric dates");
 
@@ -126,6 +128,28 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.deepEqual(summaryErrors(nothing.html), ["url"]);
     const badFeed = await admin.post(blogs, { url: "x", feedUrl: "javascript:alert(1)", action: "add" });
     assert.deepEqual(summaryErrors(badFeed.html), ["feedUrl"]);
+  });
+
+  it("re-adding a blog that is there with another title or category changes it only when the owner confirms", async () => {
+    const source = await server.storage.sources.create({ type: "opml_url", name: "Friends list", settings: { url: "https://lists.example/y.opml" } });
+    await server.storage.blogs.upsertFromSource({ feedUrl: `${site.base}/gamma.xml`, title: "Epsilon", category: "Friends", source: "opml", sourceId: source.id });
+    const blog = (await server.storage.blogs.getByFeedUrl(`${site.base}/gamma.xml`))!;
+    const readd = await admin.post(blogs, { url: "", feedUrl: `${site.base}/gamma.xml`, title: "My Epsilon", category: "Work", action: "add" });
+    assert.equal(readd.status, 200, "a confirmation, not a redirect");
+    assert.match(readd.html, /“Epsilon” was already in your blogroll, and you now list it yourself too/);
+    assert.match(readd.html, /Title: “Epsilon” becomes “My Epsilon”/);
+    assert.match(readd.html, /Category: Friends becomes Work/);
+    assert.match(readd.html, new RegExp(`<a [^>]*href="${blogs}/${blog.id}"[^>]*>Keep it as it is</a>`), "keeping it is just going to its page");
+    const unchanged = (await server.storage.blogs.get(blog.id))!;
+    assert.deepEqual([unchanged.title, unchanged.category, unchanged.ownerEdited], ["Epsilon", "Friends", []], "nothing changed silently");
+    assert.deepEqual(unchanged.origins.map((origin) => origin.id), [source.id, OWNER_ORIGIN], "the owner lists it now");
+
+    const confirmed = await admin.post(`${blogs}/${blog.id}/readd`, { title: "My Epsilon", category: "Work" });
+    assert.equal(confirmed.location, `${blogs}/${blog.id}?notice=blogSaved`);
+    const changed = (await server.storage.blogs.get(blog.id))!;
+    assert.deepEqual([changed.title, changed.category, [...changed.ownerEdited].sort()], ["My Epsilon", "Work", ["category", "title"]]);
+    const page = await admin.page(`${blogs}/${blog.id}`);
+    assert.match(page.html, /Listed by[\s\S]*?Friends list, You/, "the blog's page says who lists it");
   });
 
   it("shows a blog with its details, last error and recent items; saves edits, only changed fields", async () => {

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { createServer, type AddressInfo } from "node:net";
 import { describe, it } from "node:test";
 import type { TestServer } from "../support/server.js";
-import { addBlog } from "../support/seed.js";
+import { addBlog, addItems, item } from "../support/seed.js";
 import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-session.js";
 import type { FixtureSite } from "./fixture-site.js";
 import { startWeb } from "../network/web.js";
+import { OWNER_ORIGIN, type Blog } from "../../lib/storage/types.js";
 
 describe("admin: sources pages and forms (standalone host, SQLite)", () => {
   let server: TestServer;
@@ -320,28 +321,47 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
     assert.equal(JSON.parse(json.html).status, "ok");
   });
 
-  it("deletes a source: asks first, then keeps or removes its blogs as chosen", async () => {
-    const kept = await server.storage.sources.create({ type: "opml_file", name: "Keep me", settings: { xml: site.text("blogroll.opml") } });
-    const confirm = await admin.page(`${sources}/${kept.id}/delete`);
+  it("deletes a source: counts the blogs only it lists, names those that stay, and keeps or removes those as chosen; never the owner's", async () => {
+    const storage = server.storage;
+    const followed = await storage.sources.create({ type: "blogroll", name: "Someone's blogroll", settings: { url: "https://someone.example/" } });
+    const other = await storage.sources.create({ type: "opml_file", name: "My file", settings: { xml: site.text("blogroll.opml") } });
+    const mine = await addBlog(storage, { feedUrl: "https://mine.example/feed", title: "Mine", source: "manual" });
+    await storage.blogs.edit(mine.id, { pinned: true, notes: "Met at the meetup" });
+    await addItems(storage, mine.id, [item("mine-post", new Date("2026-11-20T10:00:00Z"))]);
+    for (const host of ["mine", "shared", "theirs1", "theirs2"]) await storage.blogs.upsertFromSource({ feedUrl: `https://${host}.example/feed`, title: host, source: "blogroll", sourceId: followed.id });
+    await storage.blogs.upsertFromSource({ feedUrl: "https://shared.example/feed", source: "opml", sourceId: other.id });
+
+    const confirm = await admin.page(`${sources}/${followed.id}/delete`);
     assert.equal(confirm.status, 200);
+    assert.match(confirm.html, /2 blogs are listed by this source alone\./, "only those it alone lists are counted");
+    assert.match(confirm.html, /2 blogs stay, also listed by another source or by you:\s*<\/p>\s*<ul>\s*<li>Mine<\/li>\s*<li>shared<\/li>\s*<\/ul>/, "the others are named as staying");
     assert.match(confirm.html, /name="blogs" type="radio" value="keep"/);
-    const noChoice = await admin.post(`${sources}/${kept.id}/delete`, {});
+    const noChoice = await admin.post(`${sources}/${followed.id}/delete`, {});
     assert.equal(noChoice.status, 422);
     assert.deepEqual(summaryErrors(noChoice.html), ["blogs"]);
 
-    const onlyHere = await server.storage.blogs.upsertFromSource({ feedUrl: "https://only.example/feed", title: "Only here", source: "opml", sourceId: kept.id });
-    const removed = await server.storage.sources.create({ type: "opml_file", name: "Remove me", settings: { xml: site.text("blogroll.opml") } });
-    const doomed = await server.storage.blogs.upsertFromSource({ feedUrl: "https://doomed.example/feed", title: "Doomed", source: "opml", sourceId: removed.id });
+    assert.equal((await admin.post(`${sources}/${followed.id}/delete`, { blogs: "remove" })).location, `${sources}?notice=sourceDeleted`);
+    assert.equal(await storage.sources.get(followed.id), null);
+    for (const host of ["theirs1", "theirs2"]) assert.equal(await storage.blogs.getByFeedUrl(`https://${host}.example/feed`), null, `${host} removed`);
+    const kept = (await storage.blogs.get(mine.id)) as Blog;
+    assert.deepEqual([kept.status, kept.pinned, kept.notes, kept.title], ["active", true, "Met at the meetup", "Mine"], "the owner's blog, pin and notes stay");
+    assert.equal((await storage.items.list({ blogId: mine.id, limit: 5, offset: 0 })).length, 1, "with its posts");
+    assert.ok(await storage.blogs.getByFeedUrl("https://shared.example/feed"));
 
-    assert.equal((await admin.post(`${sources}/${kept.id}/delete`, { blogs: "keep" })).location, `${sources}?notice=sourceDeleted`);
-    assert.equal(await server.storage.sources.get(kept.id), null);
-    const survivor = await server.storage.blogs.get(onlyHere.blog.id);
+    const keepMe = await storage.sources.create({ type: "opml_file", name: "Keep me", settings: { xml: site.text("blogroll.opml") } });
+    const onlyHere = await storage.blogs.upsertFromSource({ feedUrl: "https://only.example/feed", title: "Only here", category: "Friends", source: "opml", sourceId: keepMe.id });
+    assert.match((await admin.page(`${sources}/${keepMe.id}/delete`)).html, /1 blog is listed by this source alone\./);
+    assert.equal((await admin.post(`${sources}/${keepMe.id}/delete`, { blogs: "keep" })).location, `${sources}?notice=sourceDeleted`);
+    const survivor = await storage.blogs.get(onlyHere.blog.id);
     assert.ok(survivor && survivor.status !== "deleted");
-    assert.deepEqual(survivor.sourceIds, []);
-    assert.equal(survivor.source, "manual", "kept as a manual blog");
+    assert.deepEqual(survivor.origins.map((origin) => [origin.id, origin.kind]), [[OWNER_ORIGIN, "manual"]], "kept: the owner lists it now");
+    assert.deepEqual([survivor.title, survivor.category, survivor.source], ["Only here", "Friends", "manual"], "as it was");
 
-    await admin.post(`${sources}/${removed.id}/delete`, { blogs: "remove" });
-    assert.equal(await server.storage.blogs.get(doomed.blog.id), null);
+    const empty = await storage.sources.create({ type: "opml_file", name: "Empty", settings: { xml: site.text("blogroll.opml") } });
+    const emptyConfirm = await admin.page(`${sources}/${empty.id}/delete`);
+    assert.match(emptyConfirm.html, /This source lists no blogs\./);
+    assert.doesNotMatch(emptyConfirm.html, /type="radio"/, "nothing to decide");
+    assert.equal((await admin.post(`${sources}/${empty.id}/delete`, {})).location, `${sources}?notice=sourceDeleted`);
   });
 
   it("answers 404 for unknown or malformed source ids", async () => {

@@ -84,10 +84,10 @@ for (const backend of httpBackends()) {
         ids.hidden = (await addBlog(s, { title: "Hidden", category: "Secret", hidden: true })).id;
         ids.deleted = (await addBlog(s, { title: "Deleted", category: "Tech", deleted: true })).id;
         ids.none = (await addBlog(s, { title: "Gamma", category: null, source: null })).id;
-        // A blog its source no longer lists is inactive: out of the public API until it reappears.
+        // A blog no origin lists any more is unlisted: out of the public API until it reappears.
         const source = await s.sources.create({ type: "opml_file", name: "List", settings: { xml: "<opml/>" } });
         ids.inactive = (await s.blogs.upsertFromSource({ feedUrl: "https://gone.example/feed", title: "Inactive", category: "Tech", source: "opml", sourceId: source.id })).blog.id;
-        await s.blogs.markMissingInactive(source.id, []);
+        await s.blogs.unlist(source.id, { except: [] });
         await addItems(s, ids.inactive, [item("i1", daysAgo(0.1))]);
         await addItems(s, ids.beta, [item("b1", daysAgo(1))]);
         await addItems(s, ids.zeta, [item("z1", daysAgo(3))]);
@@ -158,7 +158,7 @@ for (const backend of httpBackends()) {
         );
       });
 
-      it("GET /api/blogs/:id: 400 for a malformed id, 404 for unknown, hidden, deleted and inactive blogs", async () => {
+      it("GET /api/blogs/:id: 400 for a malformed id, 404 for unknown, hidden, deleted and unlisted blogs", async () => {
         for (const bad of ["123", "zzzzzzzzzzzzzzzzzzzzzzzz", `${ids.alpha}0`, "%24ne"]) {
           const response = await server.get(`${server.api}/blogs/${bad}`);
           assert.equal(response.status, 400, bad);
@@ -176,7 +176,7 @@ for (const backend of httpBackends()) {
         assert.deepEqual(body, { items: [{ name: "Life", count: 2 }, { name: "Tech", count: 2 }] });
       });
 
-      it("GET /api/items leaves out items of hidden and inactive blogs", async () => {
+      it("GET /api/items leaves out items of hidden and unlisted blogs", async () => {
         const body = await json(await server.get(`${server.api}/items`));
         assert.deepEqual(body.items.map((entry: { title: string }) => entry.title), ["Post b1", "Post z1"]);
         assert.deepEqual(await json(await server.get(`${server.api}/items?blog=${ids.inactive}`)), { items: [], hasMore: false });
@@ -185,7 +185,7 @@ for (const backend of httpBackends()) {
       it("GET /api/status counts the blogs and items the public list shows", async () => {
         const status = await json(await server.get(`${server.api}/status`));
         const blogs = await json(await server.get(`${server.api}/blogs?limit=0`));
-        assert.equal(status.blogs.count, blogs.total, "as /api/blogs counts them: no hidden or inactive blog");
+        assert.equal(status.blogs.count, blogs.total, "as /api/blogs counts them: no hidden or unlisted blog");
         assert.equal(status.blogs.count, 5);
         const items = await json(await server.get(`${server.api}/items?limit=100`));
         assert.equal(status.items.count, items.items.length, "as /api/items lists them");

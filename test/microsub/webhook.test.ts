@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
 import { ADMIN_TOKEN, installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog } from "../support/seed.js";
+import { OWNER_ORIGIN } from "../../lib/storage/types.js";
 
 const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -118,13 +119,31 @@ describe("POST /api/microsub-webhook on the MongoDB adapter over the mingo stand
       assert.equal((await server.storage.blogs.get(manual.id))?.status, "active");
     });
 
-    it("follow re-activates a blog its source no longer listed", async () => {
+    it("follow records the owner beside a source that lists the blog; unfollow then only forgets the follow", async () => {
+      const source = await server.storage.sources.create({ type: "opml_url", name: "A list", settings: { url: "https://lists.example/y.opml" } });
+      const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl: "https://erin.example/feed", title: "Erin", source: "opml", sourceId: source.id });
+      assert.deepEqual((await call({ action: "follow", url: "https://erin.example/feed", channelName: "Friends" })).body, { ok: true, action: "skipped", reason: "already_exists" });
+      const followed = (await server.storage.blogs.get(blog.id))!;
+      assert.deepEqual(followed.origins.map((origin) => [origin.id, origin.kind]), [[source.id, "opml"], [OWNER_ORIGIN, "microsub"]]);
+      assert.deepEqual([followed.title, followed.skipItemFetch], ["Erin", false], "nothing else changes");
+      await server.storage.blogs.unlist(source.id, { except: [] });
+      assert.ok((await publicBlogs()).some((entry) => entry.id === blog.id), "the owner's follow keeps it listed");
+      await server.storage.blogs.upsertFromSource({ feedUrl: "https://erin.example/feed", source: "opml", sourceId: source.id });
+      assert.deepEqual((await call({ action: "unfollow", url: "https://erin.example/feed" })).body, { ok: true, action: "deactivated" });
+      const after = (await server.storage.blogs.get(blog.id))!;
+      assert.notEqual(after.status, "deleted", "the list still names it");
+      assert.deepEqual(after.origins.map((origin) => origin.id), [source.id]);
+    });
+
+    it("follow lists again a blog its source no longer listed", async () => {
       const source = await server.storage.sources.create({ type: "opml_url", name: "Old list", settings: { url: "https://lists.example/x.opml" } });
       await server.storage.blogs.upsertFromSource({ feedUrl: "https://dave.example/feed", title: "Dave", source: "opml", sourceId: source.id });
-      await server.storage.blogs.markMissingInactive(source.id, []);
-      assert.equal((await server.storage.blogs.getByFeedUrl("https://dave.example/feed"))?.status, "inactive");
+      await server.storage.blogs.unlist(source.id, { except: [] });
+      assert.deepEqual((await server.storage.blogs.getByFeedUrl("https://dave.example/feed"))?.origins, []);
       assert.deepEqual((await call({ action: "follow", url: "https://dave.example/feed", channelName: "Friends" })).body, { ok: true, action: "added" });
-      assert.notEqual((await server.storage.blogs.getByFeedUrl("https://dave.example/feed"))?.status, "inactive");
+      const dave = await server.storage.blogs.getByFeedUrl("https://dave.example/feed");
+      assert.deepEqual(dave?.origins.map((origin) => [origin.id, origin.kind]), [[OWNER_ORIGIN, "microsub"]]);
+      assert.equal(dave?.category, "Friends");
     });
 
     it("answers 500 with the spec body when storage fails", async () => {

@@ -66,7 +66,8 @@ describe("source type blogroll: following someone's blogroll by their site's add
     assert.equal(third.status === "ok" && third.report?.missing, 2);
     assert.equal((await server.storage.blogs.getByFeedUrl(site("a").feed))?.title, "My name for A");
     const b = await server.storage.blogs.getByFeedUrl(site("b").feed);
-    assert.equal(b?.status, "inactive", "kept, only hidden");
+    assert.deepEqual(b?.origins, [], "kept, only unlisted");
+    assert.equal((await server.storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.some((blog) => blog.id === b?.id), false);
   });
 
   it("a site whose list moved is asked again; one that announces none is a clear error that changes nothing", async () => {

@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { BLOGROLL_RECHECK } from "../../lib/network/blogroll-lookups.js";
-import { blogrollOfBlog, listSuggestions } from "../../lib/network/suggestions.js";
+import { blogrollOfBlog, chosenOutline, listSuggestions } from "../../lib/network/suggestions.js";
 import { resolveOptions } from "../../lib/options.js";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { createSyncRunner } from "../../lib/sync/run.js";
-import type { Blog } from "../../lib/storage/types.js";
+import { OWNER_ORIGIN, type Blog } from "../../lib/storage/types.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
 import { feedOutline, startWeb, type Site } from "./web.js";
 
@@ -70,7 +70,8 @@ describe("suggestions: the blogs your blogs recommend (SQLite, a web of sites on
       return handler(request, response);
     })(erinList));
     for (const name of FOLLOWED) {
-      const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl: site(name).feed, title: `Blog of ${name}`, source: "manual" });
+      // As the add form adds them: what discovery knew of the feed stands until its first fetch.
+      const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl: site(name).feed, feed: { title: `Blog of ${name}` }, source: "manual" });
       blogs.set(name, blog);
     }
     // Frank's site, as the owner set it, is v's: v is followed by site address.
@@ -183,5 +184,37 @@ describe("suggestions: the blogs your blogs recommend (SQLite, a web of sites on
     assert.equal(site("alice").server.lastHeaders("/blogroll.opml")?.["if-none-match"], '"alice-opml"');
     assert.equal(site("v").server.hits("/.well-known/recommendations.opml"), 1, "frank's site (as the owner set it) is asked once");
     assert.equal(site("gina").server.hits("/.well-known/recommendations.opml"), 1);
+  });
+
+  it("a suggestion shows one recommender's outline, never a mix; Add makes the owner its origin, and the first fetch brings the feed's own title and link", async () => {
+    const alice = blogs.get("alice")!;
+    const record = (await server.storage.recommendations.getBlogroll(alice.id))!;
+    const entries = await server.storage.recommendations.entries(alice.id);
+    // Alice (followed first) names w her own way; bob's outline of w is w's own.
+    const alicesW = { feedUrl: site("w").feed, siteUrl: "https://elsewhere.example/", title: "Dubya", description: "Alice's words" };
+    await server.storage.recommendations.saveBlogroll(record, [...entries, alicesW]);
+    const w = (await listSuggestions(server.storage, { minRecommenders: 2, ownSite: site("me").home })).find((item) => item.feedUrl === site("w").feed);
+    assert.ok(w);
+    assert.deepEqual([w.title, w.siteUrl, w.description, w.count], ["Dubya", "https://elsewhere.example/", "Alice's words", 2], "no two agree on a title: the first recommender's outline, whole");
+
+    const add = await admin("/suggestions/add", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ feedUrl: site("w").feed }), redirect: "manual" });
+    assert.match(add.headers.get("location") ?? "", /notice=suggestionAdded/);
+    const added = (await server.storage.blogs.getByFeedUrl(site("w").feed))!;
+    assert.deepEqual(added.origins.map((origin) => [origin.id, origin.kind, origin.values]), [[OWNER_ORIGIN, "manual", {}]], "the owner lists it");
+    assert.deepEqual([added.title, added.siteUrl, added.ownerEdited], ["Dubya", "https://elsewhere.example/", []], "the outline stands for the feed until it is fetched");
+    await sync();
+    const fetched = (await server.storage.blogs.get(added.id))!;
+    assert.deepEqual([fetched.title, fetched.siteUrl, fetched.description], ["w", site("w").home, "w writes"], "the feed's own title, link and description");
+  });
+});
+
+describe("suggestions: the one outline a suggestion shows", () => {
+  const outline = (blogId: string, title: string | null) => ({ blogId, feedUrl: "https://f.example/feed", siteUrl: `https://${blogId}.example/`, title, description: `${blogId}'s words` });
+  it("is the one with the title most recommenders give, else the first recommender's", () => {
+    assert.equal(chosenOutline([outline("a", "One"), outline("b", "Two"), outline("c", "Two")]).blogId, "b", "the most common title, first given by b");
+    assert.equal(chosenOutline([outline("a", "One"), outline("b", "Two"), outline("c", "Three")]).blogId, "a", "no two agree: the first recommender's");
+    assert.equal(chosenOutline([outline("a", null), outline("b", "Two"), outline("c", " Two ")]).blogId, "b", "titles compared trimmed; none is no title");
+    assert.equal(chosenOutline([outline("a", "One"), outline("b", "Two"), outline("c", "Two"), outline("d", "One")]).blogId, "a", "a tie goes to the title given first");
+    assert.equal(chosenOutline([outline("a", null), outline("b", null)]).blogId, "a");
   });
 });

@@ -11,6 +11,7 @@ import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 import { describeBackend, httpBackends, installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { all, child, children, parseXml, readWithFeedparser, RFC3339, XMLNS_NS, type XmlNode } from "../support/xml.js";
+import { OWNER_ORIGIN } from "../../lib/storage/types.js";
 
 after(() => closeParsePool());
 
@@ -46,13 +47,11 @@ for (const backend of httpBackends()) {
       await addItems(s, beta.id, [item("https://beta.example/p/1", daysAgo(1, now), { title: MARKUP_TITLE, content: null, summary: "Plain summary" })]);
       await addItems(s, hidden.id, [item("hidden-post", daysAgo(0.1, now), { title: "Hidden post" })]);
       await addItems(s, deleted.id, [item("deleted-post", daysAgo(0.1, now), { title: "Deleted post" })]);
-      // Whether an inactive blog shows is the storage's visibility rule; mark one through its source.
-      const source = await s.sources.create({ type: "manual", name: "Gone list" });
+      // Whether an unlisted blog shows is the storage's visibility rule; its only origin lets go of it.
       const inactive = await addBlog(s, { title: "Inactive Blog", category: "Friends" });
-      await s.blogs.upsertFromSource({ feedUrl: inactive.feedUrl, title: "Inactive Blog", source: "opml", sourceId: source.id });
-      await s.blogs.markMissingInactive(source.id, []);
+      await s.blogs.unlist(OWNER_ORIGIN, { only: [inactive.id] });
       await addItems(s, inactive.id, [item("inactive-post", daysAgo(0.1, now), { title: "Inactive post" })]);
-      assert.equal((await s.blogs.get(inactive.id))?.status, "inactive");
+      assert.deepEqual((await s.blogs.get(inactive.id))?.origins, []);
     });
     after(() => server.close());
 
@@ -101,7 +100,7 @@ for (const backend of httpBackends()) {
         assert.equal(Date.parse(child(feed, "updated")?.text ?? ""), Math.max(...entryUpdates));
       });
 
-      it("lists the visible blogs' posts newest first (undated last), never a hidden, deleted or inactive blog's", () => {
+      it("lists the visible blogs' posts newest first (undated last), never a hidden, deleted or unlisted blog's", () => {
         const titles = children(parseXml(xml), "entry").map((entry) => child(entry, "title")?.text);
         assert.deepEqual(titles, ["Hello from Alpha", MARKUP_TITLE, "Old Alpha post", "Undated Alpha post"]);
       });

@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { freshnessOf, healthQuery, healthState } from "../../lib/schedule/health.js";
 import { freshFetchState } from "../../lib/storage/fresh.js";
-import type { Blog } from "../../lib/storage/types.js";
+import { OWNER_ORIGIN, type Blog } from "../../lib/storage/types.js";
 
 const DAY = 86_400_000;
 const now = new Date("2026-03-01T00:00:00Z");
 const ago = (days: number) => new Date(now.getTime() - days * DAY);
-const blog = (fields: Partial<Blog>) => ({ ...freshFetchState(), status: "active", skipItemFetch: false, ...fields }) as Blog;
+const listed = [{ id: OWNER_ORIGIN, kind: "manual", since: now, values: {} }];
+const blog = (fields: Partial<Blog>) => ({ ...freshFetchState(), status: "active", skipItemFetch: false, origins: listed, ...fields }) as Blog;
 const query = healthQuery({ dormantAfterDays: 180 }, now);
 
 it("a blog's health: dormant after dormantAfterDays without a post, failing after a week of errors", () => {
@@ -19,6 +20,7 @@ it("a blog's health: dormant after dormantAfterDays without a post, failing afte
   assert.equal(healthState(blog({ status: "gone" }), query), "gone");
   assert.equal(healthState(blog({ status: "pending" }), query), "pending");
   assert.equal(healthState(blog({ skipItemFetch: true }), query), "external");
+  assert.equal(healthState(blog({ origins: [], lastPostAt: ago(181) }), query), "unlisted", "no one lists it: nothing else matters");
 });
 
 it("how a blog is kept fresh: its schedule's reason, or why it is not fetched", () => {
@@ -29,4 +31,5 @@ it("how a blog is kept fresh: its schedule's reason, or why it is not fetched", 
   assert.equal(freshnessOf(blog({ status: "error", nextFetchAt: ago(-0.1), waitUntil: ago(-0.1) })), "retry-after");
   assert.equal(freshnessOf(blog({ status: "gone" })), "gone");
   assert.equal(freshnessOf(blog({ skipItemFetch: true })), "external");
+  assert.equal(freshnessOf(blog({ origins: [], fetchReason: "posting-rate" })), "unlisted");
 });

@@ -38,7 +38,7 @@ describe("import rules (SQLite adapter, in memory)", () => {
     assert.equal(b.category, "Life");
     assert.equal(b.source, "opml");
     assert.equal(b.siteUrl, "https://b.example/");
-    assert.deepEqual(b.sourceIds, [source.id]);
+    assert.deepEqual(b.origins.map((origin) => [origin.id, origin.kind, origin.values]), [[source.id, "opml", { siteUrl: "https://b.example/", category: "Life" }]]);
     const again = await importFeeds(storage, source, { feeds: [feed("a.example"), feed("b.example", { category: "Life", title: "" })] });
     assert.equal(again.unchanged, 2);
     assert.equal(again.added, 0);
@@ -51,11 +51,11 @@ describe("import rules (SQLite adapter, in memory)", () => {
     assert.deepEqual(await visibleTitles(), ["Title of a.example", "Title of b.example"]);
   });
 
-  it("marks blogs no longer listed inactive (hidden), and brings them back when listed again", async () => {
+  it("unlists blogs no longer listed (hidden from the public), and brings them back when listed again", async () => {
     await importFeeds(storage, source, { feeds: [feed("a.example"), feed("b.example"), feed("c.example")] });
     const shorter = await importFeeds(storage, source, { feeds: [feed("a.example")] });
     assert.equal(shorter.missing, 2);
-    assert.equal((await storage.blogs.getByFeedUrl("https://c.example/feed.xml"))?.status, "inactive");
+    assert.deepEqual((await storage.blogs.getByFeedUrl("https://c.example/feed.xml"))?.origins, []);
     assert.deepEqual(await visibleTitles(), ["Title of a.example"]);
     const back = await importFeeds(storage, source, { feeds: [feed("a.example"), feed("c.example")] });
     assert.equal(back.updated, 1, "the reappearing blog counts as updated");
@@ -92,11 +92,11 @@ describe("import rules (SQLite adapter, in memory)", () => {
     const all = await storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 });
     assert.equal(all.items.filter((blog) => blog.feedUrl.toLowerCase().includes("shared")).length, 1);
     const shared = await storage.blogs.getByFeedUrl("https://shared.example/feed.xml");
-    assert.deepEqual(shared?.sourceIds, [source.id, other.id]);
+    assert.deepEqual(shared?.origins.map((origin) => origin.id), [source.id, other.id]);
     await importFeeds(storage, source, { feeds: [feed("a.example")] });
     const after = await storage.blogs.getByFeedUrl("https://shared.example/feed.xml");
-    assert.notEqual(after?.status, "inactive");
-    assert.deepEqual(after?.sourceIds, [other.id]);
+    assert.deepEqual(after?.origins.map((origin) => origin.id), [other.id]);
+    assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 2);
   });
 
   it("skips repeats and unusable addresses with reasons, alongside the parser's own rejects", async () => {

@@ -86,7 +86,7 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
     await storage.blogs.purge(added.blog.id);
   });
 
-  it("re-adding a blog already there changes nothing the owner did not type", async () => {
+  it("re-adding a blog already there changes nothing it shows: what the owner typed differently is proposed, not applied", async () => {
     const first = await addManualBlog(storage, options, { url: `${origin}/linked`, category: "Friends" });
     assert.ok(first.ok);
     await fetchOnce(first.blog);
@@ -99,11 +99,12 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
     assert.equal(afterwards?.title, "Linked feed", "not the <link> title");
     assert.equal(afterwards?.category, "Friends", "the category is not cleared");
     assert.deepEqual({ ...afterwards, updatedAt: null }, { ...before, updatedAt: null });
-    const typed = await addManualBlog(storage, options, { url: `${origin}/linked.rss`, category: "Family" });
+    const typed = await addManualBlog(storage, options, { url: `${origin}/linked.rss`, title: "Linked feed", category: "Family" });
     assert.ok(typed.ok);
-    assert.equal(typed.outcome, "updated");
-    assert.equal(typed.blog.category, "Family", "what the owner typed is applied");
-    assert.equal(typed.blog.title, "Linked feed");
+    assert.deepEqual({ ...(await storage.blogs.get(first.blog.id)), updatedAt: null }, { ...before, updatedAt: null }, "nothing changed silently");
+    assert.equal(typed.outcome, "unchanged");
+    assert.deepEqual(again.proposed, {});
+    assert.deepEqual(typed.proposed, { category: { from: "Friends", to: "Family" } }, "only what differs, for the owner to confirm");
     await storage.blogs.purge(first.blog.id);
   });
 

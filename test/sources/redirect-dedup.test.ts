@@ -30,7 +30,7 @@ const listed = (xmlUrl: string, title = "Old name"): ListedFeed => ({ xmlUrl, ti
 
 for (const [name, open] of backends) {
   describe(`a feed known under the URL it permanently redirects to (${name})`, () => {
-    it("is matched by lists that still name the old address: no twin, not marked inactive", async () => {
+    it("is matched by lists that still name the old address: no twin, not unlisted", async () => {
       const storage = open();
       await storage.init();
       try {
@@ -53,7 +53,7 @@ for (const [name, open] of backends) {
         const again = await importFeeds(storage, list, { feeds: [listed("http://OLD.example/feed/"), listed("https://keep.example/feed")] });
         assert.deepEqual({ added: again.added, missing: again.missing }, { added: 0, missing: 0 });
         const read = await storage.blogs.get(blog.id);
-        assert.equal(read?.status, "active", "not inactive: the list still names it");
+        assert.deepEqual(read?.origins.map((origin) => origin.id), [list.id], "still listed: the list still names it");
         assert.equal(read?.feedUrl, "https://new.example/blog/feed.xml", "the list does not move it back");
         assert.equal((await storage.blogs.getByFeedUrl("https://old.example/feed"))?.id, blog.id);
 
@@ -61,7 +61,7 @@ for (const [name, open] of backends) {
         const feedland = await importFeeds(storage, other, { feeds: [listed("https://old.example/feed"), listed("https://new.example/blog/feed.xml")] });
         assert.equal(feedland.added, 0);
         assert.equal(feedland.skipped, 1, "old and new address in one list are one feed");
-        assert.deepEqual((await storage.blogs.get(blog.id))?.sourceIds, [list.id, other.id]);
+        assert.deepEqual((await storage.blogs.get(blog.id))?.origins.map((origin) => origin.id), [list.id, other.id]);
         assert.equal(await storage.blogs.count(), 2);
 
         // Deleted stays deleted under the old address as well.

@@ -86,13 +86,13 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
     assert.deepEqual(read.lastImport, { added: 3, updated: 0, unchanged: 0, skipped: 0, missing: 0 });
     assert.ok((read.lastSyncAt as Date).getTime() >= (firstSync as Date).getTime());
 
-    // A feed leaves the list: inactive, hidden from the public API.
+    // A feed leaves the list: unlisted, hidden from the public API.
     version = 2;
     document = opml(`${outline("a.example")}${outline("c.example")}`);
     await refreshSources(server.storage, options, null);
     read = await source(created.id);
     assert.equal(read.lastImport?.missing, 1);
-    assert.equal((await server.storage.blogs.getByFeedUrl("https://b.example/feed.xml"))?.status, "inactive");
+    assert.deepEqual((await server.storage.blogs.getByFeedUrl("https://b.example/feed.xml"))?.origins, []);
     assert.deepEqual(await publicFeedUrls(server), ["https://a.example/feed.xml", "https://c.example/feed.xml"]);
 
     // Broken remotes: truncated XML, an empty list, a server error. The blogroll stays exactly as it was.
@@ -160,7 +160,7 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
     const t1 = await server.storage.blogs.getByFeedUrl("https://t1.example/feed.xml");
     assert.equal(t1?.source, "feedland");
     assert.equal(t1?.category, "Tech", "the chosen FeedLand category wins over the outline's first one");
-    assert.deepEqual(t1?.sourceIds, [feedland.id]);
+    assert.deepEqual(t1?.origins.map((origin) => origin.id), [feedland.id]);
 
     assert.deepEqual(await listFeedlandCategories(site.origin, "dave w", options), ["Tech", "News", "Life"]);
     assert.deepEqual(await listFeedlandCategories(site.origin, "someone", options), ["One", "Two"]);

@@ -90,7 +90,7 @@ describe("each source type through the scheduler (MongoDB adapter on the mingo s
     const feedland = await storage.sources.create({ type: "feedland", name: "FeedLand", settings: { instance: origin, screenName: "ada", category: "Blogs" } });
     const microsub = await storage.sources.create({ type: "microsub", name: "Microsub", settings: { categoryPrefix: "MS/" } });
     const manual = await storage.sources.create({ type: "manual", name: "By hand" });
-    const added = await addManualBlog(storage, server.plugin.settings, { url: `${origin}/home/`, category: "Mine", sourceId: manual.id });
+    const added = await addManualBlog(storage, server.plugin.settings, { url: `${origin}/home/`, category: "Mine" });
     assert.ok(added.ok);
 
     assert.equal(await server.plugin.context.scheduler.syncNow(), true);

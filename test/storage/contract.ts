@@ -9,9 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import { recordBlogrollDates } from "../../lib/api/blogroll-dates.js";
+import { exportOpml } from "../../lib/api/opml-export.js";
+import { strongEtag } from "../../lib/api/respond.js";
+import { importFeeds } from "../../lib/sources/import.js";
+import type { ListedFeed } from "../../lib/sources/types.js";
 import { newId } from "../../lib/storage/id.js";
 import {
   MAX_RECOMMENDATIONS_PER_BLOG,
+  OWNER_ORIGIN,
   type Blog,
   type BlogBlogroll,
   type BlogListQuery,
@@ -79,15 +85,15 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
     /** Sets a blog's status through the port the way sync does. */
     async function setStatus(id: string, status: BlogStatus): Promise<void> {
       if (status === "deleted") await s.blogs.softDelete(id);
-      else if (status === "inactive") {
-        const source = await s.sources.create({ type: "manual", name: `only-${id}` });
-        const blog = (await s.blogs.get(id)) as Blog;
-        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.title, source: blog.source, sourceId: source.id });
-        // Only this source may list it for markMissingInactive to apply.
-        for (const other of blog.sourceIds) await s.blogs.detachSource(other);
-        assert.equal(await s.blogs.markMissingInactive(source.id, []), 1);
-      } else await s.blogs.recordFetch(id, { at: T0, status, nextFetchAt: null, failureCount: status === "error" ? 1 : 0 });
+      else await s.blogs.recordFetch(id, { at: T0, status, nextFetchAt: null, failureCount: status === "error" ? 1 : 0 });
     }
+    /** Every origin of a blog lets go of it: it is unlisted. */
+    async function unlistAll(id: string): Promise<void> {
+      for (const origin of ((await s.blogs.get(id)) as Blog).origins) await s.blogs.unlist(origin.id, { only: [id] });
+      assert.deepEqual((await s.blogs.get(id))?.origins, []);
+    }
+    /** Who lists a blog, in order, with the values each gives. */
+    const originsOf = async (id: string) => ((await s.blogs.get(id)) as Blog).origins.map((origin) => [origin.id, origin.kind, origin.values]);
     const list = (query: Partial<BlogListQuery>) => s.blogs.list({ limit: 100, offset: 0, visibility: "admin", ...query });
 
     describe("identifiers and dates", () => {
@@ -151,8 +157,8 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(blog.category, "Tech");
         assert.deepEqual(blog.tags, ["a", "b"]);
         assert.equal(blog.source, "opml");
-        assert.equal(blog.sourceId, source.id);
-        assert.deepEqual(blog.sourceIds, [source.id]);
+        assert.deepEqual(blog.origins, [{ id: source.id, kind: "opml", since: blog.createdAt, values: { title: "Example", category: "Tech" } }]);
+        assert.deepEqual(blog.feedValues, {});
         assert.deepEqual(blog.ownerEdited, []);
         assert.equal(blog.itemCount, 0);
         assert.equal(blog.failureCount, 0);
@@ -172,8 +178,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(blog.skipItemFetch, true);
         assert.equal(blog.microsubFeedId, "f1");
         assert.equal(blog.microsubChannelName, "News");
-        assert.equal(blog.sourceId, null);
-        assert.deepEqual(blog.sourceIds, []);
+        assert.deepEqual(await originsOf(blog.id), [[OWNER_ORIGIN, "microsub", { title: blog.title }]], "a listing without a source is the owner's");
       });
 
       it("treats http/https, host case and trailing-slash twins as the same blog", async () => {
@@ -219,38 +224,48 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.ok(read.updatedAt.getTime() >= blog.updatedAt.getTime());
       });
 
-      it("a listing that names no title (its host stands in) never replaces a known title", async () => {
-        const blog = await add({ feedUrl: "https://www.hostonly.example/feed", title: "Learned from the feed" });
-        const again = await s.blogs.upsertFromSource({ feedUrl: "https://www.hostonly.example/feed", title: "hostonly.example", source: "opml" });
-        assert.equal(again.outcome, "unchanged");
-        assert.equal(((await s.blogs.get(blog.id)) as Blog).title, "Learned from the feed");
-        const named = await s.blogs.upsertFromSource({ feedUrl: "https://www.hostonly.example/feed", title: "Named in the list", source: "opml" });
-        assert.equal(named.outcome, "updated");
-        assert.equal(((await s.blogs.get(blog.id)) as Blog).title, "Named in the list");
+      it("a listing that names no title never clears another's; with none at all the feed's host stands in", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        const blog = await add({ feedUrl: "https://www.hostonly.example/feed", title: "Named by the owner's listing" });
+        const again = await s.blogs.upsertFromSource({ feedUrl: "https://www.hostonly.example/feed", source: "opml", sourceId: a.id });
+        assert.equal(again.outcome, "updated", "a new origin is recorded");
+        assert.equal(((await s.blogs.get(blog.id)) as Blog).title, "Named by the owner's listing");
+        const bare = await add({ feedUrl: "https://www.bare.example/feed", title: "  " });
+        assert.equal(bare.title, "bare.example");
+        const hostNamed = await add({ feedUrl: "https://www.named.example/feed", title: "named.example" });
+        assert.deepEqual(hostNamed.origins[0].values, {}, "a title that is only the host name is the placeholder: none given");
       });
 
-      it("remembers every source id; a new source id alone is an update", async () => {
+      it("remembers every origin in listing order; a new origin alone is an update, a repeat is unchanged", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "opml_file", name: "b" });
         const blog = await add({ feedUrl: "https://multi.example/feed", title: "M", sourceId: a.id, source: "opml" });
         const again = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", title: "M", sourceId: a.id, source: "opml" });
         assert.equal(again.outcome, "unchanged");
+        assert.deepEqual(again.blog.updatedAt, blog.updatedAt, "nothing written");
         const second = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", title: "M", sourceId: b.id, source: "opml" });
         assert.equal(second.outcome, "updated");
         assert.equal(second.blog.id, blog.id);
-        assert.equal(second.blog.sourceId, a.id, "the first source stays primary");
-        assert.deepEqual(second.blog.sourceIds, [a.id, b.id]);
+        const owner = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", source: "manual" });
+        assert.equal(owner.outcome, "updated");
+        assert.deepEqual(await originsOf(blog.id), [
+          [a.id, "opml", { title: "M" }],
+          [b.id, "opml", { title: "M" }],
+          [OWNER_ORIGIN, "manual", {}],
+        ]);
       });
 
-      it("keeps a blog's source, filling it only when it was null", async () => {
-        await add({ feedUrl: "https://src.example/feed", title: "S", source: "opml" });
-        const other = await s.blogs.upsertFromSource({ feedUrl: "https://src.example/feed", title: "S", source: "feedland" });
+      it("the public source is the kind of its first origin", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        const b = await s.sources.create({ type: "feedland", name: "b" });
+        const blog = await add({ feedUrl: "https://src.example/feed", title: "S", source: "opml", sourceId: a.id });
+        const other = await s.blogs.upsertFromSource({ feedUrl: "https://src.example/feed", title: "S", source: "feedland", sourceId: b.id });
         assert.equal(other.blog.source, "opml");
-        assert.equal(other.outcome, "unchanged");
-        await add({ feedUrl: "https://nosrc.example/feed", title: "N", source: null });
-        const filled = await s.blogs.upsertFromSource({ feedUrl: "https://nosrc.example/feed", title: "N", source: "feedland" });
-        assert.equal(filled.outcome, "updated");
-        assert.equal(filled.blog.source, "feedland");
+        await s.blogs.unlist(a.id, { only: [blog.id] });
+        assert.equal((await s.blogs.get(blog.id))?.source, "feedland");
+        assert.deepEqual(await s.blogs.unlist(b.id, { except: [] }), [blog.id], "no origin lists it any more");
+        assert.equal((await s.blogs.get(blog.id))?.source, null);
+        assert.equal((await add({ source: null })).source, null);
       });
 
       it("never resurrects a deleted blog", async () => {
@@ -267,33 +282,141 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(await s.blogs.count(), 0);
       });
 
-      it("reactivates an inactive blog", async () => {
+      it("lists an unlisted blog again, its status as it was", async () => {
         const blog = await add({ status: "active" });
-        await setStatus(blog.id, "inactive");
-        assert.equal((await s.blogs.get(blog.id))?.status, "inactive");
+        await unlistAll(blog.id);
+        assert.equal((await s.blogs.get(blog.id))?.status, "active");
         const result = await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.title, source: blog.source });
         assert.equal(result.outcome, "reactivated");
-        assert.ok(["pending", "active"].includes(result.blog.status), result.blog.status);
-        assert.equal((await s.blogs.get(blog.id))?.status, result.blog.status);
+        assert.equal(result.blog.status, "active");
+        assert.equal((await list({ visibility: "public" })).total, 1);
       });
 
       it("never overwrites owner-edited fields", async () => {
         const blog = await add({ feedUrl: "https://own.example/feed", title: "Feed title", category: "Feed cat", author: "Feed author" });
         await s.blogs.edit(blog.id, { title: "My title", category: "Mine" });
-        const result = await s.blogs.upsertFromSource({
-          feedUrl: "https://own.example/feed",
-          title: "Feed title 2",
-          category: "Feed cat 2",
-          author: "Feed author",
-          source: "manual",
-        });
-        assert.equal(result.outcome, "unchanged");
+        const listing = { feedUrl: "https://own.example/feed", title: "Feed title 2", category: "Feed cat 2", author: "Feed author", source: "manual" };
+        assert.equal((await s.blogs.upsertFromSource(listing)).outcome, "updated", "the listing's own values are recorded");
+        assert.equal((await s.blogs.upsertFromSource(listing)).outcome, "unchanged");
         const updated = await s.blogs.upsertFromSource({ feedUrl: "https://own.example/feed", title: "Feed title 3", author: "Other", source: "manual" });
         assert.equal(updated.outcome, "updated");
         const read = (await s.blogs.get(blog.id)) as Blog;
         assert.equal(read.title, "My title");
         assert.equal(read.category, "Mine");
         assert.equal(read.author, "Other");
+      });
+    });
+
+    describe("provenance: every origin that lists a blog, one value per field", () => {
+      const outline = (host: string, fields: Partial<ListedFeed> = {}): ListedFeed => ({
+        xmlUrl: `https://${host}/feed.xml`,
+        title: null,
+        htmlUrl: null,
+        description: null,
+        type: null,
+        category: null,
+        ...fields,
+      });
+      /** What the public sees: the blogs with every field, the categories, and the OPML export's ETag. */
+      async function publicState(now: Date) {
+        const blogs = (await list({ visibility: "public" })).items;
+        const dates = await recordBlogrollDates(s, now);
+        const opml = await exportOpml(s, undefined, { links: [], owner: { name: null, url: null, locale: "en" }, dates });
+        return { blogs, categories: await s.blogs.categories(), etag: strongEtag(Buffer.from(opml)) };
+      }
+
+      it("a blog the owner added stays listed, edits and all, when a source that also lists it drops it", async () => {
+        const followed = await s.sources.create({ type: "blogroll", name: "Someone's blogroll" });
+        const mine = await add({ feedUrl: "https://mine.example/feed.xml", source: "manual" });
+        await s.blogs.edit(mine.id, { title: "My friend", pinned: true, notes: "Met at the meetup" });
+        await importFeeds(s, followed, { feeds: [outline("mine.example", { title: "Their name for it" }), outline("other.example")] });
+        assert.equal((await s.blogs.get(mine.id))?.title, "My friend");
+        const report = await importFeeds(s, followed, { feeds: [outline("other.example")] });
+        assert.equal(report.missing, 0, "nothing became unlisted");
+        const read = (await s.blogs.get(mine.id)) as Blog;
+        assert.deepEqual([read.title, read.pinned, read.notes], ["My friend", true, "Met at the meetup"]);
+        assert.deepEqual(titles((await list({ visibility: "public" })).items).sort(), ["My friend", "other.example"]);
+      });
+
+      it("deleting a source with \"Remove them\" removes only the blogs no other origin lists", async () => {
+        const followed = await s.sources.create({ type: "blogroll", name: "Someone's blogroll" });
+        const other = await s.sources.create({ type: "opml_file", name: "My file" });
+        const mine = await add({ feedUrl: "https://mine.example/feed.xml", source: "manual" });
+        await s.blogs.edit(mine.id, { title: "My friend", pinned: true, notes: "Met at the meetup" });
+        await s.items.upsertMany(mine.id, [newItem("kept", T0)], T0);
+        await importFeeds(s, followed, { feeds: [outline("mine.example"), outline("shared.example"), outline("theirs.example")] });
+        await importFeeds(s, other, { feeds: [outline("shared.example")] });
+        for (const id of await s.blogs.detachSource(followed.id, false)) await s.blogs.purge(id);
+        const read = (await s.blogs.get(mine.id)) as Blog;
+        assert.deepEqual([read.title, read.pinned, read.notes, read.status], ["My friend", true, "Met at the meetup", "pending"]);
+        assert.equal((await s.items.list({ blogId: mine.id, limit: 10, offset: 0 })).length, 1, "its posts are kept");
+        assert.deepEqual(titles((await list({ visibility: "public" })).items).sort(), ["My friend", "shared.example"]);
+        assert.equal(await s.blogs.getByFeedUrl("https://theirs.example/feed.xml"), null);
+      });
+
+      it("the owner becomes an origin by adding, re-adding or editing a blog (hiding it is not enough)", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        await importFeeds(s, a, { feeds: [outline("edited.example"), outline("hidden.example"), outline("readded.example"), outline("rest.example")] });
+        const edited = (await s.blogs.getByFeedUrl("https://edited.example/feed.xml")) as Blog;
+        await s.blogs.edit(edited.id, { tags: ["friend"] });
+        const hidden = (await s.blogs.getByFeedUrl("https://hidden.example/feed.xml")) as Blog;
+        await s.blogs.edit(hidden.id, { hidden: true });
+        assert.equal((await s.blogs.upsertFromSource({ feedUrl: "https://readded.example/feed.xml", source: "manual" })).outcome, "updated");
+        const report = await importFeeds(s, a, { feeds: [outline("rest.example")] });
+        assert.equal(report.missing, 1);
+        assert.deepEqual(titles((await list({ status: "unlisted" })).items), ["hidden.example"]);
+        assert.deepEqual(titles((await list({ origin: { id: OWNER_ORIGIN } })).items), ["edited.example", "readded.example"]);
+      });
+
+      it("two sources listing the same blogs with different folders: the first origin's folder, and a hundred re-reads change nothing", async () => {
+        const file = await s.sources.create({ type: "opml_file", name: "My file" });
+        const followed = await s.sources.create({ type: "blogroll", name: "Someone's blogroll" });
+        const friends = { feeds: [outline("bob.example", { title: "Bob", category: "Friends" }), outline("carol.example", { title: "Carol", category: "Friends" })] };
+        const bare = { feeds: [outline("bob.example"), outline("carol.example", { title: "Carol's blog" }), outline("dave.example")] };
+        assert.equal((await importFeeds(s, file, friends)).added, 2);
+        assert.deepEqual(await importFeeds(s, followed, bare), { added: 1, updated: 2, unchanged: 0, skipped: 0, missing: 0, skippedFeeds: [] });
+        const before = await publicState(T0);
+        assert.deepEqual(before.blogs.map((blog) => [blog.title, blog.category]), [["Bob", "Friends"], ["Carol", "Friends"], ["dave.example", null]]);
+        assert.deepEqual(before.categories, [{ name: "Friends", count: 2 }]);
+        for (let round = 1; round <= 100; round++) {
+          const first = round % 2 === 0 ? file : followed;
+          const reports = [await importFeeds(s, first, first === file ? friends : bare), await importFeeds(s, first === file ? followed : file, first === file ? bare : friends)];
+          for (const report of reports) assert.deepEqual([report.added, report.updated, report.missing], [0, 0, 0], `round ${round}: nothing added, updated or dropped`);
+          assert.deepEqual(await publicState(at(round * 3_600_000)), before, `round ${round}: every blog, category and the ETag as they were`);
+        }
+      });
+
+      it("a value comes from the owner, else the first origin that gives one, else the feed; a fetch never flips it", async () => {
+        const a = await s.sources.create({ type: "opml_url", name: "a" });
+        const b = await s.sources.create({ type: "feedland", name: "b" });
+        const { blog } = await s.blogs.upsertFromSource({ feedUrl: "https://v.example/feed", source: "opml", sourceId: a.id, category: "Friends" });
+        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "feedland", sourceId: b.id, title: "B's name", category: "Colleagues" });
+        const fetched = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "The feed's own title", siteUrl: "https://v.example/" } })) as Blog;
+        assert.deepEqual([fetched.title, fetched.category, fetched.siteUrl], ["B's name", "Friends", "https://v.example/"]);
+        assert.deepEqual(fetched.feedValues, { title: "The feed's own title", siteUrl: "https://v.example/" });
+        assert.equal((await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "feedland", sourceId: b.id, title: "B's name", category: "Colleagues" })).outcome, "unchanged");
+        // The first origin stops giving a folder: the next one's shows; it lists the blog without one: the feed's title shows.
+        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "opml", sourceId: a.id });
+        assert.equal((await s.blogs.get(blog.id))?.category, "Colleagues");
+        await s.blogs.unlist(b.id, { only: [blog.id] });
+        const read = (await s.blogs.get(blog.id)) as Blog;
+        assert.deepEqual([read.title, read.category], ["The feed's own title", null]);
+        await s.blogs.edit(blog.id, { title: "Mine", category: "Mine" });
+        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "opml", sourceId: a.id, title: "A's name", category: "Friends" });
+        await s.blogs.recordFetch(blog.id, { at: at(1), status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "Renamed feed" } });
+        assert.deepEqual([(await s.blogs.get(blog.id))?.title, (await s.blogs.get(blog.id))?.category], ["Mine", "Mine"], "what the owner typed wins");
+      });
+
+      it("what was known of a feed before its first fetch (discovery, a recommender's outline) gives way to the feed's own values", async () => {
+        const { blog } = await s.blogs.upsertFromSource({
+          feedUrl: "https://s.example/feed",
+          source: "manual",
+          feed: { title: "A recommender's name", siteUrl: "https://elsewhere.example/", description: "Their words" },
+        });
+        assert.deepEqual([blog.title, blog.siteUrl, blog.description], ["A recommender's name", "https://elsewhere.example/", "Their words"]);
+        const fetched = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "S's own", siteUrl: "https://s.example/" } })) as Blog;
+        assert.deepEqual([fetched.title, fetched.siteUrl, fetched.description], ["S's own", "https://s.example/", "Their words"]);
+        assert.deepEqual(await originsOf(blog.id), [[OWNER_ORIGIN, "manual", {}]]);
       });
     });
 
@@ -361,7 +484,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const typed = (await s.blogs.edit(blog.id, { title: "My Name For It" })) as Blog;
         assert.ok(typed.ownerEdited.includes("title"));
         const back = (await s.blogs.edit(blog.id, { title: "placeholder.example" })) as Blog;
-        assert.equal(back.title, "placeholder.example");
+        assert.equal(back.title, "The Real Title", "untyped, the title is the feed's own again (the host name is no one's value)");
         assert.ok(!back.ownerEdited.includes("title"), "a typed title set back to the host name is untyped again");
         assert.deepEqual(back.ownerEdited, ["tags"]);
         const moved = (await s.blogs.recordFetch(blog.id, { at: at(3_600_000), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://new-home.example/feed.xml" })) as Blog;
@@ -417,19 +540,21 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
     });
 
     describe("blogs.list", () => {
-      it("public hides hidden, deleted, inactive and gone blogs; admin hides only deleted; publicTotals counts what public lists", async () => {
+      it("public hides hidden, deleted, unlisted and gone blogs; admin hides only deleted; publicTotals counts what public lists", async () => {
         const ids: Record<string, string> = {};
-        for (const status of ["pending", "active", "error", "gone", "inactive", "deleted"] as BlogStatus[]) {
+        for (const status of ["pending", "active", "error", "gone", "deleted"] as BlogStatus[]) {
           ids[status] = (await add({ title: status, status: "active" })).id;
           if (status !== "active") await setStatus(ids[status], status);
         }
+        ids.unlisted = (await add({ title: "unlisted", status: "active" })).id;
+        await unlistAll(ids.unlisted);
         ids.pending = (await add({ title: "pending" })).id;
         const hidden = await add({ title: "hidden", status: "active" });
         await s.blogs.edit(hidden.id, { hidden: true });
         const pub = await list({ visibility: "public" });
         assert.deepEqual(titles(pub.items).sort(), ["active", "error", "pending", "pending"]);
         assert.equal(pub.total, 4);
-        for (const [index, status] of (["active", "gone", "inactive", "error"] as const).entries()) {
+        for (const [index, status] of (["active", "gone", "unlisted", "error"] as const).entries()) {
           await s.items.upsertMany(ids[status], Array.from({ length: index + 1 }, (_, n) => newItem(`${status}-${n}`, at(-n * 1000))), T0);
           await s.blogs.refreshItemStats(ids[status]);
         }
@@ -437,13 +562,13 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.blogs.refreshItemStats(hidden.id);
         assert.deepEqual(await s.blogs.publicTotals(), { blogs: 4, items: 1 + 4 }, "the active and error blogs' items only");
         const admin = await list({ visibility: "admin" });
-        assert.deepEqual(titles(admin.items).sort(), ["active", "error", "gone", "hidden", "inactive", "pending", "pending"]);
+        assert.deepEqual(titles(admin.items).sort(), ["active", "error", "gone", "hidden", "pending", "pending", "unlisted"]);
         assert.deepEqual(titles((await list({ status: "hidden" })).items), ["hidden"]);
-        assert.deepEqual(titles((await list({ status: "inactive" })).items), ["inactive"]);
+        assert.deepEqual(titles((await list({ status: "unlisted" })).items), ["unlisted"]);
         assert.deepEqual(titles((await list({ status: "gone" })).items), ["gone"]);
       });
 
-      it("filters by category, source, sourceId and search", async () => {
+      it("filters by category, source, origin (shared or not) and search", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "opml_url", name: "b" });
         await add({ title: "One", category: "Tech", source: "opml", sourceId: a.id, feedUrl: "https://one.example/rss" });
@@ -453,8 +578,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.deepEqual(titles((await list({ category: "Tech" })).items), ["Haystack with NEEDLE", "One"]);
         assert.deepEqual(titles((await list({ category: "tech" })).items), []);
         assert.deepEqual(titles((await list({ source: "feedland" })).items), ["Two"]);
-        assert.deepEqual(titles((await list({ sourceId: a.id })).items), ["One"]);
-        assert.deepEqual(titles((await list({ sourceId: b.id })).items), ["Haystack with NEEDLE", "One", "Two"]);
+        assert.deepEqual(titles((await list({ origin: { id: a.id } })).items), ["One"]);
+        assert.deepEqual(titles((await list({ origin: { id: b.id } })).items), ["Haystack with NEEDLE", "One", "Two"]);
+        assert.deepEqual(titles((await list({ origin: { id: b.id, shared: true } })).items), ["One"]);
+        assert.deepEqual(titles((await list({ origin: { id: b.id, shared: false } })).items), ["Haystack with NEEDLE", "Two"]);
+        assert.equal((await list({ origin: { id: b.id, shared: false }, limit: 0 })).total, 2);
+        assert.deepEqual(titles((await list({ origin: { id: OWNER_ORIGIN } })).items), []);
         assert.deepEqual(titles((await list({ search: "needle" })).items), ["Haystack with NEEDLE", "Two"]);
         assert.deepEqual(titles((await list({ search: "ONE.EXAMPLE/RSS" })).items), ["One"]);
         assert.deepEqual(titles((await list({ search: "needle", category: "Life" })).items), ["Two"]);
@@ -514,54 +643,66 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
     });
 
     describe("blogs: sources, categories, due, counts", () => {
-      it("marks blogs missing from their only source inactive", async () => {
+      it("unlists what an origin no longer lists: blogs another origin lists stay, the rest are unlisted", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "opml_url", name: "b" });
         const kept = await add({ sourceId: a.id, status: "active" });
-        const dropped = await add({ sourceId: a.id, status: "active" });
-        const shared = await add({ sourceId: a.id, status: "active" });
-        await s.blogs.upsertFromSource({ feedUrl: shared.feedUrl, title: shared.title, source: "manual", sourceId: b.id });
+        const dropped = await add({ sourceId: a.id, status: "active", category: "From a" });
+        const shared = await add({ sourceId: a.id, status: "active", category: "From a" });
+        await s.blogs.upsertFromSource({ feedUrl: shared.feedUrl, source: "opml", sourceId: b.id, category: "From b" });
         const deleted = await add({ sourceId: a.id });
         await s.blogs.softDelete(deleted.id);
         const unrelated = await add({ sourceId: b.id });
-        assert.equal(await s.blogs.markMissingInactive(a.id, [kept.id]), 1);
-        assert.equal((await s.blogs.get(kept.id))?.status, "active");
-        assert.equal((await s.blogs.get(dropped.id))?.status, "inactive");
+        assert.deepEqual(await s.blogs.unlist(a.id, { except: [kept.id] }), [dropped.id]);
+        assert.deepEqual(await originsOf(kept.id), [[a.id, "manual", { title: kept.title }]]);
+        const readDropped = (await s.blogs.get(dropped.id)) as Blog;
+        assert.deepEqual(readDropped.origins, []);
+        assert.equal(readDropped.status, "active", "its feed's status is kept");
+        assert.equal(readDropped.category, "From a", "the owner still sees it as it was");
         const readShared = (await s.blogs.get(shared.id)) as Blog;
-        assert.equal(readShared.status, "active", "still listed by another source");
-        assert.deepEqual(readShared.sourceIds, [b.id], "the source that dropped it is forgotten");
-        assert.equal(readShared.sourceId, b.id);
+        assert.deepEqual(readShared.origins.map((origin) => origin.id), [b.id], "the origin that dropped it is forgotten");
+        assert.equal(readShared.category, "From b", "the next origin's value takes over");
         assert.equal((await s.blogs.get(deleted.id))?.status, "deleted");
-        assert.equal((await s.blogs.get(unrelated.id))?.status, "pending");
-        assert.equal(await s.blogs.markMissingInactive(a.id, [kept.id]), 0, "already inactive is not counted again");
-        // Listed again: back to its former state.
-        const back = await s.blogs.upsertFromSource({ feedUrl: dropped.feedUrl, title: dropped.title, source: "manual", sourceId: a.id });
+        assert.deepEqual(await originsOf(unrelated.id), [[b.id, "manual", { title: unrelated.title }]]);
+        assert.deepEqual(await s.blogs.unlist(a.id, { except: [kept.id] }), [], "nothing more to let go of");
+        assert.deepEqual((await list({ visibility: "public" })).items.map((blog) => blog.id).sort(), [kept.id, shared.id, unrelated.id].sort());
+        // Listed again: back, with the values it gives.
+        const back = await s.blogs.upsertFromSource({ feedUrl: dropped.feedUrl, title: dropped.title, source: "opml", sourceId: a.id, category: "Back" });
         assert.equal(back.outcome, "reactivated");
-        assert.ok(["pending", "active"].includes(back.blog.status), back.blog.status);
+        assert.equal(back.blog.category, "Back");
       });
 
-      it("detaches a source, fixing the primary and reporting orphans", async () => {
+      it("detaches a deleted source: blogs only it listed are returned to purge, or kept as the owner's with what it gave them", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "opml_url", name: "b" });
-        const onlyA = await add({ sourceId: a.id, source: "opml" });
+        const onlyA = await add({ sourceId: a.id, source: "opml", category: "Friends" });
         const both = await add({ sourceId: a.id, source: "opml" });
-        await s.blogs.upsertFromSource({ feedUrl: both.feedUrl, title: both.title, source: "opml", sourceId: b.id });
+        await s.blogs.upsertFromSource({ feedUrl: both.feedUrl, title: both.title, source: "feedland", sourceId: b.id });
+        const mine = await add({ source: "manual" });
+        await s.blogs.upsertFromSource({ feedUrl: mine.feedUrl, source: "opml", sourceId: a.id, category: "Theirs" });
         const onlyB = await add({ sourceId: b.id });
         const deleted = await add({ sourceId: a.id });
         await s.blogs.softDelete(deleted.id);
-        const orphans = await s.blogs.detachSource(a.id);
-        assert.deepEqual(orphans, [onlyA.id], "deleted blogs are not offered for purging: they keep their URL");
-        assert.deepEqual((await s.blogs.get(deleted.id))?.sourceIds, []);
-        const readOnlyA = (await s.blogs.get(onlyA.id)) as Blog;
-        assert.equal(readOnlyA.sourceId, null);
-        assert.deepEqual(readOnlyA.sourceIds, []);
-        assert.equal(readOnlyA.source, "manual", "a blog no source lists any more is kept as a manual blog");
+        assert.deepEqual(await s.blogs.detachSource(a.id, false), [onlyA.id], "deleted blogs are not offered for purging: they keep their URL");
+        assert.deepEqual((await s.blogs.get(deleted.id))?.origins, []);
+        assert.deepEqual((await s.blogs.get(onlyA.id))?.origins, [], "unlisted until purged");
         const readBoth = (await s.blogs.get(both.id)) as Blog;
-        assert.equal(readBoth.source, "opml", "a blog another source still lists keeps its source");
-        assert.equal(readBoth.sourceId, b.id);
-        assert.deepEqual(readBoth.sourceIds, [b.id]);
-        assert.deepEqual((await s.blogs.get(onlyB.id))?.sourceIds, [b.id]);
-        assert.deepEqual(await s.blogs.detachSource(a.id), []);
+        assert.equal(readBoth.source, "feedland");
+        assert.deepEqual(readBoth.origins.map((origin) => origin.id), [b.id]);
+        assert.deepEqual(await originsOf(mine.id), [[OWNER_ORIGIN, "manual", { title: mine.title }]], "the owner's blog stays the owner's");
+        assert.equal((await s.blogs.get(mine.id))?.category, null, "the deleted source's folder goes with it");
+        assert.deepEqual(await originsOf(onlyB.id), [[b.id, "manual", { title: onlyB.title }]]);
+        assert.deepEqual(await s.blogs.detachSource(a.id, false), []);
+
+        const c = await s.sources.create({ type: "opml_url", name: "c" });
+        const onlyC = await add({ sourceId: c.id, source: "opml", title: "From c", category: "Friends" });
+        assert.deepEqual(await s.blogs.detachSource(c.id, true), [], "kept: nothing to purge");
+        const kept = (await s.blogs.get(onlyC.id)) as Blog;
+        assert.deepEqual(kept.origins.map((origin) => [origin.id, origin.kind, origin.values]), [[OWNER_ORIGIN, "manual", { title: "From c", category: "Friends" }]]);
+        assert.equal(kept.category, "Friends");
+        assert.equal(kept.source, "manual");
+        assert.equal((await list({ visibility: "public", category: "Friends" })).total, 1);
+        assert.equal((await s.blogs.upsertFromSource({ feedUrl: onlyC.feedUrl, source: "manual" })).outcome, "unchanged", "the owner adding it again takes nothing it gave away");
       });
 
       it("counts categories of publicly visible blogs, by name", async () => {
@@ -574,8 +715,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.blogs.edit(hidden.id, { hidden: true });
         const deleted = await add({ category: "Tech" });
         await s.blogs.softDelete(deleted.id);
-        const inactive = await add({ category: "Gone" });
-        await setStatus(inactive.id, "inactive");
+        await unlistAll((await add({ category: "Gone" })).id);
         assert.deepEqual(await s.blogs.categories(), [
           { name: "Life", count: 1 },
           { name: "Tech", count: 2 },
@@ -598,8 +738,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await fetch(goneDue.id, at(-1), "gone");
         const deleted = await add();
         await s.blogs.softDelete(deleted.id);
-        const inactive = await add();
-        await setStatus(inactive.id, "inactive");
+        await unlistAll((await add()).id);
         await add({ skipItemFetch: true, source: "microsub" });
         await fetch(ms.id, T0);
         const due = await s.blogs.listDue(T0, 10);
@@ -684,7 +823,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       });
 
       it("writes feed metadata except owner-edited fields", async () => {
-        const blog = await add({ title: "Initial" });
+        const blog = await add({ title: null });
         await s.blogs.edit(blog.id, { author: "Owner's pick" });
         const written = (await s.blogs.recordFetch(blog.id, {
           at: T0,
@@ -717,15 +856,15 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(twin.feedUrl, "http://new.example/feed", "its own twin is not 'another blog'");
       });
 
-      it("never changes the status of a deleted or inactive blog", async () => {
+      it("never changes the status of a deleted blog, nor lists an unlisted one", async () => {
         const deleted = await add();
         await s.blogs.softDelete(deleted.id);
         await s.blogs.recordFetch(deleted.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
         assert.equal((await s.blogs.get(deleted.id))?.status, "deleted");
-        const inactive = await add();
-        await setStatus(inactive.id, "inactive");
-        await s.blogs.recordFetch(inactive.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
-        assert.equal((await s.blogs.get(inactive.id))?.status, "inactive");
+        const unlisted = await add();
+        await unlistAll(unlisted.id);
+        await s.blogs.recordFetch(unlisted.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
+        assert.equal((await s.blogs.get(unlisted.id))?.status, "active");
         assert.equal((await list({ visibility: "public" })).total, 0);
       });
 
@@ -988,7 +1127,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         }
         await s.blogs.edit(hidden.id, { hidden: true });
         await s.blogs.softDelete(deleted.id);
-        await setStatus(inactive.id, "inactive");
+        await unlistAll(inactive.id);
         await setStatus(gone.id, "gone");
         const all = await s.items.list({ limit: 10, offset: 0 });
         assert.deepEqual(all.map((i) => i.blogId), [tech.id, life.id], "a gone blog's items are not public");
@@ -1285,11 +1424,19 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.recommendations.dismiss("https://gone.example/feed.xml", at(6));
 
         const candidates = await s.recommendations.candidates({ minRecommenders: 2, limit: 10 });
-        assert.deepEqual(candidates.map((c) => [new URL(c.feedUrl).hostname, c.blogIds.length]), [["three.example", 3], ["two.example", 3]]);
-        assert.deepEqual([...candidates[0].blogIds].sort(), [blogs[0].id, blogs[1].id, blogs[2].id].sort());
-        assert.equal(candidates[1].siteUrl, "https://two.example/");
+        assert.deepEqual(candidates.map((c) => [new URL(c.outlines[0].feedUrl).hostname, c.outlines.length]), [["three.example", 3], ["two.example", 3]]);
+        assert.deepEqual(candidates[0].outlines.map((outline) => outline.blogId), [blogs[0].id, blogs[1].id, blogs[2].id].sort(), "one outline per recommender, in the order they were followed");
+        assert.deepEqual(
+          candidates[1].outlines.map(({ blogId, ...outline }) => [blogId, outline]),
+          [
+            [blogs[0].id, rec("two.example")],
+            [blogs[1].id, rec("two.example")],
+            [blogs[3].id, rec("two.example", { title: "Two, by its own name", description: "Two writes" })],
+          ],
+          "each recommender's own outline, unmixed",
+        );
         const ones = await s.recommendations.candidates({ minRecommenders: 1, limit: 10 });
-        assert.deepEqual(ones.map((c) => new URL(c.feedUrl).hostname), ["three.example", "two.example", "alpha.example", "once.example", "zeta.example"], "ties by feed address");
+        assert.deepEqual(ones.map((c) => new URL(c.outlines[0].feedUrl).hostname), ["three.example", "two.example", "alpha.example", "once.example", "zeta.example"], "ties by feed address");
         assert.equal((await s.recommendations.candidates({ minRecommenders: 1, limit: 2 })).length, 2);
       });
 
@@ -1300,7 +1447,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.recommendations.saveBlogroll(record(b.id), [rec("x.example")]);
         assert.equal((await s.recommendations.candidates({ minRecommenders: 2, limit: 5 })).length, 1);
         await s.blogs.purge(b.id);
-        assert.deepEqual(await s.recommendations.candidates({ minRecommenders: 1, limit: 5 }), [{ ...rec("x.example"), blogIds: [a.id] }]);
+        assert.deepEqual(await s.recommendations.candidates({ minRecommenders: 1, limit: 5 }), [{ outlines: [{ ...rec("x.example"), blogId: a.id }] }]);
         assert.equal(await s.recommendations.getBlogroll(b.id), null);
         const unknown = "0123456789abcdef01234567";
         await s.recommendations.saveBlogroll(record(unknown), [rec("y.example")]);

@@ -146,7 +146,7 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       // No longer listed by the only source that listed it, then listed again.
       const source = await s.sources.create({ type: "opml_url", name: "list" });
       const unlisted = await add({ sourceId: source.id, source: "opml" });
-      assert.deepEqual(await saidBy(() => s.blogs.markMissingInactive(source.id, [])), [`blog ${unlisted.id} removed`]);
+      assert.deepEqual(await saidBy(() => s.blogs.unlist(source.id, { except: [] })), [`blog ${unlisted.id} removed`]);
       assert.deepEqual(
         await saidBy(() => s.blogs.upsertFromSource({ feedUrl: unlisted.feedUrl, title: unlisted.title, source: "opml", sourceId: source.id })),
         [`blog ${unlisted.id} added`],

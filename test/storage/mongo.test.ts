@@ -4,10 +4,11 @@ import { describe, it } from "node:test";
 import * as bson7 from "bson7";
 import { BSON, MongoClient, ObjectId, type Collection, type Document } from "mongodb";
 import { connectMongoStorage, createMongoStorage, databaseNameFromUrl, MONGO_COLLECTION_NAMES, type MongoCollections } from "../../lib/storage/mongo/index.js";
-import { StorageError, type Storage } from "../../lib/storage/types.js";
+import { OWNER_ORIGIN, StorageError, type Storage } from "../../lib/storage/types.js";
 import { createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
+import { checkMigrated, LEGACY_CASES, legacyFeedUrl, type LegacySourceName } from "./legacy-blogs.js";
 
 const FAKE = "mongodb adapter on mingo in-memory stand-in (not a real MongoDB server)";
 const REAL = "mongodb adapter on a real MongoDB server (MONGODB_URL)";
@@ -141,7 +142,12 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.equal(blog.microsubChannelId, channelId.toHexString());
       assert.equal(blog.status, "active");
       assert.equal(blog.skipItemFetch, true);
-      assert.deepEqual(blog.sourceIds, []);
+      assert.deepEqual(
+        blog.origins.map((origin) => [origin.id, origin.kind, origin.values]),
+        [[OWNER_ORIGIN, "microsub", { category: "Friends" }]],
+        "the owner follows it in Microsub, filed under the channel",
+      );
+      assert.equal(blog.title, "Followed in Microsub");
       assert.deepEqual(blog.ownerEdited, []);
       assert.equal(blog.failureCount, 0);
       assert.equal(blog.nextFetchAt, null);
@@ -155,8 +161,9 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       const joined = await storage.blogs.upsertFromSource({ feedUrl: "https://followed.example/feed.xml", title: "Followed in Microsub", source: "opml", sourceId: source.id });
       assert.equal(joined.outcome, "updated");
       assert.equal(joined.blog.id, blog.id);
-      assert.equal(joined.blog.source, "microsub", "the source is kept once set");
-      assert.deepEqual(joined.blog.sourceIds, [source.id]);
+      assert.equal(joined.blog.source, "microsub", "the first origin's kind");
+      assert.deepEqual(joined.blog.origins.map((origin) => origin.id), [OWNER_ORIGIN, source.id]);
+      assert.equal(joined.blog.title, "Followed in Microsub");
 
       // The plugin's next follow still upserts the same document; its unfollow soft-deletes it.
       await microsubFollow(raw.blogs, "https://followed.example/feed.xml", feedId, channelId);
@@ -168,6 +175,45 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       const resync = await storage.blogs.upsertFromSource({ feedUrl: "https://followed.example/feed.xml", title: "Again", source: "opml", sourceId: source.id });
       assert.equal(resync.outcome, "skipped-deleted");
       assert.equal((await storage.blogs.list({ visibility: "admin", limit: 10, offset: 0 })).total, 0);
+    }),
+  );
+
+  it(
+    "gives blogs stored with source ids their origins (an inactive status back its feed's), once, and stores origins with the driver's ObjectIds",
+    withStorage(makeBackend, async (storage, raw, backend) => {
+      const created = new Date("2025-01-01T00:00:00.000Z");
+      const sourceIds = { opml: new backend.ObjectId(), feedland: new backend.ObjectId(), gone: new backend.ObjectId() };
+      await raw.sources.insertOne({ _id: sourceIds.opml, type: "opml_url", name: "A list", etag: '"v1"', lastModified: "Wed, 01 Jan 2025 00:00:00 GMT", createdAt: created });
+      await raw.sources.insertOne({ _id: sourceIds.feedland, type: "feedland", name: "FeedLand", etag: '"v2"', createdAt: created });
+      for (const [index, legacy] of LEGACY_CASES.entries()) {
+        const ids = legacy.sourceIds.map((name) => sourceIds[name]);
+        // The earlier plugin kept one `sourceId`; later code a list beside it.
+        const recorded = ids.length > 1 || index % 2 === 0 ? { sourceId: ids[0] ?? null, sourceIds: ids } : { sourceId: ids[0] ?? null };
+        await raw.blogs.insertOne({
+          feedUrl: legacyFeedUrl(index),
+          title: legacy.title,
+          category: legacy.category,
+          status: legacy.status,
+          hidden: legacy.ownerEdited.includes("hidden"),
+          source: legacy.source,
+          ownerEdited: legacy.ownerEdited,
+          lastFetchAt: created,
+          createdAt: created,
+          ...recorded,
+        });
+      }
+      await storage.init();
+      const hex = Object.fromEntries(Object.entries(sourceIds).map(([name, id]) => [name, id.toHexString()])) as Record<LegacySourceName, string>;
+      await checkMigrated(storage, hex);
+      assert.equal(await raw.blogs.countDocuments({ $or: [{ sourceId: { $exists: true } }, { sourceIds: { $exists: true } }] }), 0, "the older fields are gone");
+      const shared = (await raw.blogs.findOne({ feedUrl: legacyFeedUrl(3) })) as Document;
+      assert.ok(shared.origins[0].id instanceof backend.ObjectId && shared.origins[0].since instanceof Date);
+
+      // Once: a second start changes nothing, and a source's validators stay.
+      await raw.sources.updateOne({ _id: sourceIds.opml }, { $set: { etag: '"v3"' } });
+      await storage.init();
+      assert.equal((await storage.sources.get(hex.opml))?.etag, '"v3"');
+      await checkMigrated({ ...storage, sources: { ...storage.sources, list: async () => [] } }, hex);
     }),
   );
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -13,7 +13,8 @@ import { itemListSql } from "../../lib/storage/sqlite/items.js";
 import { BLOG_NEWEST_SQL, CATEGORY_BLOGS_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL } from "../../lib/storage/sqlite/category-items.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
-import { dropLiveTriggers } from "../../lib/storage/sqlite/live-events.js";
+import { checkMigrated, LEGACY_CASES, legacyFeedUrl, type LegacySourceName } from "./legacy-blogs.js";
+import { feedUrlKey } from "../../lib/url/normalise.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "blogroll-sqlite-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -122,29 +123,66 @@ describe("sqlite specifics", () => {
 
   it("brings a database from before the owner's fields up: its blogs have no relationship, note or handle yet", async () => {
     const file = freshFile();
-    const storage = createSqliteStorage(file);
-    await storage.init();
-    const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://before.example/feed", title: "Before", source: "manual" });
-    await storage.close();
+    mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqliteFile(file);
     try {
-      // Back to the schema before the step, as a database in the field would be (the live triggers, which name
-      // the columns, are made again by init).
-      dropLiveTriggers(db);
-      db.exec("ALTER TABLE blogs DROP COLUMN relationship; ALTER TABLE blogs DROP COLUMN note; ALTER TABLE blogs DROP COLUMN fediverse; ALTER TABLE blogs DROP COLUMN fediverse_url");
+      // The schema before the step, as a database in the field would be.
       const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("what the owner says about a blog"));
-      db.pragma(`user_version = ${step}`);
-      // That step runs again, alone: the steps after it have run on this database already.
-      assert.equal(migrate(db, MIGRATIONS.slice(0, step + 1)), step + 1);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      migrate(db, MIGRATIONS.slice(0, step));
+      const created = "2025-01-01T00:00:00.000Z";
+      db.prepare(`INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, status, source, created_at, updated_at)
+        VALUES ('5e0000000000000000000001', 'Before', 'before', 'https://before.example/feed', ?, 'active', 'manual', ?, ?)`).run(feedUrlKey("https://before.example/feed"), created, created);
     } finally {
       db.close();
     }
     const upgraded = createSqliteStorage(file);
     await upgraded.init();
-    const read = (await upgraded.blogs.get(blog.id))!;
+    const read = (await upgraded.blogs.get("5e0000000000000000000001"))!;
     assert.deepEqual([read.title, read.relationship, read.note, read.fediverse, read.fediverseUrl], ["Before", [], null, null, null]);
     await upgraded.close();
+  });
+
+  it("gives blogs stored with source ids their origins, and an inactive status back its feed's", async () => {
+    const file = freshFile();
+    mkdirSync(path.dirname(file), { recursive: true });
+    const db = openSqliteFile(file);
+    const ORIGINS_STEP = MIGRATIONS.findIndex((step) => step.description.startsWith("every origin that lists a blog"));
+    migrate(db, MIGRATIONS.slice(0, ORIGINS_STEP));
+    const created = "2025-01-01T00:00:00.000Z";
+    const sourceIds: Record<LegacySourceName, string> = { opml: "5f0000000000000000000001", feedland: "5f0000000000000000000002", gone: "5f0000000000000000000003" };
+    const addSource = db.prepare("INSERT INTO sources (id, type, name, etag, last_modified, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    addSource.run(sourceIds.opml, "opml_url", "A list", '"v1"', "Wed, 01 Jan 2025 00:00:00 GMT", created, created);
+    addSource.run(sourceIds.feedland, "feedland", "FeedLand", '"v2"', null, created, created);
+    const addBlog = db.prepare(`INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, category, status, resume_status, hidden, source, source_id, source_ids, owner_edited, last_fetch_at, created_at, updated_at)
+      VALUES (@id, @title, @title_sort, @feed_url, @feed_url_key, @category, @status, @resume_status, @hidden, @source, @source_id, @source_ids, @owner_edited, @created, @created, @created)`);
+    for (const [index, legacy] of LEGACY_CASES.entries()) {
+      const ids = legacy.sourceIds.map((name) => sourceIds[name]);
+      addBlog.run({
+        id: `5e00000000000000000000${String(index).padStart(2, "0")}`,
+        title: legacy.title,
+        title_sort: legacy.title.toLowerCase(),
+        feed_url: legacyFeedUrl(index),
+        feed_url_key: feedUrlKey(legacyFeedUrl(index)),
+        category: legacy.category,
+        status: legacy.status,
+        resume_status: legacy.status === "inactive" ? "active" : null,
+        hidden: legacy.ownerEdited.includes("hidden") ? 1 : 0,
+        source: legacy.source,
+        source_id: ids[0] ?? null,
+        source_ids: JSON.stringify(ids),
+        owner_edited: JSON.stringify(legacy.ownerEdited),
+        created,
+      });
+    }
+    db.close();
+    const storage = createSqliteStorage(file);
+    try {
+      await storage.init();
+      await checkMigrated(storage, sourceIds);
+      assert.equal((await storage.blogs.listDue(new Date(), 100)).length, LEGACY_CASES.filter((legacy) => legacy.origins.length > 0).length, "unlisted blogs are not fetched");
+    } finally {
+      await storage.close();
+    }
   });
 
   it("refuses a database written by a newer schema", async () => {

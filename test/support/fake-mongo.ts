@@ -11,7 +11,7 @@
  * findOne, insertOne, insertMany, updateOne/updateMany (update operators,
  * $setOnInsert, pipeline updates, upsert), findOneAndUpdate, deleteOne,
  * deleteMany, countDocuments, aggregate, bulkWrite (ordered or not),
- * createIndex (unique, partialFilterExpression) and indexes(), and the
+ * createIndex (unique, partialFilterExpression), dropIndex and indexes(), and the
  * public `collection.db.options.pkFactory` the driver makes new ids with.
  *
  * Given a BSON library (`createFakeDb({ bson })`), it plays a driver built on
@@ -285,6 +285,12 @@ class FakeCollection {
     }
     this.indexList.push(index);
     return name;
+  }
+
+  async dropIndex(name: string): Promise<void> {
+    const index = this.indexList.findIndex((entry) => entry.name === name);
+    if (index === -1) throw Object.assign(new Error(`index not found with name [${name}]`), { name: "MongoServerError", code: 27 });
+    this.indexList.splice(index, 1);
   }
 
   // ---- internals ---------------------------------------------------------

@@ -465,10 +465,11 @@ test("a listed blog keeps the list's title and description; the feed fills in on
 
   serveFeed("/unnamed.xml");
   const host = new URL(origin).hostname;
-  const unnamed = (await storage.blogs.upsertFromSource({ feedUrl: `${origin}/unnamed.xml`, title: host, source: "feedland" })).blog;
+  const unnamed = (await storage.blogs.upsertFromSource({ feedUrl: `${origin}/unnamed.xml`, title: null, source: "feedland" })).blog;
+  assert.equal(unnamed.title, host, "the host stands in for a title");
   assert.equal((await run(unnamed)).outcome, "updated");
   const afterUnnamed = await reload(storage, unnamed);
-  assert.equal(afterUnnamed.title, "The feed title", "the host stood in for a title: the feed's replaces it");
+  assert.equal(afterUnnamed.title, "The feed title", "the feed's replaces it");
   assert.equal(afterUnnamed.description, "A test feed");
 });
 

@@ -31,8 +31,9 @@ export function testOptions(overrides: Partial<BlogrollOptions> = {}): BlogrollO
   return { ...defaultOptions, allowPrivateNetworks: true, fetchTimeout: 10_000, ...overrides };
 }
 
+/** Adds a blog as the add form does: the owner lists it, `title` stands for the feed's until its first fetch. */
 export async function addBlog(storage: Storage, feedUrl: string, title = feedUrl): Promise<Blog> {
-  return (await storage.blogs.upsertFromSource({ feedUrl, title, source: "manual" })).blog;
+  return (await storage.blogs.upsertFromSource({ feedUrl, feed: { title }, source: "manual" })).blog;
 }
 
 export async function reload(storage: Storage, blog: Blog): Promise<Blog> {

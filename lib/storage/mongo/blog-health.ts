@@ -1,9 +1,10 @@
 import type { Collection, Document, Filter } from "mongodb";
 import type { BlogHealthCounts, BlogHealthQuery } from "../types.js";
+import { listedBlogFilter, unlistedBlogFilter } from "./blog-queries.js";
 import { dateValue } from "./values.js";
 
-/** Blogs whose health conditions mean something: listed by a source and not deleted. */
-const WATCHED: Filter<Document> = { status: { $nin: ["deleted", "inactive"] } };
+/** Blogs whose health conditions mean something: listed and not deleted. */
+const WATCHED: Filter<Document> = { status: { $ne: "deleted" }, ...listedBlogFilter() };
 
 /** The filter of a health condition, shared by the list filter and the counts. */
 export function healthFilter(condition: "dormant" | "failing" | "moved", query: BlogHealthQuery): Filter<Document> {
@@ -24,7 +25,7 @@ export async function countHealth(blogs: Collection, query: BlogHealthQuery): Pr
   const count = (filter: Filter<Document>) => blogs.countDocuments(filter);
   const dormant = healthFilter("dormant", query);
   const [off, external, pending, backoff, push, server, schedule, dormantCount, failing, erroring, gone, moved, healthy] = await Promise.all([
-    count({ skipItemFetch: { $ne: true }, status: { $in: ["gone", "inactive"] } }),
+    count({ skipItemFetch: { $ne: true }, status: { $ne: "deleted" }, $or: [{ status: "gone" }, unlistedBlogFilter()] }),
     count({ $and: [WATCHED, { skipItemFetch: true }] }),
     count({ $and: [fetched, { status: "pending" }] }),
     count({ $and: [fetched, { status: "error" }] }),

@@ -4,14 +4,27 @@ import type { MongoCollections } from "./collections.js";
 import { escapeRegex } from "./values.js";
 import { futureHorizon } from "../future.js";
 
-/** Blogs anyone may see: not hidden, not deleted, not inactive, not gone. */
+/**
+ * Blogs some origin lists. Documents without origins (the Microsub plugin's
+ * own follows) count as listed: they are read with the owner as origin.
+ */
+export function listedBlogFilter(): Filter<Document> {
+  return { origins: { $not: { $size: 0 } } };
+}
+
+/** The complement of listedBlogFilter. */
+export function unlistedBlogFilter(): Filter<Document> {
+  return { origins: { $size: 0 } };
+}
+
+/** Blogs anyone may see: listed, not hidden, not deleted, not gone. */
 export function publicBlogFilter(): Filter<Document> {
-  return { status: { $nin: ["deleted", "inactive", "gone"] }, hidden: { $ne: true } };
+  return { status: { $nin: ["deleted", "gone"] }, hidden: { $ne: true }, ...listedBlogFilter() };
 }
 
 /** The complement of publicBlogFilter. */
 export function notPublicBlogFilter(): Filter<Document> {
-  return { $or: [{ status: { $in: ["deleted", "inactive", "gone"] } }, { hidden: true }] };
+  return { $or: [{ status: { $in: ["deleted", "gone"] } }, { hidden: true }, unlistedBlogFilter()] };
 }
 
 /** Blogs the admin sees: everything but soft-deleted ones. */

@@ -1,26 +1,35 @@
 import type { Document, Filter, ObjectId } from "mongodb";
-import { feedUrlKey, isHostTitle } from "../../url/normalise.js";
-import { StorageError, type Blog, type BlogListQuery, type BlogStore, type FetchRecord, type NewBlog, type UpsertResult } from "../types.js";
-import { editChanges, fetchChanges, newBlogDoc, sourceChanges } from "./blog-changes.js";
+import { feedUrlKey } from "../../url/normalise.js";
+import { applyEdit } from "../owner-edits.js";
+import { isListed, listedBlog, withFeedMetadata, withListing, withoutOrigin, withoutSourceKept } from "../provenance.js";
+import { StorageError, type Blog, type BlogListQuery, type BlogStore, type FetchRecord, type UpsertOutcome } from "../types.js";
+import { checkedEdit, checkedListing, checkedMetadata, fetchChanges } from "./blog-changes.js";
 import { countHealth, healthFilter } from "./blog-health.js";
-import { adminBlogFilter, findBlogDocByFeedUrl, publicBlogFilter, refreshBlogItemStats } from "./blog-queries.js";
+import { adminBlogFilter, findBlogDocByFeedUrl, listedBlogFilter, publicBlogFilter, refreshBlogItemStats, unlistedBlogFilter } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
-import { sourceIdsOf, toBlog } from "./documents.js";
+import { blogChanges, blogDoc, toBlog } from "./documents.js";
 import { guard, isDuplicateKey } from "./errors.js";
 import { refHex, type ObjectIds } from "./object-ids.js";
 import { blogStatusValue, countValue, dateValue, escapeRegex, textValue } from "./values.js";
+
+/** Attempts of a read-modify-write before it gives up: each retry means another write changed the blog meanwhile. */
+const REWRITE_ATTEMPTS = 8;
 
 function listFilter(query: BlogListQuery, ids: ObjectIds): Filter<Document> {
   const and: Filter<Document>[] = [query.visibility === "admin" ? adminBlogFilter() : publicBlogFilter()];
   if (query.category !== undefined) and.push({ category: textValue(query.category, "category") });
   if (query.source !== undefined) and.push({ source: textValue(query.source, "source") });
-  if (query.sourceId !== undefined) and.push({ sourceIds: { $in: ids.refCandidates(textValue(query.sourceId, "sourceId")) } });
+  if (query.origin !== undefined) {
+    and.push({ "origins.id": { $in: ids.refCandidates(textValue(query.origin.id, "origin")) } });
+    if (query.origin.shared === true) and.push({ "origins.1": { $exists: true } });
+    if (query.origin.shared === false) and.push({ origins: { $size: 1 } });
+  }
   if (query.search !== undefined && textValue(query.search, "search") !== "") {
     const pattern = escapeRegex(query.search);
     and.push({ $or: ["title", "feedUrl", "siteUrl"].map((field) => ({ [field]: { $regex: pattern, $options: "i" } })) });
   }
   if (query.status !== undefined) {
-    and.push(query.status === "hidden" ? { hidden: true } : { status: blogStatusValue(query.status) });
+    and.push(query.status === "hidden" ? { hidden: true } : query.status === "unlisted" ? unlistedBlogFilter() : { status: blogStatusValue(query.status) });
   }
   if (query.health !== undefined) and.push(healthFilter(query.health.condition, query.health));
   return { $and: and };
@@ -50,37 +59,45 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
     return _id ? blogs.findOne({ _id }) : null;
   }
 
-  async function addFromSource(input: NewBlog, feedUrl: string, now: Date): Promise<Blog | null> {
-    const doc = newBlogDoc(ids, input, feedUrl, now);
+  /** Gives a document the Microsub plugin wrote its normalised feed key, unless a twin holds it. */
+  async function keyLegacyDoc(doc: Document): Promise<void> {
     try {
-      await blogs.insertOne(doc);
-      return toBlog(doc);
+      await blogs.updateOne({ _id: doc._id, feedKey: { $exists: false } }, { $set: { feedKey: feedUrlKey(String(doc.feedUrl ?? "")) } });
     } catch (error) {
-      if (isDuplicateKey(error)) return null; // lost a race: another writer added it first
-      throw error;
+      if (!isDuplicateKey(error)) throw error;
     }
   }
 
-  async function updateFromSource(doc: Document, input: NewBlog, feedUrl: string, now: Date): Promise<UpsertResult> {
-    if (doc.status === "deleted") return { outcome: "skipped-deleted", blog: toBlog(doc) };
-    const set = sourceChanges(ids, doc, input);
-    const sourceId = ids.ref(input.sourceId);
-    const listed = sourceIdsOf(doc);
-    const newSource = sourceId !== null && !listed.includes(refHex(sourceId) as string);
-    const changed = Object.keys(set).length > 0 || newSource;
-    const update: Document = { $set: { ...set } };
-    if (doc.feedKey === undefined) update.$set.feedKey = feedUrlKey(feedUrl);
-    if (changed) update.$set.updatedAt = now;
-    if (newSource) {
-      // Legacy documents only have `sourceId`: keep it in the list as well.
-      const legacy = Array.isArray(doc.sourceIds) || doc.sourceId == null ? [] : [doc.sourceId];
-      update.$addToSet = { sourceIds: { $each: [...legacy, sourceId] } };
+  /**
+   * Reads a blog, lets `change` make the new blog of it, and writes the
+   * fields that differ, unless another write changed the document meanwhile
+   * (each write of ours raises its `rev`): then it reads again and retries.
+   * Null when there is no such blog; `change` returning null leaves it as is.
+   */
+  async function rewrite(_id: ObjectId, change: (blog: Blog, doc: Document) => Blog | null): Promise<Blog | null> {
+    for (let attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++) {
+      const doc = await blogs.findOne({ _id });
+      if (!doc) return null;
+      const before = toBlog(doc);
+      const after = change(before, doc);
+      if (!after) return before;
+      const set = blogChanges(before, after, ids);
+      if (Object.keys(set).length === 0) return after;
+      const result = await blogs.updateOne({ _id, rev: typeof doc.rev === "number" ? doc.rev : null }, { $set: set, $inc: { rev: 1 } });
+      if (result.matchedCount === 1) return after;
     }
-    if (Object.keys(update.$set).length === 0 && !newSource) return { outcome: "unchanged", blog: toBlog(doc) };
-    const after = await blogs.findOneAndUpdate({ _id: doc._id }, update, { returnDocument: "after" });
-    const blog = toBlog(after ?? doc);
-    if (!changed) return { outcome: "unchanged", blog };
-    return { outcome: doc.status === "inactive" ? "reactivated" : "updated", blog };
+    throw new StorageError("MongoDB could not store a blog: it kept changing meanwhile");
+  }
+
+  /** Rewrites each blog of a filter with `change`; returns the ids of those no origin lists afterwards (deleted ones aside). */
+  async function rewriteEach(filter: Filter<Document>, change: (blog: Blog) => Blog): Promise<string[]> {
+    const targets: ObjectId[] = (await blogs.find(filter).project({ _id: 1 }).toArray()).map((doc) => doc._id);
+    const unlisted: string[] = [];
+    for (const _id of targets) {
+      const after = await rewrite(_id, change);
+      if (after && !isListed(after) && after.status !== "deleted") unlisted.push(after.id);
+    }
+    return unlisted;
   }
 
   return {
@@ -120,37 +137,42 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
 
     upsertFromSource: (input) =>
       guard("store a blog", async () => {
-        const feedUrl = textValue(input.feedUrl, "feed URL");
+        const listing = checkedListing(input);
         const now = new Date();
-        let doc = await findBlogDocByFeedUrl(blogs, feedUrl);
+        let doc = await findBlogDocByFeedUrl(blogs, listing.feedUrl);
         if (!doc) {
-          const added = await addFromSource(input, feedUrl, now);
-          if (added) return { outcome: "added", blog: added };
-          doc = await findBlogDocByFeedUrl(blogs, feedUrl);
+          const blog = listedBlog(listing, refHex(ids.create()) as string, now);
+          try {
+            await blogs.insertOne({ ...blogDoc(blog, ids), feedKey: feedUrlKey(blog.feedUrl), rev: 0 });
+            return { outcome: "added", blog };
+          } catch (error) {
+            if (!isDuplicateKey(error)) throw error; // lost a race: another writer added it first
+          }
+          doc = await findBlogDocByFeedUrl(blogs, listing.feedUrl);
           if (!doc) throw new StorageError("MongoDB could not store a blog");
         }
-        return updateFromSource(doc, input, feedUrl, now);
+        if (doc.feedKey === undefined) await keyLegacyDoc(doc);
+        let outcome: Exclude<UpsertOutcome, "added"> = "unchanged";
+        const blog = await rewrite(doc._id, (before) => {
+          const merged = withListing(before, listing, now);
+          outcome = merged.outcome;
+          return merged.blog;
+        });
+        if (!blog) throw new StorageError("MongoDB could not store a blog");
+        return { outcome, blog };
       }),
 
     edit: (id, edit) =>
       guard("edit a blog", async () => {
         const _id = ids.of(id);
         if (!_id) return null;
-        const { set, fields } = editChanges(edit);
-        const filter = { _id, status: { $ne: "deleted" } };
-        if (Object.keys(set).length === 0) {
-          const doc = await blogs.findOne(filter);
-          return doc ? toBlog(doc) : null;
-        }
-        // A title that is only the host name is the placeholder, never the owner's: stored untyped.
-        const current = edit.title === undefined ? null : await blogs.findOne(filter, { projection: { feedUrl: 1, movedFrom: 1 } });
-        const placeholder = current !== null && isHostTitle(set.title, String(current.feedUrl), typeof current.movedFrom === "string" ? current.movedFrom : null);
-        const typed = placeholder ? fields.filter((field) => field !== "title") : fields;
-        const update: Document = { $set: { ...set, updatedAt: new Date() } };
-        if (typed.length > 0) update.$addToSet = { ownerEdited: { $each: typed } };
-        let doc = await blogs.findOneAndUpdate(filter, update, { returnDocument: "after" });
-        if (doc && placeholder) doc = await blogs.findOneAndUpdate(filter, { $pull: { ownerEdited: "title" } as Document }, { returnDocument: "after" });
-        return doc ? toBlog(doc) : null;
+        const checked = checkedEdit(edit);
+        let live = true;
+        const blog = await rewrite(_id, (before) => {
+          live = before.status !== "deleted";
+          return live ? applyEdit(before, checked, new Date()) : null;
+        });
+        return blog && live ? blog : null;
       }),
 
     softDelete: (id, at = new Date()) =>
@@ -160,46 +182,30 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         const deletedAt = dateValue(at, "deletion date");
         const result = await blogs.updateOne(
           { _id, status: { $ne: "deleted" } },
-          { $set: { status: "deleted", hidden: true, deletedAt, updatedAt: deletedAt } },
+          { $set: { status: "deleted", hidden: true, deletedAt, updatedAt: deletedAt }, $inc: { rev: 1 } },
         );
         return result.matchedCount > 0;
       }),
 
-    markMissingInactive: (sourceId, keepIds) =>
-      guard("mark missing blogs inactive", async () => {
-        const candidates = ids.refCandidates(textValue(sourceId, "sourceId"));
-        const missing = { status: { $ne: "deleted" }, _id: { $nin: ids.ofList(keepIds) } };
-        // Blogs this source alone listed go inactive (they keep the source, to come back).
-        const result = await blogs.updateMany(
-          {
-            ...missing,
-            status: { $nin: ["deleted", "inactive"] },
-            $or: [
-              { sourceIds: { $size: 1, $in: candidates } },
-              { sourceIds: { $exists: false }, sourceId: { $in: candidates } },
-            ],
-          },
-          { $set: { status: "inactive", updatedAt: new Date() } },
-        );
-        // Blogs another source still lists stay, and forget this one.
-        await dropSource(blogs, { ...missing, sourceIds: { $in: candidates }, "sourceIds.1": { $exists: true } }, candidates);
-        return result.modifiedCount;
+    unlist: (originId, which) =>
+      guard("unlist blogs", async () => {
+        const now = new Date();
+        const origin = textValue(originId, "origin");
+        const filter =
+          "only" in which
+            ? { _id: { $in: ids.ofList(which.only) } }
+            : { "origins.id": { $in: ids.refCandidates(origin) }, _id: { $nin: ids.ofList(which.except) } };
+        return rewriteEach(filter, (blog) => withoutOrigin(blog, origin, now));
       }),
 
-    detachSource: (sourceId) =>
+    detachSource: (sourceId, keep) =>
       guard("detach a source", async () => {
-        const candidates = ids.refCandidates(textValue(sourceId, "sourceId"));
-        const touched = await dropSource(blogs, { $or: [{ sourceIds: { $in: candidates } }, { sourceId: { $in: candidates } }] }, candidates);
-        if (touched.length === 0) return [];
-        const sourceless = { _id: { $in: touched }, $or: [{ sourceIds: { $size: 0 } }, { sourceIds: { $exists: false } }], sourceId: null };
-        // A blog no source lists any more is the owner's own: a manual blog.
-        await blogs.updateMany(sourceless, { $set: { source: "manual" } });
-        const orphans = await blogs
-          // Deleted blogs are not offered for purging: they keep their URL so sync never re-adds them.
-          .find({ ...sourceless, status: { $ne: "deleted" } })
-          .project({ _id: 1 })
-          .toArray();
-        return orphans.map((doc) => refHex(doc._id) as string);
+        const now = new Date();
+        const source = textValue(sourceId, "sourceId");
+        return rewriteEach({ "origins.id": { $in: ids.refCandidates(source) } }, (blog) =>
+          // Deleted blogs only forget it: purging them would free their URL for re-creation.
+          keep && blog.status !== "deleted" ? withoutSourceKept(blog, source, now) : withoutOrigin(blog, source, now),
+        );
       }),
 
     purge: (id) =>
@@ -235,9 +241,9 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
           : [{ $or: dueNow }];
         const docs = await blogs
           .find({
-            status: { $nin: ["deleted", "inactive"] },
+            status: { $ne: "deleted" },
             skipItemFetch: { $ne: true },
-            $and: wanted,
+            $and: [listedBlogFilter(), ...wanted],
           })
           .sort({ nextFetchAt: 1, _id: 1 })
           .limit(max)
@@ -245,7 +251,7 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         return docs.map(toBlog);
       }),
 
-    recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, ids, id, record)),
+    recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, ids, id, checkedMetadata(record))),
 
     setIcon: (id, iconUrl) =>
       guard("record a site icon", async () => {
@@ -286,50 +292,46 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
 }
 
 /**
- * Removes a source from the blogs a filter selects; where it was the primary
- * source, the first one left takes its place (or none). Returns their ids.
+ * Writes a fetch's outcome and what the feed said of itself, unless another
+ * write changed the blog meanwhile (then again, from a fresh read). A
+ * permanent redirect moves the blog, unless another blog already has that feed.
  */
-async function dropSource(blogs: MongoCollections["blogs"], filter: Filter<Document>, candidates: Array<ObjectId | string>): Promise<ObjectId[]> {
-  // Fixed by id first: the filter may stop matching once the source is pulled.
-  const ids: ObjectId[] = (await blogs.find(filter).project({ _id: 1 }).toArray()).map((doc) => doc._id);
-  if (ids.length === 0) return ids;
-  await blogs.updateMany({ _id: { $in: ids } }, { $pull: { sourceIds: { $in: candidates } } as Document, $set: { updatedAt: new Date() } });
-  await blogs.updateMany({ _id: { $in: ids }, sourceId: { $in: candidates } }, [
-    { $set: { sourceId: { $ifNull: [{ $arrayElemAt: ["$sourceIds", 0] }, null] } } },
-  ]);
-  return ids;
-}
-
 async function recordFetch(collections: MongoCollections, ids: ObjectIds, id: string, record: FetchRecord): Promise<Blog | null> {
   const { blogs } = collections;
   const _id = ids.of(id);
   if (!_id) return null;
-  const doc = await blogs.findOne({ _id });
-  if (!doc || doc.status === "deleted") return null;
-  const set = fetchChanges(doc, record);
-  const filter = { _id, status: { $ne: "deleted" } };
-  if (record.feedUrl !== undefined && record.feedUrl !== doc.feedUrl) {
-    // A permanent redirect moves the blog, unless another blog already has that feed.
-    const feedUrl = textValue(record.feedUrl, "feed URL");
-    const owner = await findBlogDocByFeedUrl(blogs, feedUrl);
-    if (!owner || refHex(owner._id) === refHex(_id)) {
-      try {
-        const oldKey = typeof doc.feedKey === "string" ? doc.feedKey : feedUrlKey(String(doc.feedUrl ?? ""));
-        const moved = await blogs.findOneAndUpdate(
-          filter,
-          // The old key is remembered, so lists that still name the old address find this blog.
-          {
-            $set: { ...set, feedUrl, feedKey: feedUrlKey(feedUrl), movedFrom: String(doc.feedUrl ?? ""), movedAt: set.lastFetchAt },
-            $addToSet: { feedKeyAliases: oldKey },
-          },
-          { returnDocument: "after" },
-        );
-        return moved ? toBlog(moved) : null;
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-      }
+  let mayMove = record.feedUrl !== undefined;
+  for (let attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++) {
+    const doc = await blogs.findOne({ _id });
+    if (!doc || doc.status === "deleted") return null;
+    const filter = { _id, status: { $ne: "deleted" }, rev: typeof doc.rev === "number" ? doc.rev : null };
+    let moveTo: string | null = null;
+    if (mayMove && record.feedUrl !== doc.feedUrl) {
+      const feedUrl = textValue(record.feedUrl, "feed URL");
+      const holder = await findBlogDocByFeedUrl(blogs, feedUrl);
+      if (!holder || refHex(holder._id) === refHex(_id)) moveTo = feedUrl;
+    }
+    const before = toBlog(doc);
+    const fetched = withFeedMetadata(moveTo ? { ...before, feedUrl: moveTo } : before, record.metadata);
+    const { feedUrl: _moved, ...shown } = blogChanges(before, fetched, ids);
+    const set = { ...shown, ...fetchChanges(doc, record) };
+    let update: Document = { $set: set, $inc: { rev: 1 } };
+    if (moveTo) {
+      const oldKey = typeof doc.feedKey === "string" ? doc.feedKey : feedUrlKey(String(doc.feedUrl ?? ""));
+      update = {
+        // The old key is remembered, so lists that still name the old address find this blog.
+        $set: { ...set, feedUrl: moveTo, feedKey: feedUrlKey(moveTo), movedFrom: String(doc.feedUrl ?? ""), movedAt: set.lastFetchAt },
+        $addToSet: { feedKeyAliases: oldKey },
+        $inc: { rev: 1 },
+      };
+    }
+    try {
+      const after = await blogs.findOneAndUpdate(filter, update, { returnDocument: "after" });
+      if (after) return toBlog(after);
+    } catch (error) {
+      if (!moveTo || !isDuplicateKey(error)) throw error;
+      mayMove = false; // another blog took that address meanwhile: stay
     }
   }
-  const after = await blogs.findOneAndUpdate(filter, { $set: set }, { returnDocument: "after" });
-  return after ? toBlog(after) : null;
+  throw new StorageError("MongoDB could not record a fetch: the blog kept changing meanwhile");
 }

@@ -1,6 +1,8 @@
 import type { Document } from "mongodb";
-import { EDITABLE_BLOG_FIELDS, type Blog, type BlogStatus, type EditableBlogField, type FeedType, type ImportCounts, type Item, type Source, type SourceType } from "../types.js";
-import { isObjectId, refHex } from "./object-ids.js";
+import { legacyFeedValues, legacyOrigins, type LegacyBlog } from "../legacy-origins.js";
+import { changedFields, feedValuesOf, listedValues } from "../provenance.js";
+import { EDITABLE_BLOG_FIELDS, type Blog, type BlogOrigin, type BlogStatus, type EditableBlogField, type FeedType, type ImportCounts, type Item, type Source, type SourceType } from "../types.js";
+import { isObjectId, refHex, type ObjectIds } from "./object-ids.js";
 import { BLOG_STATUSES } from "./values.js";
 
 /*
@@ -56,13 +58,48 @@ function createdAtOf(doc: Document): Date {
   return dateOrNull(doc.createdAt) ?? (isObjectId(doc._id) ? doc._id.getTimestamp() : new Date(0));
 }
 
-/** Every source id a blog document lists (legacy documents only have `sourceId`). */
-export function sourceIdsOf(doc: Document): string[] {
-  if (Array.isArray(doc.sourceIds)) {
-    return doc.sourceIds.map(refHex).filter((id: string | null): id is string => id !== null);
-  }
-  const single = refHex(doc.sourceId);
-  return single ? [single] : [];
+/** The source ids a document stored before origins records (older ones only have `sourceId`), the first one first. */
+function legacySourceIds(doc: Document): string[] {
+  const listed = Array.isArray(doc.sourceIds) ? doc.sourceIds.map(refHex) : [];
+  return [...new Set([refHex(doc.sourceId), ...listed].filter((id): id is string => id !== null))];
+}
+
+/** A document without origins, as lib/storage/legacy-origins.ts reads it. */
+export function legacyBlogOf(doc: Document): LegacyBlog {
+  return {
+    status: typeof doc.status === "string" ? doc.status : "pending",
+    source: nonEmptyText(doc.source),
+    sourceIds: legacySourceIds(doc),
+    ownerEdited: stringList(doc.ownerEdited),
+    feedUrl: textOrNull(doc.feedUrl) ?? "",
+    title: textOrNull(doc.title),
+    description: textOrNull(doc.description),
+    siteUrl: nonEmptyText(doc.siteUrl),
+    category: nonEmptyText(doc.category),
+    photo: nonEmptyText(doc.photo),
+    author: authorText(doc.author),
+    createdAt: createdAtOf(doc),
+  };
+}
+
+/**
+ * A blog document's origins. Documents without any (written before origins
+ * were, or by the Microsub plugin itself) are read as the setup migrates
+ * them, their recorded sources taken to be of the blog's own kind.
+ */
+export function originsOf(doc: Document): BlogOrigin[] {
+  if (!Array.isArray(doc.origins)) return legacyOrigins(legacyBlogOf(doc), () => nonEmptyText(doc.source) ?? undefined);
+  return doc.origins.flatMap((entry: unknown): BlogOrigin[] => {
+    const origin = (entry ?? {}) as Document;
+    const id = refHex(origin.id);
+    if (id === null) return [];
+    return [{ id, kind: nonEmptyText(origin.kind), since: dateOrNull(origin.since) ?? createdAtOf(doc), values: listedValues(origin.values ?? {}) }];
+  });
+}
+
+/** Origins as stored: source ids as references (ObjectIds), the owner as text. */
+export function originDocs(origins: BlogOrigin[], ids: ObjectIds): Document[] {
+  return origins.map((origin) => ({ id: ids.ref(origin.id), kind: origin.kind, since: origin.since, values: { ...origin.values } }));
 }
 
 /** Fields the owner edited on a blog document. */
@@ -75,7 +112,6 @@ export function ownerEditedOf(doc: Document): EditableBlogField[] {
 /** A `blogrollBlogs` document as a port Blog, with defaults for missing fields. */
 export function toBlog(doc: Document): Blog {
   const createdAt = createdAtOf(doc);
-  const sourceIds = sourceIdsOf(doc);
   return {
     id: hexId(doc._id),
     title: textOrNull(doc.title) ?? "",
@@ -97,8 +133,8 @@ export function toBlog(doc: Document): Blog {
     fediverse: textOrNull(doc.fediverse),
     fediverseUrl: textOrNull(doc.fediverseUrl),
     source: nonEmptyText(doc.source),
-    sourceId: refHex(doc.sourceId) ?? sourceIds[0] ?? null,
-    sourceIds,
+    origins: originsOf(doc),
+    feedValues: Array.isArray(doc.origins) ? feedValuesOf(doc.feedValues ?? {}) : legacyFeedValues(legacyBlogOf(doc)),
     microsubFeedId: refHex(doc.microsubFeedId),
     microsubChannelId: refHex(doc.microsubChannelId),
     microsubChannelName: textOrNull(doc.microsubChannelName),
@@ -125,6 +161,39 @@ export function toBlog(doc: Document): Blog {
     updatedAt: dateOrNull(doc.updatedAt) ?? createdAt,
     deletedAt: dateOrNull(doc.deletedAt),
   };
+}
+
+/** Fields whose stored form differs from the port's: references are stored as ObjectIds where they are ids. */
+function docValue(key: keyof Blog, blog: Blog, ids: ObjectIds): unknown {
+  switch (key) {
+    case "origins":
+      return originDocs(blog.origins, ids);
+    case "microsubFeedId":
+    case "microsubChannelId":
+      return ids.ref(blog[key]);
+    case "tags":
+    case "recentPosts":
+    case "ownerEdited":
+      return [...blog[key]];
+    case "feedValues":
+      return { ...blog.feedValues };
+    default:
+      return blog[key];
+  }
+}
+
+/** A new blog's complete document (`_id` from its id; feedKey is the caller's). */
+export function blogDoc(blog: Blog, ids: ObjectIds): Document {
+  const doc: Document = { _id: ids.of(blog.id) };
+  for (const key of Object.keys(blog) as (keyof Blog)[]) if (key !== "id") doc[key] = docValue(key, blog, ids);
+  return doc;
+}
+
+/** The `$set` that turns the document of `before` into `after`: only the fields that differ (never `id`). */
+export function blogChanges(before: Blog, after: Blog, ids: ObjectIds): Document {
+  const set: Document = {};
+  for (const key of changedFields(before, after)) if (key !== "id") set[key] = docValue(key, after, ids);
+  return set;
 }
 
 /** A `blogrollItems` document as a port Item. */

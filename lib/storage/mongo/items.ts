@@ -50,7 +50,7 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
       return { blogId };
     }
     if (category === undefined) {
-      // Few blogs are not public (hidden, inactive, deleted): leaving those out keeps the query
+      // Few blogs are not public (hidden, unlisted, gone, deleted): leaving those out keeps the query
       // small however many blogs there are, and the newest-first index walk stops at the page.
       const unseen = (await blogs.find(notPublicBlogFilter()).project({ _id: 1 }).toArray()).map((doc) => doc._id);
       return unseen.length === 0 ? {} : { blogId: { $nin: unseen } };

@@ -86,20 +86,31 @@ export function createMongoRecommendationStore({ recommendations, blogs }: Mongo
             {
               $group: {
                 _id: "$entries.feedKey",
-                blogIds: { $addToSet: "$blogId" },
-                feedUrl: { $min: "$entries.feedUrl" },
-                siteUrl: { $max: "$entries.siteUrl" },
-                title: { $max: "$entries.title" },
-                description: { $max: "$entries.description" },
+                // One entry per blog and feed key (saveBlogroll drops repeats): one outline per recommender.
+                outlines: {
+                  $push: {
+                    blogId: "$blogId",
+                    feedUrl: "$entries.feedUrl",
+                    siteUrl: "$entries.siteUrl",
+                    title: "$entries.title",
+                    description: "$entries.description",
+                  },
+                },
               },
             },
-            { $addFields: { count: { $size: "$blogIds" } } },
+            { $addFields: { count: { $size: "$outlines" } } },
             { $match: { count: { $gte: Math.max(1, Math.floor(minRecommenders)) } } },
             { $sort: { count: -1, _id: 1 } },
             { $limit: Math.max(1, Math.floor(limit)) },
           ])
           .toArray();
-        return groups.map((group): SuggestionCandidate => ({ ...toEntry(group), blogIds: (group.blogIds as string[]).sort() }));
+        return groups.map(
+          (group): SuggestionCandidate => ({
+            outlines: (group.outlines as Document[])
+              .map((outline) => ({ ...toEntry(outline), blogId: String(outline.blogId) }))
+              .sort((a, b) => (a.blogId < b.blogId ? -1 : a.blogId > b.blogId ? 1 : 0)),
+          }),
+        );
       }),
 
     dismiss: (feedUrl, at = new Date()) =>

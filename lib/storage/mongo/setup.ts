@@ -1,8 +1,13 @@
 import type { Collection, CreateIndexesOptions, Document, IndexSpecification, ObjectId } from "mongodb";
 import { feedUrlKey, isHostTitle } from "../../url/normalise.js";
+import { legacyFeedValues, legacyOrigins } from "../legacy-origins.js";
+import { originKind } from "../provenance.js";
+import type { SourceType } from "../types.js";
 import type { MongoCollections } from "./collections.js";
+import { legacyBlogOf, originDocs } from "./documents.js";
 import { codeOf, isDuplicateKey } from "./errors.js";
 import { BLOG_NEWEST_INDEX } from "./items.js";
+import { objectIdsFor, refHex } from "./object-ids.js";
 
 /** An existing index with the same keys but other options (85) or the same name (86) is kept as it is. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
@@ -81,6 +86,40 @@ async function untypeHostTitles(blogs: Collection): Promise<void> {
   }
 }
 
+/** Index names replaced by later ones: dropped when found (index 27: there is none by that name). */
+async function dropIndex(collection: Collection, name: string): Promise<void> {
+  try {
+    await collection.dropIndex(name);
+  } catch (error) {
+    if (codeOf(error) !== 27) throw error;
+  }
+}
+
+/**
+ * Blogs stored with source ids (and an `inactive` status) get their origins
+ * and what their feed said (lib/storage/legacy-origins.ts); so do the
+ * Microsub plugin's own follows, which never carry origins. When any blog
+ * had source ids, each source's list is read in full once more, to record
+ * the values it gives.
+ */
+async function backfillOrigins(collections: MongoCollections): Promise<void> {
+  const { blogs, sources } = collections;
+  const ids = objectIdsFor(blogs);
+  const kinds = new Map<string, string>();
+  for await (const source of sources.find({}, { projection: { type: 1 } })) kinds.set(refHex(source._id) ?? "", originKind(source.type as SourceType));
+  let hadSources = false;
+  for await (const doc of blogs.find({ origins: { $exists: false } })) {
+    const legacy = legacyBlogOf(doc);
+    hadSources ||= legacy.sourceIds.length > 0;
+    const origins = legacyOrigins(legacy, (id) => kinds.get(id));
+    const set: Document = { origins: originDocs(origins, ids), feedValues: legacyFeedValues(legacy), source: origins[0]?.kind ?? null };
+    // A blog no longer listed is one without origins; its status is its feed's again.
+    if (doc.status === "inactive") set.status = doc.lastFetchAt ? "active" : "pending";
+    await blogs.updateOne({ _id: doc._id, origins: { $exists: false } }, { $set: set, $unset: { sourceId: "", sourceIds: "" } });
+  }
+  if (hadSources) await sources.updateMany({}, { $set: { etag: null, lastModified: null } });
+}
+
 /** Keeps the first copy of items stored twice by older code, so the unique index can be built. */
 async function removeDuplicateItems(items: Collection): Promise<void> {
   const groups = await items
@@ -102,7 +141,8 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(blogs, { feedKey: 1 }, { unique: true, partialFilterExpression: { feedKey: { $exists: true } }, name: "feedKey_unique" });
   await ensureIndex(blogs, { feedUrl: 1 });
   await ensureIndex(blogs, { status: 1, hidden: 1, category: 1 });
-  await ensureIndex(blogs, { sourceIds: 1 });
+  await dropIndex(blogs, "sourceIds_1");
+  await ensureIndex(blogs, { "origins.id": 1 });
   await ensureIndex(blogs, { feedKeyAliases: 1 }, { sparse: true });
   await ensureIndex(blogs, { nextFetchAt: 1, _id: 1 });
   await ensureIndex(blogs, { lastPostAt: 1 });
@@ -110,6 +150,7 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await backfillSchedules(blogs);
   await backfillOwnerFields(blogs);
   await untypeHostTitles(blogs);
+  await backfillOrigins(collections);
 
   const itemKey = { blogId: 1, uid: 1 } as const;
   try {

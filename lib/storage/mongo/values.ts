@@ -7,7 +7,7 @@ import { StorageError, type BlogStatus } from "../types.js";
  * injection defence of the adapter.
  */
 
-export const BLOG_STATUSES: readonly BlogStatus[] = ["pending", "active", "error", "gone", "inactive", "deleted"];
+export const BLOG_STATUSES: readonly BlogStatus[] = ["pending", "active", "error", "gone", "deleted"];
 
 /** The string a filter expects, or a StorageError when the caller gave anything else. */
 export function textValue(value: unknown, what: string): string {

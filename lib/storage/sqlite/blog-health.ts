@@ -1,9 +1,10 @@
 import type { BlogHealthCounts, BlogHealthQuery } from "../types.js";
+import { LISTED_BLOG } from "./visibility.js";
 import type { SqliteContext } from "./database.js";
 import { toIso } from "./rows.js";
 
-/** Blogs whose health conditions mean something: listed by a source and not deleted. */
-const WATCHED = "b.status NOT IN ('deleted', 'inactive')";
+/** Blogs whose health conditions mean something: listed and not deleted. */
+const WATCHED = `b.status != 'deleted' AND ${LISTED_BLOG}`;
 
 /** The WHERE condition (table alias `b`) of a health condition, shared by the list filter and the counts. */
 export function healthSql(condition: "dormant" | "failing" | "moved", query: BlogHealthQuery): { sql: string; params: unknown[] } {
@@ -26,7 +27,7 @@ export function countHealth(ctx: SqliteContext, query: BlogHealthQuery): BlogHea
   const row = ctx
     .statement(
       `SELECT
-         coalesce(sum(b.skip_item_fetch = 0 AND b.status IN ('gone', 'inactive')), 0) AS off,
+         coalesce(sum(b.skip_item_fetch = 0 AND (b.status = 'gone' OR NOT (${LISTED_BLOG}))), 0) AS off,
          coalesce(sum(${WATCHED} AND b.skip_item_fetch = 1), 0) AS external,
          coalesce(sum(${fetched} AND b.status = 'pending'), 0) AS pending,
          coalesce(sum(${fetched} AND b.status = 'error'), 0) AS backoff,

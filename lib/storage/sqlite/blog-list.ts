@@ -1,12 +1,6 @@
 import type { BlogListQuery, BlogStatus } from "../types.js";
 import { healthSql } from "./blog-health.js";
-
-/** Publicly visible, for the blog row named `row` (a table alias, or OLD/NEW in a trigger): not hidden, not deleted, not inactive, not gone (error and pending still show). */
-export const publicBlogSql = (row: string): string => `${row}.hidden = 0 AND ${row}.status NOT IN ('deleted', 'inactive', 'gone')`;
-/** Publicly visible, for the alias `b`. */
-export const PUBLIC_BLOG = publicBlogSql("b");
-/** What the admin sees: everything but deleted blogs. */
-export const ADMIN_BLOG = "b.status != 'deleted'";
+import { ADMIN_BLOG, LISTED_BLOG, PUBLIC_BLOG } from "./visibility.js";
 
 const ORDER_BY_TITLE = "b.pinned DESC, b.title_sort, b.id";
 // DESC puts NULLs last in SQLite: dated blogs first, then by last fetch, never-fetched last.
@@ -30,9 +24,10 @@ export function blogListSql(query: BlogListQuery): BlogListSql {
     conditions.push("b.source = ?");
     params.push(query.source);
   }
-  if (query.sourceId !== undefined) {
-    conditions.push("EXISTS (SELECT 1 FROM json_each(b.source_ids) WHERE value = ?)");
-    params.push(query.sourceId);
+  if (query.origin !== undefined) {
+    conditions.push("EXISTS (SELECT 1 FROM json_each(b.origins) WHERE json_extract(value, '$.id') = ?)");
+    params.push(query.origin.id);
+    if (query.origin.shared !== undefined) conditions.push(`json_array_length(b.origins) ${query.origin.shared ? ">" : "="} 1`);
   }
   if (query.search) {
     // instr, not LIKE: the search text is literal, "%" and "_" included.
@@ -41,6 +36,7 @@ export function blogListSql(query: BlogListQuery): BlogListSql {
     params.push(needle, needle, needle);
   }
   if (query.status === "hidden") conditions.push("b.hidden = 1");
+  else if (query.status === "unlisted") conditions.push(`NOT (${LISTED_BLOG})`);
   else if (query.status !== undefined) {
     conditions.push("b.status = ?");
     params.push(query.status satisfies BlogStatus);

@@ -1,29 +1,34 @@
 import { feedUrlKey } from "../../url/normalise.js";
-import type { BlogStatus, BlogStore, CategoryCount } from "../types.js";
-import { applyEdit, applyFetch, blogFromSource, markDeleted, markInactive, mergeFromSource, withoutSource } from "./blog-changes.js";
-import { ADMIN_BLOG, PUBLIC_BLOG, blogListSql, wholeNumber } from "./blog-list.js";
+import { newId } from "../id.js";
+import { isListed, listedBlog, withListing, withoutOrigin, withoutSourceKept } from "../provenance.js";
+import type { Blog, BlogStatus, BlogStore, CategoryCount } from "../types.js";
+import { applyEdit } from "../owner-edits.js";
+import { applyFetch, markDeleted } from "./blog-changes.js";
+import { blogListSql, wholeNumber } from "./blog-list.js";
+import { ADMIN_BLOG, PUBLIC_BLOG } from "./visibility.js";
 import { countHealth } from "./blog-health.js";
 import type { SqliteContext } from "./database.js";
 import { refreshBlogItemStats } from "./item-stats.js";
-import { BLOG_COLUMNS, blogToParams, rowToBlog, rowToStoredBlog, toIso, type BlogRow, type StoredBlog } from "./rows.js";
+import { BLOG_COLUMNS, blogToParams, rowToBlog, toIso, type BlogRow } from "./rows.js";
 
 const INSERT_BLOG = `INSERT INTO blogs (${BLOG_COLUMNS.join(", ")}) VALUES (${BLOG_COLUMNS.map((c) => `@${c}`).join(", ")})`;
 const UPDATE_BLOG = `UPDATE blogs SET ${BLOG_COLUMNS.filter((c) => c !== "id").map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`;
-const BLOGS_OF_SOURCE = "EXISTS (SELECT 1 FROM json_each(b.source_ids) WHERE value = @sourceId)";
+/** Blogs an origin lists (parameter @origin), by the origins column of alias `b`. */
+const LISTED_BY_ORIGIN = "EXISTS (SELECT 1 FROM json_each(b.origins) WHERE json_extract(value, '$.id') = @origin)";
 
 /**
  * Blogs due for a fetch (parameters: now, limit); NULL next_fetch_at sorts
- * first. The first two conditions repeat the partial index blogs_due word for
- * word, which is what lets SQLite use it.
+ * first. The first three conditions repeat the partial index blogs_due word
+ * for word, which is what lets SQLite use it.
  */
 export const DUE_BLOGS_SQL = `SELECT * FROM blogs
-  WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'inactive')
+  WHERE skip_item_fetch = 0 AND status != 'deleted' AND origins != '[]'
     AND (next_fetch_at IS NULL OR next_fetch_at <= @now)
   ORDER BY next_fetch_at, id LIMIT @limit`;
 
 /** "Sync now": every fetchable blog but those a server told to wait, and gone ones before their weekly check (parameters: now, limit). */
 const EVERY_FETCHABLE_BLOG_SQL = `SELECT * FROM blogs
-  WHERE skip_item_fetch = 0 AND status NOT IN ('deleted', 'inactive')
+  WHERE skip_item_fetch = 0 AND status != 'deleted' AND origins != '[]'
     AND (wait_until IS NULL OR wait_until <= @now)
     AND (status != 'gone' OR next_fetch_at IS NULL OR next_fetch_at <= @now)
   ORDER BY next_fetch_at, id LIMIT @limit`;
@@ -35,10 +40,10 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
   const byKey = (key: string) =>
     (ctx.statement("SELECT * FROM blogs WHERE feed_url_key = ?").get(key) as BlogRow | undefined) ??
     (ctx.statement("SELECT b.* FROM blog_feed_aliases a JOIN blogs b ON b.id = a.blog_id WHERE a.key = ?").get(key) as BlogRow | undefined);
-  const insert = (stored: StoredBlog) => ctx.statement(INSERT_BLOG).run(blogToParams(stored, feedUrlKey(stored.blog.feedUrl)));
-  const save = (stored: StoredBlog) => ctx.statement(UPDATE_BLOG).run(blogToParams(stored, feedUrlKey(stored.blog.feedUrl)));
-  const ofSource = (sourceId: string) =>
-    (ctx.statement(`SELECT * FROM blogs b WHERE ${BLOGS_OF_SOURCE} ORDER BY b.id`).all({ sourceId }) as BlogRow[]).map(rowToStoredBlog);
+  const insert = (blog: Blog) => ctx.statement(INSERT_BLOG).run(blogToParams(blog, feedUrlKey(blog.feedUrl)));
+  const save = (blog: Blog) => ctx.statement(UPDATE_BLOG).run(blogToParams(blog, feedUrlKey(blog.feedUrl)));
+  const listedBy = (origin: string) =>
+    (ctx.statement(`SELECT * FROM blogs b WHERE ${LISTED_BY_ORIGIN} ORDER BY b.id`).all({ origin }) as BlogRow[]).map(rowToBlog);
 
   return {
     list: (query) =>
@@ -78,13 +83,13 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           const now = new Date();
           const row = byKey(feedUrlKey(input.feedUrl));
           if (!row) {
-            const stored = blogFromSource(input, now);
-            insert(stored);
-            return { outcome: "added" as const, blog: stored.blog };
+            const blog = listedBlog(input, newId(now.getTime()), now);
+            insert(blog);
+            return { outcome: "added" as const, blog };
           }
-          const { outcome, stored } = mergeFromSource(rowToStoredBlog(row), input, now);
-          if (outcome !== "unchanged" && outcome !== "skipped-deleted") save(stored);
-          return { outcome, blog: stored.blog };
+          const { outcome, blog } = withListing(rowToBlog(row), input, now);
+          if (outcome !== "unchanged" && outcome !== "skipped-deleted") save(blog);
+          return { outcome, blog };
         }),
       ),
 
@@ -93,9 +98,9 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
         ctx.write(() => {
           const row = byId(id);
           if (!row || row.status === "deleted") return null;
-          const stored = applyEdit(rowToStoredBlog(row), edit, new Date());
-          save(stored);
-          return stored.blog;
+          const blog = applyEdit(rowToBlog(row), edit, new Date());
+          save(blog);
+          return blog;
         }),
       ),
 
@@ -105,45 +110,38 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           const row = byId(id);
           if (!row) return false;
           const now = new Date();
-          save(markDeleted(rowToStoredBlog(row), at ?? now, now));
+          save(markDeleted(rowToBlog(row), at ?? now, now));
           return true;
         }),
       ),
 
-    markMissingInactive: (sourceId, keepIds) =>
-      ctx.guard("blogs.markMissingInactive", () =>
+    unlist: (originId, which) =>
+      ctx.guard("blogs.unlist", () =>
         ctx.write(() => {
           const now = new Date();
-          const rows = ctx
-            .statement(
-              `SELECT * FROM blogs b WHERE b.status != 'deleted' AND ${BLOGS_OF_SOURCE}
-                 AND b.id NOT IN (SELECT value FROM json_each(@keep))`,
-            )
-            .all({ sourceId, keep: JSON.stringify(keepIds) }) as BlogRow[];
-          let marked = 0;
-          for (const stored of rows.map(rowToStoredBlog)) {
-            if (stored.blog.sourceIds.length > 1) {
-              // Another source still lists it: it stays, this source just stops claiming it.
-              save(withoutSource(stored, sourceId, now));
-            } else if (stored.blog.status !== "inactive") {
-              save(markInactive(stored, now));
-              marked++;
-            }
+          const except = "except" in which ? new Set(which.except) : null;
+          const only = "only" in which ? new Set(which.only) : null;
+          const unlisted: string[] = [];
+          for (const blog of listedBy(originId)) {
+            if (except?.has(blog.id) || (only && !only.has(blog.id))) continue;
+            const after = withoutOrigin(blog, originId, now);
+            save(after);
+            if (!isListed(after) && after.status !== "deleted") unlisted.push(after.id);
           }
-          return marked;
+          return unlisted;
         }),
       ),
 
-    detachSource: (sourceId) =>
+    detachSource: (sourceId, keep) =>
       ctx.guard("blogs.detachSource", () =>
         ctx.write(() => {
           const now = new Date();
           const orphans: string[] = [];
-          for (const stored of ofSource(sourceId)) {
-            const detached = withoutSource(stored, sourceId, now);
-            save(detached);
-            // Deleted blogs are left out: purging them would free their URL for re-creation.
-            if (detached.blog.sourceIds.length === 0 && detached.blog.status !== "deleted") orphans.push(detached.blog.id);
+          for (const blog of listedBy(sourceId)) {
+            // Deleted blogs only forget it: purging them would free their URL for re-creation.
+            const after = keep && blog.status !== "deleted" ? withoutSourceKept(blog, sourceId, now) : withoutOrigin(blog, sourceId, now);
+            save(after);
+            if (!isListed(after) && after.status !== "deleted") orphans.push(after.id);
           }
           return orphans;
         }),
@@ -183,8 +181,8 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
             const holder = byKey(feedUrlKey(record.feedUrl));
             if (!holder || holder.id === id) newFeedUrl = record.feedUrl;
           }
-          const stored = applyFetch(rowToStoredBlog(row), record, newFeedUrl, new Date());
-          save(stored);
+          const blog = applyFetch(rowToBlog(row), record, newFeedUrl, new Date());
+          save(blog);
           if (newFeedUrl) {
             // Lists that still name the old address find the moved blog, not a new twin.
             ctx.statement(
@@ -192,7 +190,7 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
             ).run(row.feed_url_key, id);
             ctx.statement("DELETE FROM blog_feed_aliases WHERE key = ?").run(feedUrlKey(newFeedUrl));
           }
-          return stored.blog;
+          return blog;
         }),
       ),
 

@@ -1,4 +1,4 @@
-import { PUBLIC_BLOG } from "./blog-list.js";
+import { PUBLIC_BLOG } from "./visibility.js";
 import type { SqliteContext } from "./database.js";
 import type { ItemRow } from "./rows.js";
 

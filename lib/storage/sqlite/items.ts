@@ -1,6 +1,7 @@
 import { newId } from "../id.js";
 import type { Item, ItemListQuery, ItemStore, NewItem } from "../types.js";
-import { PUBLIC_BLOG, wholeNumber } from "./blog-list.js";
+import { wholeNumber } from "./blog-list.js";
+import { PUBLIC_BLOG } from "./visibility.js";
 import type { SqliteContext } from "./database.js";
 import { categoryItemRows } from "./category-items.js";
 import { refreshBlogItemStats } from "./item-stats.js";

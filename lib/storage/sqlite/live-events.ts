@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
 import { PAGE_FIELDS } from "../live-log.js";
 import type { BlogChange, Item, LiveEvent, LiveEventStore, LivePost } from "../types.js";
-import { publicBlogSql, wholeNumber } from "./blog-list.js";
+import { wholeNumber } from "./blog-list.js";
+import { publicBlogSql } from "./visibility.js";
 import type { SqliteContext } from "./database.js";
 import { BLOG_COLUMNS, rowToBlog, rowToItem, toIso, type BlogRow, type ItemRow } from "./rows.js";
 

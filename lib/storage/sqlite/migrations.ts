@@ -1,7 +1,10 @@
 import type Database from "better-sqlite3";
-import { StorageError } from "../types.js";
+import { legacyFeedValues, legacyOrigins } from "../legacy-origins.js";
+import { originKind } from "../provenance.js";
+import { StorageError, type SourceType } from "../types.js";
 import { keptStatement } from "./database.js";
 import { isHostTitle } from "../../url/normalise.js";
+import { originsToJson } from "./rows.js";
 
 /** One schema step; its position in MIGRATIONS (1-based) is the `user_version` it leads to. */
 export interface Migration {
@@ -267,7 +270,79 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "every origin that lists a blog (its sources and the owner) and what its feed says of itself, replacing source ids and the inactive status",
+    up(db) {
+      db.exec(`
+        ALTER TABLE blogs ADD COLUMN origins TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(origins));
+        ALTER TABLE blogs ADD COLUMN feed_values TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(feed_values));
+      `);
+      backfillOrigins(db);
+      db.exec(`
+        -- A blog no longer listed is one without origins; its status is its feed's again.
+        UPDATE blogs SET status = coalesce(resume_status, 'pending') WHERE status = 'inactive';
+        DROP INDEX blogs_due;
+        CREATE INDEX blogs_due ON blogs (next_fetch_at, id)
+          WHERE skip_item_fetch = 0 AND status != 'deleted' AND origins != '[]';
+        ALTER TABLE blogs DROP COLUMN resume_status;
+        ALTER TABLE blogs DROP COLUMN source_id;
+        ALTER TABLE blogs DROP COLUMN source_ids;
+        -- Each source's list is read in full once more, to record the values it gives.
+        UPDATE sources SET etag = NULL, last_modified = NULL;
+      `);
+    },
+  },
 ];
+
+interface LegacyBlogRow {
+  id: string;
+  status: string;
+  source: string | null;
+  source_id: string | null;
+  source_ids: string;
+  owner_edited: string;
+  feed_url: string;
+  title: string;
+  description: string | null;
+  site_url: string | null;
+  category: string | null;
+  photo: string | null;
+  author: string | null;
+  created_at: string;
+}
+
+/** Origins and feed values of blogs stored with source ids (lib/storage/legacy-origins.ts). */
+function backfillOrigins(db: Database.Database): void {
+  // Kept statements: Node 24 aborts when the GC collects one (see keptStatement).
+  const kinds = new Map(
+    (keptStatement(db, "SELECT id, type FROM sources").all() as Array<{ id: string; type: SourceType }>).map((row) => [row.id, originKind(row.type)]),
+  );
+  const update = keptStatement(db, "UPDATE blogs SET origins = ?, feed_values = ?, source = ? WHERE id = ?");
+  const rows = keptStatement(
+    db,
+    "SELECT id, status, source, source_id, source_ids, owner_edited, feed_url, title, description, site_url, category, photo, author, created_at FROM blogs",
+  ).all() as LegacyBlogRow[];
+  for (const row of rows) {
+    const sourceIds = [...new Set([...(row.source_id ? [row.source_id] : []), ...(JSON.parse(row.source_ids) as string[])])];
+    const legacy = {
+      status: row.status,
+      source: row.source,
+      sourceIds,
+      ownerEdited: JSON.parse(row.owner_edited) as string[],
+      feedUrl: row.feed_url,
+      title: row.title,
+      description: row.description,
+      siteUrl: row.site_url,
+      category: row.category,
+      photo: row.photo,
+      author: row.author,
+      createdAt: new Date(row.created_at),
+    };
+    const origins = legacyOrigins(legacy, (id) => kinds.get(id));
+    // The public `source` is the kind of the first origin from now on.
+    update.run(originsToJson(origins), JSON.stringify(legacyFeedValues(legacy)), origins[0]?.kind ?? null, row.id);
+  }
+}
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -96,8 +96,9 @@ export function createSqliteRecommendationStore(ctx: SqliteContext): Recommendat
       ctx.guard("recommendations.candidates", () => {
         const rows = ctx
           .statement(
-            `SELECT r.feed_key, COUNT(*) AS n, json_group_array(r.blog_id) AS blog_ids,
-                    MIN(r.feed_url) AS feed_url, MAX(r.site_url) AS site_url, MAX(r.title) AS title, MAX(r.description) AS description
+            `SELECT r.feed_key, COUNT(*) AS n,
+                    json_group_array(json_object('blogId', r.blog_id, 'feed_url', r.feed_url, 'site_url', r.site_url,
+                                                 'title', r.title, 'description', r.description)) AS outlines
              FROM recommendations r
              WHERE NOT EXISTS (SELECT 1 FROM blogs b WHERE b.feed_url_key = r.feed_key)
                AND NOT EXISTS (SELECT 1 FROM blog_feed_aliases a WHERE a.key = r.feed_key)
@@ -107,8 +108,12 @@ export function createSqliteRecommendationStore(ctx: SqliteContext): Recommendat
              ORDER BY n DESC, r.feed_key
              LIMIT @limit`,
           )
-          .all({ min: Math.max(1, Math.floor(minRecommenders)), limit: Math.max(0, Math.floor(limit)) }) as Array<EntryRow & { blog_ids: string }>;
-        return rows.map((row) => ({ ...toEntry(row), blogIds: JSON.parse(row.blog_ids) as string[] }));
+          .all({ min: Math.max(1, Math.floor(minRecommenders)), limit: Math.max(0, Math.floor(limit)) }) as Array<{ outlines: string }>;
+        return rows.map((row) => ({
+          outlines: (JSON.parse(row.outlines) as Array<EntryRow & { blogId: string }>)
+            .map((outline) => ({ ...toEntry(outline), blogId: outline.blogId }))
+            .sort((a, b) => (a.blogId < b.blogId ? -1 : a.blogId > b.blogId ? 1 : 0)),
+        }));
       }),
 
     dismiss: (feedUrl, at = new Date()) =>

@@ -1,4 +1,4 @@
-import type { Blog, BlogStatus, EditableBlogField, FeedType, ImportCounts, Item, Source, SourceType } from "../types.js";
+import type { Blog, BlogOrigin, BlogStatus, EditableBlogField, FeedType, FeedValues, ImportCounts, Item, ListedValues, Source, SourceType } from "../types.js";
 import { StorageError } from "../types.js";
 
 /*
@@ -36,14 +36,13 @@ export interface BlogRow {
   photo: string | null;
   author: string | null;
   status: string;
-  resume_status: string | null;
   item_count: number;
   pinned: number;
   hidden: number;
   notes: string | null;
   source: string | null;
-  source_id: string | null;
-  source_ids: string;
+  origins: string;
+  feed_values: string;
   microsub_feed_id: string | null;
   microsub_channel_id: string | null;
   microsub_channel_name: string | null;
@@ -75,14 +74,20 @@ export interface BlogRow {
   deleted_at: string | null;
 }
 
-/**
- * A blog plus what only the adapter tracks: the status an `inactive` blog
- * goes back to when its source lists it again.
- */
-export interface StoredBlog {
-  blog: Blog;
-  resumeStatus: BlogStatus | null;
+/** Origins as stored: JSON with ISO dates, in listing order. */
+interface OriginJson {
+  id: string;
+  kind: string | null;
+  since: string;
+  values: ListedValues;
 }
+
+const originsFromJson = (text: string): BlogOrigin[] =>
+  (JSON.parse(text) as OriginJson[]).map((origin) => ({ id: origin.id, kind: origin.kind, since: new Date(origin.since), values: origin.values }));
+
+/** The origins column's text; `[]` exactly when none (the listed-blog conditions compare with it). */
+export const originsToJson = (origins: BlogOrigin[]): string =>
+  JSON.stringify(origins.map((origin): OriginJson => ({ id: origin.id, kind: origin.kind, since: toIso(origin.since), values: origin.values })));
 
 export function rowToBlog(row: BlogRow): Blog {
   return {
@@ -106,8 +111,8 @@ export function rowToBlog(row: BlogRow): Blog {
     fediverse: row.fediverse,
     fediverseUrl: row.fediverse_url,
     source: row.source,
-    sourceId: row.source_id,
-    sourceIds: JSON.parse(row.source_ids) as string[],
+    origins: originsFromJson(row.origins),
+    feedValues: JSON.parse(row.feed_values) as FeedValues,
     microsubFeedId: row.microsub_feed_id,
     microsubChannelId: row.microsub_channel_id,
     microsubChannelName: row.microsub_channel_name,
@@ -136,12 +141,8 @@ export function rowToBlog(row: BlogRow): Blog {
   };
 }
 
-export function rowToStoredBlog(row: BlogRow): StoredBlog {
-  return { blog: rowToBlog(row), resumeStatus: row.resume_status as BlogStatus | null };
-}
-
 /** Named parameters for writing every column of a blog row. */
-export function blogToParams({ blog, resumeStatus }: StoredBlog, feedUrlKey: string): BlogRow {
+export function blogToParams(blog: Blog, feedUrlKey: string): BlogRow {
   return {
     id: blog.id,
     title: blog.title,
@@ -156,14 +157,13 @@ export function blogToParams({ blog, resumeStatus }: StoredBlog, feedUrlKey: str
     photo: blog.photo,
     author: blog.author,
     status: blog.status,
-    resume_status: resumeStatus,
     item_count: blog.itemCount,
     pinned: blog.pinned ? 1 : 0,
     hidden: blog.hidden ? 1 : 0,
     notes: blog.notes,
     source: blog.source,
-    source_id: blog.sourceId,
-    source_ids: JSON.stringify(blog.sourceIds),
+    origins: originsToJson(blog.origins),
+    feed_values: JSON.stringify(blog.feedValues),
     microsub_feed_id: blog.microsubFeedId,
     microsub_channel_id: blog.microsubChannelId,
     microsub_channel_name: blog.microsubChannelName,
@@ -199,8 +199,8 @@ export function blogToParams({ blog, resumeStatus }: StoredBlog, feedUrlKey: str
 /** The blog columns in table order, for INSERT and UPDATE statements. */
 export const BLOG_COLUMNS: readonly (keyof BlogRow)[] = [
   "id", "title", "title_sort", "description", "feed_url", "feed_url_key", "site_url", "feed_type", "category",
-  "tags", "photo", "author", "status", "resume_status", "item_count", "pinned", "hidden", "notes", "source",
-  "source_id", "source_ids", "microsub_feed_id", "microsub_channel_id", "microsub_channel_name", "skip_item_fetch",
+  "tags", "photo", "author", "status", "item_count", "pinned", "hidden", "notes", "source",
+  "origins", "feed_values", "microsub_feed_id", "microsub_channel_id", "microsub_channel_name", "skip_item_fetch",
   "last_fetch_at", "last_item_at", "last_error", "next_fetch_at", "failure_count", "etag", "last_modified",
   "icon_url", "owner_edited", "created_at", "updated_at", "deleted_at",
   "failing_since", "recent_posts", "last_post_at", "fetch_interval", "fetch_reason", "wait_until", "moved_from", "moved_at",
