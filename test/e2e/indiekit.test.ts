@@ -301,6 +301,59 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.ok(blogPage.html.includes(`https://friend.example/${first.id}.opml`));
   });
 
+  it("two sources overlap a hand-added blog: re-reads change nothing public, deleting a source with \"Remove them\" keeps what another origin lists", async () => {
+    const feed = (name: string, tag: string) => `${site.base}/${name}.xml?overlap=${tag}`;
+    const outline = (text: string, url: string) => `<outline type="rss" text="${text}" xmlUrl="${url.replaceAll("&", "&amp;")}"/>`;
+    const opml = (body: string) => `<?xml version="1.0"?><opml version="2.0"><head><title>Overlap</title></head><body>${body}</body></opml>`;
+    const mineUrl = feed("alpha", "mine");
+    await renders(`${MOUNT}/blogs/new`);
+    const added = await owner.post(`${MOUNT}/blogs`, { url: "", feedUrl: mineUrl, title: "Mine by hand", category: "", action: "add" });
+    assert.equal(added.status, 303, added.html.slice(0, 300));
+    const mine = (await storage.blogs.getByFeedUrl(mineUrl))!;
+    assert.equal((await owner.post(`${MOUNT}/blogs/${mine.id}`, { title: "Mine by hand", category: "", tags: "", pinned: "true", notes: "Met at the meetup" })).status, 303);
+
+    const folders = opml(`<outline text="Friends">${outline("Mine", mineUrl)}${outline("Bob", feed("beta", "bob"))}${outline("Carol", feed("gamma", "carol"))}${outline("Only here", feed("beta", "only"))}</outline>`);
+    const bare = opml(`${outline("Bob's blog", feed("beta", "bob"))}${outline("Carol's blog", feed("gamma", "carol"))}${outline("Theirs", feed("delta", "theirs"))}`);
+    for (const [name, xml] of [["Folders", folders], ["Bare", bare]]) {
+      assert.equal((await owner.post(`${MOUNT}/sources`, { type: "opml_file", name, xml, enabled: "true", action: "save" })).status, 303, name);
+    }
+    await waitForIdle(host.url);
+    const sources = await storage.sources.list();
+    const [foldersSource, bareSource] = ["Folders", "Bare"].map((name) => sources.find((source) => source.name === name)!);
+    const publicView = async () => {
+      const blogs = (await (await fetch(`${host.url}${MOUNT}/api/blogs?limit=1000`)).json()) as { items: Array<{ feedUrl: string; title: string; category: string | null }> };
+      const opmlEtag = (await fetch(`${host.url}${MOUNT}/api/opml`)).headers.get("etag");
+      const categories = await (await fetch(`${host.url}${MOUNT}/api/categories`)).json();
+      return { blogs: blogs.items.filter((blog) => blog.feedUrl.includes("overlap=")), opmlEtag, categories };
+    };
+    const before = await publicView();
+    assert.deepEqual(
+      before.blogs.map((blog) => [blog.title, blog.category]).sort(),
+      [["Bob", "Friends"], ["Carol", "Friends"], ["Mine by hand", "Friends"], ["Only here", "Friends"], ["Theirs", null]],
+      "the first origin that gives a folder or title gives it; the owner's typed title wins",
+    );
+    for (let round = 0; round < 3; round++) {
+      for (const source of [bareSource, foldersSource]) {
+        assert.equal((await owner.post(`${MOUNT}/sources/${source.id}/sync`, {})).location, `${MOUNT}/sources?notice=sourceSynced`);
+        const counts = (await storage.sources.get(source.id))!.lastImport!;
+        assert.deepEqual([counts.added, counts.updated, counts.missing], [0, 0, 0], `${source.name}, round ${round}: nothing changed`);
+      }
+      assert.deepEqual(await publicView(), before, `round ${round}: the public list, its categories and the OPML ETag as they were`);
+    }
+
+    const confirm = await renders(`${MOUNT}/sources/${foldersSource.id}/delete`);
+    assert.match(confirm.html, /1 blog is listed by this source alone\./);
+    const staying = /3 blogs stay, also listed by another source or by you:<\/p>\s*<ul>([\s\S]*?)<\/ul>/.exec(confirm.html)?.[1] ?? "";
+    assert.deepEqual([...staying.matchAll(/<li>([^<]+)<\/li>/g)].map((match) => match[1]).sort(), ["Bob", "Carol", "Mine by hand"], "the others are named as staying");
+    assert.equal((await owner.post(`${MOUNT}/sources/${foldersSource.id}/delete`, { blogs: "remove" })).status, 303);
+    assert.equal(await storage.blogs.getByFeedUrl(feed("beta", "only")), null, "the blog only it listed is removed");
+    const kept = (await storage.blogs.get(mine.id))!;
+    assert.deepEqual([kept.title, kept.pinned, kept.notes], ["Mine by hand", true, "Met at the meetup"], "the owner's blog stays, pin and notes too");
+    const after = await publicView();
+    assert.deepEqual(after.blogs.map((blog) => blog.title).sort(), ["Bob's blog", "Carol's blog", "Mine by hand", "Theirs"], "the other origin's values now show");
+    assert.match((await renders(`${MOUNT}/blogs/${mine.id}`)).html, /Listed by\s*<\/dt>\s*<dd[^>]*>\s*You\s*</, "its page says the owner alone lists it now");
+  });
+
   it("refuses a form post without the CSRF token", async () => {
     assert.equal((await owner.post(`${MOUNT}/sync`, {}, { csrf: null })).status, 403);
     assert.equal((await owner.post(`${MOUNT}/sync`, {}, { csrf: "forged" })).status, 403);
