@@ -357,8 +357,9 @@ export interface BlogStore {
   /**
    * A source is deleted: no blog lists it any more. Blogs no other origin
    * lists are, with `keep`, listed by the owner with the values the source
-   * gave them (nothing shows a change); without, their ids are returned (to
-   * be purged). Deleted blogs are never returned.
+   * gave them (the values shown stay; their `source` becomes "manual");
+   * without, their ids are returned (to be purged). Deleted blogs are never
+   * returned.
    */
   detachSource(sourceId: string, keep: boolean): Promise<string[]>;
   /** Removes a blog and its items for good (source deletion "remove" choice). */

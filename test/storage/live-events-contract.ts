@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { Blog, LiveEvent, NewBlog, NewItem, Storage } from "../../lib/storage/types.js";
+import { OWNER_ORIGIN, type Blog, type LiveEvent, type NewBlog, type NewItem, type Storage } from "../../lib/storage/types.js";
 
 const HOUR = 3_600_000;
 let feedNumber = 0;
@@ -161,6 +161,44 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       const purged = await add();
       assert.deepEqual(await saidBy(() => s.blogs.purge(purged.id)), [`blog ${purged.id} removed`]);
       assert.deepEqual(await saidBy(() => s.blogs.purge(deleted.id)), [], "purging a blog the public no longer saw");
+    });
+
+    it("records `removed` and `added` when only a blog's origins change, and nothing while another origin still lists it", async () => {
+      const first = await s.sources.create({ type: "opml_url", name: "first" });
+      const second = await s.sources.create({ type: "blogroll", name: "second" });
+      const blog = await add({ sourceId: first.id, source: "opml" });
+      const listing = (sourceId: string | null, category?: string) =>
+        s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.title, category, source: sourceId ? "opml" : "manual", sourceId });
+
+      // A second origin's value where the first gave none shows; re-reads of either unchanged list say nothing.
+      assert.deepEqual(await saidBy(() => listing(second.id, "Friends")), [`blog ${blog.id} updated`]);
+      assert.deepEqual(await saidBy(() => listing(second.id, "Friends")), [], "the second list re-read unchanged");
+      assert.deepEqual(await saidBy(() => listing(first.id)), [], "the first list re-read, still without a category");
+      assert.deepEqual(await saidBy(() => listing(first.id, "Elsewhere")), [`blog ${blog.id} updated`], "the first origin's value wins");
+      assert.deepEqual(await saidBy(() => listing(second.id, "Friends")), [], "the second origin does not take it back");
+
+      // Its sources drop it one by one: only the last makes it leave.
+      assert.deepEqual(await saidBy(() => s.blogs.unlist(first.id, { except: [] })), [`blog ${blog.id} updated`], "the second origin's category shows now");
+      assert.deepEqual(await saidBy(() => s.blogs.unlist(second.id, { except: [] })), [`blog ${blog.id} removed`]);
+
+      // The owner adds it again; stops following it (Microsub); edits it, which lists it as the owner's again.
+      assert.deepEqual(await saidBy(() => listing(null)), [`blog ${blog.id} added`]);
+      assert.deepEqual(await saidBy(() => s.blogs.unlist(OWNER_ORIGIN, { only: [blog.id] })), [`blog ${blog.id} removed`]);
+      assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { tags: ["kept"] })), [`blog ${blog.id} added`]);
+
+      // A source deleted: "Keep them" changes nothing the public sees; "Remove them" removes only what no other origin lists.
+      const keptFromSource = await add({ sourceId: first.id, source: "opml" });
+      assert.deepEqual(await saidBy(() => s.blogs.detachSource(first.id, true)), []);
+      assert.equal((await s.blogs.get(keptFromSource.id))?.origins[0]?.id, OWNER_ORIGIN);
+      const onlyListed = await add({ sourceId: second.id, source: "blogroll" });
+      const alsoOwners = await add();
+      await s.blogs.upsertFromSource({ feedUrl: alsoOwners.feedUrl, source: "blogroll", sourceId: second.id });
+      const removed = await saidBy(async () => {
+        for (const id of await s.blogs.detachSource(second.id, false)) await s.blogs.purge(id);
+      });
+      assert.deepEqual(removed, [`blog ${onlyListed.id} removed`]);
+      assert.equal(await s.blogs.get(onlyListed.id), null);
+      assert.deepEqual((await s.blogs.get(alsoOwners.id))?.origins.map((origin) => origin.id), [OWNER_ORIGIN], "the owner lists it too: it stays");
     });
 
     it("hands back no blog for events of blogs the public does not see now, and no item once the post is gone", async () => {
