@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { axeViolations } from "../support/axe.js";
 import { browserSkip as skip, launchBrowser, logInPage, type TestBrowser } from "../support/browser.js";
+import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
 import { addBlog, addItems, item } from "../support/seed.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
 
@@ -17,10 +18,12 @@ describe("admin pages pass axe-core (Chromium, standalone host)", { skip }, () =
   let browser: TestBrowser;
   let page: Page;
   let mount: string;
+  let site: FixtureSite;
   const pages: string[] = [];
 
   before(async () => {
     server = await startTestServer("sqlite");
+    site = await startFixtureSite();
     mount = server.plugin.mountPath;
     const blog = await addBlog(server.storage, { title: "Checked", category: "Tech" });
     await addItems(server.storage, blog.id, [item("a", new Date())]);
@@ -60,6 +63,7 @@ describe("admin pages pass axe-core (Chromium, standalone host)", { skip }, () =
   after(async () => {
     await browser?.close();
     await server?.close();
+    await site?.close();
   });
 
   it("every page, as loaded", async () => {
@@ -83,6 +87,17 @@ describe("admin pages pass axe-core (Chromium, standalone host)", { skip }, () =
     await submit(`${mount}/sources/new?type=feedland`, async (p) => p.getByLabel("FeedLand instance", { exact: false }).fill("not an address"), "Save");
     await submit(`${mount}/blogs/new`, async () => {}, "Find feeds");
     await submit(`${mount}/sources/new?type=opml_file`, async (p) => p.getByLabel("Or paste the OPML", { exact: false }).fill("https://example.org/list.opml"), "Save");
+    // A blog already there, added again with another title: the page asking to confirm the change.
+    await server.storage.blogs.upsertFromSource({ feedUrl: `${site.base}/gamma.xml`, title: "Gamma", source: "manual" });
+    await submit(
+      `${mount}/blogs/new`,
+      async (p) => {
+        await p.getByLabel("Site or feed address", { exact: false }).fill(`${site.base}/gamma.xml`);
+        await p.getByLabel("Title", { exact: false }).fill("Gamma, renamed");
+      },
+      "Add blog",
+    );
+    assert.match(await page.title(), /^Already in your blogroll/, "the re-add confirmation was checked");
     assert.deepEqual(found, []);
   });
 });
