@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { KINDS } from "../lib/options/kinds.js";
+import { expectedValue } from "../lib/options/kinds.js";
 import { OPTION_GROUPS, OPTIONS, type OptionDescriptor } from "../lib/options/table.js";
 
 export const CONFIGURATION_PAGE = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
@@ -48,7 +48,7 @@ function valueCell(option: OptionDescriptor): string {
 }
 
 function accepts(option: OptionDescriptor): string {
-  return cell(KINDS[option.kind].expected("min" in option ? option : { min: 0 }));
+  return cell(expectedValue(option));
 }
 
 function variableNote(option: OptionDescriptor): string {

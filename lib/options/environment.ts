@@ -1,4 +1,4 @@
-import { KINDS } from "./kinds.js";
+import { expectedValue, KINDS } from "./kinds.js";
 import { OPTIONS } from "./table.js";
 
 type Environment = Record<string, string | undefined>;
@@ -40,7 +40,7 @@ function read(env: Environment, wanted: (insideIndiekit: boolean) => boolean): R
     const value = kind.fromText ? kind.fromText(text) : text;
     if (value === undefined) {
       const given = option.secret ? "" : `, not ${JSON.stringify(text)}`;
-      throw new EnvironmentError(`${option.env} must be ${kind.expected("min" in option ? option : { min: 0 })}${given}`);
+      throw new EnvironmentError(`${option.env} must be ${expectedValue(option)}${given}`);
     }
     options[name] = value;
   }

@@ -46,6 +46,27 @@ const numberKind = (integer: boolean): Kind => ({
   expected: ({ min, max }) => `${integer ? "an integer" : "a number"} ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`,
 });
 
+/** An option as its kind and bounds describe it. */
+interface Described {
+  kind: OptionKind;
+  min?: number;
+  max?: number;
+}
+
+/** What an option's value must be, in the words of its errors and the docs ("a number from 1000 to …"). */
+export function expectedValue(option: Described): string {
+  return KINDS[option.kind].expected(boundsOf(option));
+}
+
+/** True when the value is one the option accepts. */
+export function acceptsValue(option: Described, value: unknown): boolean {
+  return KINDS[option.kind].accepts(value, boundsOf(option));
+}
+
+function boundsOf({ min = 0, max }: Described): Bounds {
+  return { min, max };
+}
+
 const isNonEmptyString = (value: unknown): value is string => typeof value === "string" && value.trim() !== "";
 
 export const KINDS: Record<OptionKind, Kind> = {

@@ -1,4 +1,4 @@
-import { KINDS } from "./kinds.js";
+import { acceptsValue, expectedValue, KINDS } from "./kinds.js";
 import { OPTIONS, type BlogrollOptions, type OptionDescriptor } from "./table.js";
 
 export class OptionsError extends Error {
@@ -35,12 +35,11 @@ export function resolveOptions(input: unknown = {}): BlogrollOptions {
 /** The value as the option resolves it, or an OptionsError saying what it must be (a secret's value left out). */
 function checked(name: string, option: OptionDescriptor, value: unknown): unknown {
   if (value === null && option.default === null) return null;
-  const kind = KINDS[option.kind];
-  const bounds = "min" in option ? option : { min: 0 };
-  if (!kind.accepts(value, bounds)) {
+  if (!acceptsValue(option, value)) {
     const got = option.secret ? "" : ` (got ${JSON.stringify(value)})`;
-    throw new OptionsError(`option "${name}" must be ${kind.expected(bounds)}${got}`);
+    throw new OptionsError(`option "${name}" must be ${expectedValue(option)}${got}`);
   }
-  return kind.normalise ? kind.normalise(value as never) : value;
+  const { normalise } = KINDS[option.kind];
+  return normalise ? normalise(value as never) : value;
 }
 
