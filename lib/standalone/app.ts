@@ -19,7 +19,10 @@ export interface StandaloneHost {
 }
 
 export const LOGIN_PATH = "/session/login";
-const BODY_LIMIT = "2mb";
+/** The login and logout forms carry a token, a CSRF token and a path: a few hundred bytes. */
+const SESSION_FORM_LIMIT = "8kb";
+/** Admin forms and the webhook's JSON, after the login: Indiekit's own limit (body-parser's default). */
+const ADMIN_BODY_LIMIT = "100kb";
 
 /** The slice of Indiekit's API a plugin sees: endpoints and collections (none here: no host database). */
 export function createIndiekitShim(application: Record<string, unknown>, collections = new Map<string, unknown>(), database: IndiekitHost["database"] = null) {
@@ -121,20 +124,15 @@ export async function createStandaloneApp(
   app.get("/favicon.ico", (_request, response) => {
     response.set("Cache-Control", "public, max-age=86400").redirect(301, `/assets/${plugin.id}/icon.svg`);
   });
-  app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
-  app.use(express.json({ limit: BODY_LIMIT }));
-  // A body that is not valid JSON reaches the routes as no body at all, so
-  // each route answers with its own (spec) error rather than a parser's.
-  app.use((error: Error & { type?: string }, request: Request, _response: Response, next: NextFunction) => {
-    if (error.type !== "entity.parse.failed") return next(error);
-    request.body = {};
-    next();
-  });
+  // Bodies are parsed only where they are read: the session forms here, the admin after the login.
+  // Public routes (the API, the push callbacks) never have a body parsed for them: a callback reads
+  // its own bytes, under its own limits, to check their signature.
+  const sessionForm = express.urlencoded({ extended: false, limit: SESSION_FORM_LIMIT });
 
   app.get(LOGIN_PATH, (request, response) => {
     response.render("login", { title: response.locals.__("blogroll.login.title"), redirect: safeRedirect(request.query.redirect, plugin.mountPath) });
   });
-  app.post(LOGIN_PATH, (request, response) => {
+  app.post(LOGIN_PATH, sessionForm, (request, response) => {
     const token = typeof request.body?.token === "string" ? request.body.token : "";
     const redirect = safeRedirect(request.body?.redirect, plugin.mountPath);
     const outcome = auth.attempt(clientOf(request), token);
@@ -149,7 +147,7 @@ export async function createStandaloneApp(
     response.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: "lax", secure: request.secure, path: "/", maxAge: SESSION_TTL });
     response.redirect(303, redirect);
   });
-  app.post("/session/logout", async (request, response) => {
+  app.post("/session/logout", sessionForm, async (request, response) => {
     const session = await auth.sessionOf(request);
     const csrf = typeof request.body?._csrf === "string" ? request.body._csrf : "";
     if (session && sameSecret(csrf, session.blogrollCsrf)) await auth.endSession(session);
@@ -172,6 +170,15 @@ export async function createStandaloneApp(
   app.use(auth.middleware(LOGIN_PATH));
   // Multipart bodies are read only after the login, and only where the admin takes an upload.
   for (const endpoint of indiekit.endpoints) app.post(uploadRoutes(endpoint.mountPath), parseUpload(endpoint.settings.maxBodySize));
+  app.use(express.urlencoded({ extended: false, limit: ADMIN_BODY_LIMIT }));
+  app.use(express.json({ limit: ADMIN_BODY_LIMIT }));
+  // A body that is not valid JSON reaches the routes as no body at all, so
+  // each route answers with its own (spec) error rather than a parser's.
+  app.use((error: Error & { type?: string }, request: Request, _response: Response, next: NextFunction) => {
+    if (error.type !== "entity.parse.failed") return next(error);
+    request.body = {};
+    next();
+  });
   for (const endpoint of indiekit.endpoints) app.use(endpoint.mountPath, endpoint.routes);
 
   app.use((_request: Request, response: Response) => {
