@@ -66,7 +66,7 @@ export async function exportOpml(storage: Storage, category: string | undefined,
 export async function sendOpmlExport(context: BlogrollContext, request: Request, response: Response, category: string | undefined): Promise<void> {
   const storage = await context.getStorage();
   const dates = await blogrollDates(context);
-  const links = riverHeadLinks(mountUrl(request, context.options.mountPath), category);
+  const links = riverHeadLinks(mountUrl(request, response, context.options), category);
   const document = await exportOpml(storage, category, { links, owner: context.owner(), dates });
   const filename = category === undefined ? "blogroll.opml" : `blogroll-${encodeURIComponent(category)}.opml`;
   response.set("Content-Disposition", `attachment; filename="${filename}"`);

@@ -1,5 +1,7 @@
-import type { Request } from "express";
+import type { Request, Response } from "express";
 import type { OpmlHeadLink } from "../opml/build.js";
+import type { BlogrollOptions } from "../options.js";
+import { publicMountUrl } from "../url/normalise.js";
 
 /** The public feeds beside the API, relative to the mount path. */
 export const RIVER_PATHS = { atom: "/river.atom", json: "/river.json", rss: "/river.rss" } as const;
@@ -9,13 +11,18 @@ export type RiverFormat = keyof typeof RIVER_PATHS;
 const PLAIN_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /**
- * The absolute address of the mount path on the host this request came to.
- * Built from the mount path rather than the request's own base, so routes
- * outside it (the well-known files) name the same addresses.
+ * The absolute address of the mount path, for links in public responses:
+ * under `publicUrl` when it is set; else on the host this request came to,
+ * and then the response says it varies with `Host` (a shared cache must not
+ * hand one host's links to another). Built from the mount path rather than
+ * the request's own base, so routes outside it (the well-known files) name
+ * the same addresses.
  */
-export function mountUrl(request: Request, mountPath: string): string {
+export function mountUrl(request: Request, response: Response, options: Pick<BlogrollOptions, "publicUrl" | "mountPath">): string {
+  if (options.publicUrl) return publicMountUrl(options.publicUrl, options.mountPath);
+  response.vary("Host");
   const host = request.get("host") ?? "";
-  return `${request.protocol}://${PLAIN_HOST.test(host) ? host : "localhost"}${mountPath}`;
+  return `${request.protocol}://${PLAIN_HOST.test(host) ? host : "localhost"}${options.mountPath}`;
 }
 
 /** The river feeds' addresses, for the blogroll or one category. */

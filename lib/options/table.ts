@@ -82,7 +82,7 @@ export const OPTION_TABLE = {
     default: null,
     env: "BLOGROLL_PUBLIC_URL",
     defaultDoc: "none (inside Indiekit the host's `application.url` serves for push)",
-    doc: "The address at which the server is reachable from outside. Standalone it also names the blogroll's owner (the OPML export's `ownerId`); inside Indiekit the owner is `publication.me`. WebSub hubs and rssCloud servers call back under it (the mount path added); see [Push](push.md).",
+    doc: "The address at which the server is reachable from outside. Standalone it also names the blogroll's owner (the OPML export's `ownerId`); inside Indiekit the owner is `publication.me`. WebSub hubs and rssCloud servers call back under it (the mount path added); see [Push](push.md). Public responses that link to this server (the page, the river feeds, the OPML export's head, their `Link` headers) name it; without it they name the host each request came to and say `Vary: Host`.",
   },
   ownerName: {
     group: "routes",

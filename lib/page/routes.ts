@@ -81,7 +81,7 @@ export function createPageResponder(context: BlogrollContext): PageResponder {
         response.status(404).json({ error: "Category not found" });
         return;
       }
-      const base = mountUrl(request, options.mountPath);
+      const base = mountUrl(request, response, options);
       const rivers = riverUrls(base, query.category);
       const links: PageLinks = { opml: opmlUrl(base, query.category), ...rivers };
       const key = JSON.stringify([format, base, dataKey(query), query.headingLevel, owner.locale]);

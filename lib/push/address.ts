@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { isBlockedAddress } from "../http/address-policy.js";
+import { publicMountUrl } from "../url/normalise.js";
 
 /** Where hubs call back, or why no subscription can be made. */
 export type PushAddress =
@@ -30,6 +31,5 @@ export function pushAddress(input: { push: boolean; publicUrl: string | null; mo
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, reason: "bad-public-url" };
   if (!input.allowPrivateNetworks && isPrivateHost(url.hostname)) return { ok: false, reason: "private-address" };
-  const base = `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
-  return { ok: true, callbackBase: `${base}${input.mountPath}` };
+  return { ok: true, callbackBase: publicMountUrl(input.publicUrl, input.mountPath) };
 }

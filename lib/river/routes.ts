@@ -44,7 +44,7 @@ export function createRiverRouter(context: BlogrollContext, kept: { bodies?: Bui
   const clock = new ChangeClock();
   const bodies = kept.bodies ?? new BuiltBodies();
 
-  const read = async (request: Request): Promise<(River & { category: string | undefined; limit: number }) | null> => {
+  const read = async (request: Request, response: Response): Promise<(River & { category: string | undefined; limit: number }) | null> => {
     const query = request.query as Record<string, unknown>;
     const category = optionalText(query, "category");
     const limit = integerParam(query, "limit", DEFAULT_LIMIT, MAX_LIMIT);
@@ -55,7 +55,7 @@ export function createRiverRouter(context: BlogrollContext, kept: { bodies?: Bui
     }
     const { items, blogs } = await listPublicItems(context, { category, limit, offset: 0 });
     const entries = riverEntries(items, blogs);
-    const base = mountUrl(request, options.mountPath);
+    const base = mountUrl(request, response, options);
     const urls = riverUrls(base, category);
     return {
       title: category === undefined ? options.riverTitle : `${options.riverTitle} - ${category}`,
@@ -74,7 +74,7 @@ export function createRiverRouter(context: BlogrollContext, kept: { bodies?: Bui
   };
 
   const serve = (format: RiverFormat) => async (request: Request, response: Response) => {
-    const river = await read(request);
+    const river = await read(request, response);
     if (!river) {
       response.status(404).json({ error: "Category not found" });
       return;

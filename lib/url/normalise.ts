@@ -40,3 +40,9 @@ export function hostTitle(feedUrl: string): string {
 export function isHostTitle(title: string, feedUrl: string, movedFrom: string | null = null): boolean {
   return title === hostTitle(feedUrl) || (movedFrom !== null && title === hostTitle(movedFrom));
 }
+
+/** The mount path under a configured public URL (its own path kept, trailing slashes dropped). */
+export function publicMountUrl(publicUrl: string, mountPath: string): string {
+  const url = new URL(publicUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}${mountPath}`;
+}
