@@ -14,6 +14,7 @@ import { detectMicrosub } from "./lib/microsub/detect.js";
 import { refreshSources } from "./lib/sources/refresh.js";
 import { blogrollOwner } from "./lib/owner.js";
 import { createWellKnownRouter } from "./lib/well-known/routes.js";
+import { mountWellKnownFirst } from "./lib/well-known/mount-first.js";
 import { recordBlogrollDates } from "./lib/api/blogroll-dates.js";
 import { PushManager } from "./lib/push/manager.js";
 import { createPageResponder, type PageResponder } from "./lib/page/routes.js";
@@ -24,6 +25,8 @@ export interface IndiekitHost {
   addEndpoint(endpoint: unknown): void;
   addCollection?(name: string): void;
   collections?: Map<string, unknown>;
+  /** Indiekit's endpoints, a Set in the order their routes are mounted. */
+  endpoints?: unknown;
   database?: Db | null;
   config?: { application?: Record<string, unknown>; publication?: { me?: unknown; locale?: unknown } };
   application?: Record<string, unknown>;
@@ -62,6 +65,8 @@ export default class BlogrollEndpoint {
   private publicRouter: Router | null = null;
   private adminRouter: Router | null = null;
   private wellKnownRouter: Router | null = null;
+  /** True once the well-known routes were put in front of the host's other endpoints (lib/well-known/mount-first.ts). */
+  private wellKnownInFront = false;
 
   constructor(options: Partial<BlogrollOptions> & Record<string, unknown> = {}, log: Logger = consoleLogger) {
     this.settings = resolveOptions({ ...hostEnvironmentDefaults(process.env), ...options });
@@ -148,15 +153,17 @@ export default class BlogrollEndpoint {
    * `/.well-known/` (before authentication). Absent when `wellKnown` is off.
    */
   get routesWellKnown(): Router | undefined {
-    if (!this.settings.wellKnown) return undefined;
-    this.wellKnownRouter ??= createWellKnownRouter(this.context);
-    return this.wellKnownRouter;
+    if (!this.settings.wellKnown || this.wellKnownInFront) return undefined;
+    return this.wellKnownRoutes();
   }
 
   /** Registers with the host, asks for its collections and starts the scheduler. */
   async init(Indiekit: IndiekitHost): Promise<void> {
     this.host = Indiekit;
     Indiekit.addEndpoint(this);
+    if (this.settings.wellKnown) {
+      this.wellKnownInFront = mountWellKnownFirst(Indiekit.endpoints, `${this.name}: well-known files`, this.wellKnownRoutes());
+    }
     if (typeof Indiekit.addCollection === "function") {
       for (const name of Object.values(COLLECTION_NAMES)) Indiekit.addCollection(name);
     }
@@ -210,6 +217,11 @@ export default class BlogrollEndpoint {
     const storage = this.storagePromise;
     this.storagePromise = null;
     if (storage) await (await storage.catch(() => null))?.close();
+  }
+
+  private wellKnownRoutes(): Router {
+    this.wellKnownRouter ??= createWellKnownRouter(this.context);
+    return this.wellKnownRouter;
   }
 
   /** Where storage will live, for start-up messages. */

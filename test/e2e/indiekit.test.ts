@@ -47,8 +47,13 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
   const databasePath = () => path.join(work, "blogroll.db");
   const pluginOptions = () => ({ databasePath: databasePath(), allowPrivateNetworks: true, initialSyncDelay: 3_600_000, syncInterval: 3_600_000 });
 
-  const boot = async (options: { devMode: boolean; locale?: string; pluginOptions?: Record<string, unknown> }) =>
-    startIndiekit(kit, path.join(work, "site"), { devMode: options.devMode, locale: options.locale, secret: SECRET, pluginOptions: { ...pluginOptions(), ...options.pluginOptions } });
+  const boot = async (options: { devMode: boolean; locale?: string; pluginOptions?: Record<string, unknown>; withoutSecret?: boolean }) =>
+    startIndiekit(kit, path.join(work, "site"), {
+      devMode: options.devMode,
+      locale: options.locale,
+      secret: options.withoutSecret ? undefined : SECRET,
+      pluginOptions: { ...pluginOptions(), ...options.pluginOptions },
+    });
 
   /** A page that must render for the owner, with no sign of a broken template or catalog. */
   const renders = async (pathname: string, options: { errorsExpected?: boolean } = {}) => {
@@ -424,6 +429,28 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.equal(rss.headers.get("link"), blogroll);
     assert.ok((await rss.text()).includes(`<source:blogroll>${host.url}${MOUNT}/api/opml</source:blogroll>`));
     for (const river of ["river.atom", "river.json"]) assert.equal((await fetch(`${host.url}${MOUNT}/${river}`)).headers.get("link"), blogroll, river);
+  });
+
+  it("without the host's SECRET: the well-known files and every public route answer (the host's own IndieAuth routes say 501)", async () => {
+    await host.stop();
+    host = await boot({ devMode: true, withoutSecret: true });
+    owner = new Browser(host.url);
+    const hostOwn = await fetch(`${host.url}/.well-known/oauth-authorization-server`);
+    assert.equal(hostOwn.status, 501, "the host's IndieAuth endpoint refuses without SECRET");
+    for (const file of ["recommendations.opml", "recommendations.json"]) {
+      const response = await fetch(`${host.url}/.well-known/${file}`, { redirect: "manual" });
+      assert.equal(response.status, 200, `${file}: ${(await response.text()).slice(0, 200)}`);
+    }
+    const { items } = (await (await fetch(`${host.url}${MOUNT}/api/blogs`)).json()) as { items: Array<{ id: string }> };
+    assert.ok(items.length > 0);
+    const publicPaths = ["/api/blogs", `/api/blogs/${items[0].id}`, "/api/items", "/api/categories", "/api/status", "/api/opml", "/river.rss", "/river.atom", "/river.json", "/widget.js"];
+    for (const pathname of publicPaths) assert.equal((await fetch(`${host.url}${MOUNT}${pathname}`, { redirect: "manual" })).status, 200, pathname);
+    // A push callback: the plugin's own answer to a token it does not know, not the host's 501.
+    assert.equal((await fetch(`${host.url}${MOUNT}/push/websub/${"x".repeat(32)}?hub.mode=subscribe&hub.topic=t&hub.challenge=c`)).status, 404);
+    await renders(MOUNT);
+    await host.stop();
+    host = await boot({ devMode: true });
+    owner = new Browser(host.url);
   });
 
   it("wellKnown: false leaves /.well-known/ to the host (404)", async () => {

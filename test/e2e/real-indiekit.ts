@@ -143,7 +143,8 @@ export interface HostOptions {
   /** The plugin's options. */
   pluginOptions: Record<string, unknown>;
   locale?: string;
-  secret: string;
+  /** The host's SECRET; none: Indiekit runs without one (its IndieAuth endpoint then answers 501). */
+  secret?: string;
   publicationMe?: string;
 }
 
@@ -164,7 +165,9 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
   };
   writeFileSync(path.join(configDir, "indiekit.config.js"), `export default ${JSON.stringify(config, null, 2)};\n`);
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, SECRET: options.secret, NODE_ENV: options.devMode ? "development" : "production" };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: options.devMode ? "development" : "production" };
+  if (options.secret) env.SECRET = options.secret;
+  else delete env.SECRET;
   // A bcrypt hash of some password: without one Indiekit sends every admin request to /auth/new-password.
   env.PASSWORD_SECRET = "$2b$10$CwTycUXWue0Thq9StjUM0uJ8.qPp1Yl6Jp6Iv1W1l2t0e4Ti1Q3bW";
   // Not the test runner's child-process markers: Node 24 would treat Indiekit as a test file.
@@ -187,10 +190,10 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Indiekit exited with ${child.exitCode}:\n${output}`);
     try {
-      // Indiekit's own metadata, naming this address: another test's server that took the
+      // Indiekit's own client metadata, naming this address: another test's server that took the
       // port before Indiekit bound it (the suites run side by side) must not pass for it.
-      const response = await fetch(`${url}/.well-known/oauth-authorization-server`);
-      if (response.ok && ((await response.json()) as { issuer?: string }).issuer?.startsWith(url)) break;
+      const response = await fetch(`${url}/id`);
+      if (response.ok && ((await response.json()) as { client_uri?: string }).client_uri?.startsWith(url)) break;
     } catch {
       // not listening yet
     }
