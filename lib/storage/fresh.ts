@@ -9,7 +9,7 @@ type FreshSourceState = Pick<Source, "status" | "lastError" | "lastSyncAt" | "la
 type FreshFetchState = Pick<
   Blog,
   | "lastFetchAt" | "lastItemAt" | "lastError" | "nextFetchAt" | "failureCount" | "failingSince" | "deadEndSince" | "recentPosts" | "lastPostAt"
-  | "fetchInterval" | "fetchReason" | "waitUntil" | "movedFrom" | "movedAt" | "etag" | "lastModified" | "iconUrl" | "ownerEdited"
+  | "fetchInterval" | "fetchReason" | "waitUntil" | "hintBudgetAt" | "movedFrom" | "movedAt" | "etag" | "lastModified" | "iconUrl" | "ownerEdited"
 >;
 
 /** A source never synced: nothing imported, no validators. */
@@ -32,6 +32,7 @@ export function freshFetchState(): FreshFetchState {
     fetchInterval: null,
     fetchReason: null,
     waitUntil: null,
+    hintBudgetAt: null,
     movedFrom: null,
     movedAt: null,
     etag: null,

@@ -121,6 +121,12 @@ export interface Blog {
   fetchReason: string | null;
   /** A server's Retry-After: not fetched before this, not even by "Sync now". */
   waitUntil: Date | null;
+  /**
+   * The push notifications' budget (lib/schedule/hints.ts): when every hint
+   * taken so far is paid back, so the whole burst is available again; null
+   * while none was taken. Kept with the blog, so a restart does not refill it.
+   */
+  hintBudgetAt: Date | null;
   /** The feed URL it had before a permanent redirect moved it, and when (null if never moved). */
   movedFrom: string | null;
   movedAt: Date | null;
@@ -373,6 +379,12 @@ export interface BlogStore {
    */
   listDue(now: Date, limit: number, options?: { everyone?: boolean }): Promise<Blog[]>;
   recordFetch(id: string, record: FetchRecord): Promise<Blog | null>;
+  /**
+   * Takes a push notification's hint (lib/push/notified-fetches.ts): sets the
+   * blog's hint budget and, with `nextFetchAt`, brings its next fetch forward
+   * to that time (a later one is left as it is). Unknown blogs are ignored.
+   */
+  recordHint(id: string, hint: { budgetAt: Date; nextFetchAt?: Date }): Promise<void>;
   /** Sets the site icon a lookup found ("" for none) on a blog that is not deleted; false when there is no such blog. */
   setIcon(id: string, iconUrl: string): Promise<boolean>;
   /** Recomputes itemCount and lastItemAt from stored items. */
@@ -475,6 +487,8 @@ export interface PushStore {
   /** Subscriptions of one kind whose topic is exactly this URL. */
   listByTopic(kind: PushKind, topic: string): Promise<PushSubscription[]>;
   list(): Promise<PushSubscription[]>;
+  /** Sets when a verified notification last came (only that field: a verification in flight is not undone). */
+  noteNotified(id: string, at: Date): Promise<void>;
   delete(id: string): Promise<boolean>;
 }
 

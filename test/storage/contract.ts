@@ -923,6 +923,28 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(later.fetchReason, "retry-after");
       });
 
+      it("keeps a push hint's budget and only ever brings the next fetch forward", async () => {
+        const blog = await add({ status: "active" });
+        assert.equal(blog.hintBudgetAt, null);
+        await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: at(2 * HOUR), failureCount: 0 });
+        await s.blogs.recordHint(blog.id, { budgetAt: at(HOUR) });
+        let read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.hintBudgetAt?.getTime(), at(HOUR).getTime());
+        assert.equal(read.nextFetchAt?.getTime(), at(2 * HOUR).getTime(), "no time given: the schedule is left alone");
+        await s.blogs.recordHint(blog.id, { budgetAt: at(2 * HOUR), nextFetchAt: at(HOUR / 2) });
+        read = (await s.blogs.get(blog.id)) as Blog;
+        assert.deepEqual([read.hintBudgetAt?.getTime(), read.nextFetchAt?.getTime()], [at(2 * HOUR).getTime(), at(HOUR / 2).getTime()]);
+        await s.blogs.recordHint(blog.id, { budgetAt: at(3 * HOUR), nextFetchAt: at(HOUR) });
+        read = (await s.blogs.get(blog.id)) as Blog;
+        assert.equal(read.nextFetchAt?.getTime(), at(HOUR / 2).getTime(), "a later time never pushes the fetch back");
+        assert.equal(read.hintBudgetAt?.getTime(), at(3 * HOUR).getTime());
+        // A blog due now (no time set) stays due now.
+        const due = await add({ status: "active" });
+        await s.blogs.recordHint(due.id, { budgetAt: at(HOUR), nextFetchAt: at(HOUR / 2) });
+        assert.equal(((await s.blogs.get(due.id)) as Blog).nextFetchAt, null);
+        await s.blogs.recordHint(newId(), { budgetAt: at(HOUR) });
+      });
+
       it("knows since when a blog fails, until it succeeds", async () => {
         const blog = await add({ status: "active" });
         const fail = (when: Date, failureCount: number) => s.blogs.recordFetch(blog.id, { at: when, status: "error", error: "HTTP 500", nextFetchAt: null, failureCount });
@@ -1354,6 +1376,15 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(await s.push.delete(second.id), true);
         assert.equal(await s.push.delete(second.id), false);
         assert.deepEqual((await s.push.list()).map((x) => x.id), [cloud.id]);
+      });
+
+      it("notes a notification's time and nothing else", async () => {
+        const blog = await add();
+        const record = subscription(blog.id, { state: "active", expiresAt: at(DAY), verifiedAt: at(5) });
+        await s.push.put(record);
+        await s.push.noteNotified(record.id, at(60));
+        assert.deepEqual(await s.push.get(record.id), { ...record, lastNotifiedAt: at(60) });
+        await s.push.noteNotified(newId(), at(60));
       });
 
       it("refuses a filter object where a callback token belongs", async () => {

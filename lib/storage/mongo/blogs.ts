@@ -253,6 +253,15 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
 
     recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, ids, id, checkedMetadata(record))),
 
+    recordHint: (id, hint) =>
+      guard("record a push notification's hint", async () => {
+        const _id = ids.of(id);
+        if (!_id) return;
+        await blogs.updateOne({ _id }, { $set: { hintBudgetAt: hint.budgetAt } });
+        // Only ever earlier: a blog due sooner (or now, null) keeps its time.
+        if (hint.nextFetchAt) await blogs.updateOne({ _id, nextFetchAt: { $gt: hint.nextFetchAt } }, { $set: { nextFetchAt: hint.nextFetchAt } });
+      }),
+
     setIcon: (id, iconUrl) =>
       guard("record a site icon", async () => {
         const _id = ids.of(id);

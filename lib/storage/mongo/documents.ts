@@ -151,6 +151,7 @@ export function toBlog(doc: Document): Blog {
     fetchInterval: typeof doc.fetchInterval === "number" && Number.isFinite(doc.fetchInterval) ? doc.fetchInterval : null,
     fetchReason: textOrNull(doc.fetchReason),
     waitUntil: dateOrNull(doc.waitUntil),
+    hintBudgetAt: dateOrNull(doc.hintBudgetAt),
     movedFrom: nonEmptyText(doc.movedFrom),
     movedAt: dateOrNull(doc.movedAt),
     etag: textOrNull(doc.etag),

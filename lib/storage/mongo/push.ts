@@ -49,6 +49,8 @@ export function createMongoPushStore({ push }: MongoCollections): PushStore {
     listByTopic: (kind: PushKind, topic) =>
       guard("list push subscriptions", () => list({ kind: textValue(kind, "kind"), topic: textValue(topic, "topic") })),
     list: () => guard("list push subscriptions", () => list({})),
+    noteNotified: (id, at) =>
+      guard("note a push notification", async () => void (await push.updateOne({ id: textValue(id, "subscription id") }, { $set: { lastNotifiedAt: at } }))),
     delete: (id) => guard("delete a push subscription", async () => (await push.deleteOne({ id: textValue(id, "subscription id") })).deletedCount > 0),
   };
 }

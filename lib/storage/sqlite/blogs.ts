@@ -194,6 +194,16 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
         }),
       ),
 
+    recordHint: (id, hint) =>
+      ctx.guard("blogs.recordHint", () => {
+        const budgetAt = toIso(hint.budgetAt);
+        if (!hint.nextFetchAt) return void ctx.statement("UPDATE blogs SET hint_budget_at = ? WHERE id = ?").run(budgetAt, id);
+        const at = toIso(hint.nextFetchAt);
+        ctx
+          .statement("UPDATE blogs SET hint_budget_at = ?, next_fetch_at = CASE WHEN next_fetch_at > ? THEN ? ELSE next_fetch_at END WHERE id = ?")
+          .run(budgetAt, at, at, id);
+      }),
+
     setIcon: (id, iconUrl) =>
       ctx.guard("blogs.setIcon", () => {
         const result = ctx

@@ -292,6 +292,12 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "each blog's budget of push notifications (hints that bring its next fetch forward)",
+    up(db) {
+      db.exec("ALTER TABLE blogs ADD COLUMN hint_budget_at TEXT;");
+    },
+  },
 ];
 
 interface LegacyBlogRow {

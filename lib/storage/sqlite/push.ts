@@ -95,6 +95,8 @@ export function createSqlitePushStore(ctx: SqliteContext): PushStore {
     listByTopic: (kind, topic) =>
       ctx.guard("push.listByTopic", () => all("SELECT * FROM push_subscriptions WHERE kind = ? AND topic = ? ORDER BY id", kind, topic)),
     list: () => ctx.guard("push.list", () => all("SELECT * FROM push_subscriptions ORDER BY id")),
+    noteNotified: (id, at) =>
+      ctx.guard("push.noteNotified", () => void ctx.statement("UPDATE push_subscriptions SET last_notified_at = ? WHERE id = ?").run(toIso(at), id)),
     delete: (id) => ctx.guard("push.delete", () => ctx.statement("DELETE FROM push_subscriptions WHERE id = ?").run(id).changes > 0),
   };
 }

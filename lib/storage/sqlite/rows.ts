@@ -59,6 +59,7 @@ export interface BlogRow {
   fetch_interval: number | null;
   fetch_reason: string | null;
   wait_until: string | null;
+  hint_budget_at: string | null;
   moved_from: string | null;
   moved_at: string | null;
   relationship: string;
@@ -129,6 +130,7 @@ export function rowToBlog(row: BlogRow): Blog {
     fetchInterval: row.fetch_interval,
     fetchReason: row.fetch_reason,
     waitUntil: fromIso(row.wait_until),
+    hintBudgetAt: fromIso(row.hint_budget_at),
     movedFrom: row.moved_from,
     movedAt: fromIso(row.moved_at),
     etag: row.etag,
@@ -180,6 +182,7 @@ export function blogToParams(blog: Blog, feedUrlKey: string): BlogRow {
     fetch_interval: blog.fetchInterval === null ? null : Math.round(blog.fetchInterval),
     fetch_reason: blog.fetchReason,
     wait_until: toIsoOrNull(blog.waitUntil),
+    hint_budget_at: toIsoOrNull(blog.hintBudgetAt),
     moved_from: blog.movedFrom,
     moved_at: toIsoOrNull(blog.movedAt),
     relationship: JSON.stringify(blog.relationship),
@@ -206,6 +209,7 @@ export const BLOG_COLUMNS: readonly (keyof BlogRow)[] = [
   "failing_since", "recent_posts", "last_post_at", "fetch_interval", "fetch_reason", "wait_until", "moved_from", "moved_at",
   "relationship", "note", "fediverse", "fediverse_url",
   "dead_end_since",
+  "hint_budget_at",
 ];
 
 export interface ItemRow {
