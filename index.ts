@@ -83,7 +83,12 @@ export default class BlogrollEndpoint {
     });
     const runSync = createSyncRunner({
       options: this.settings,
-      refreshSources: (storage, signal) => refreshSources(storage, this.settings, this.context.getMicrosub(), signal),
+      refreshSources: async (storage, signal) => {
+        const counts = await refreshSources(storage, this.settings, this.context.getMicrosub(), signal);
+        // A source may have dropped pushed blogs: their hubs are told now, not at their next renewal.
+        push.reconcileSoon();
+        return counts;
+      },
       log: (message) => log.warn(message),
       onFeedRead: push.observe,
       pushSignal: push,

@@ -10,6 +10,9 @@ function describeSubscription(subscription: PushSubscription, __: Translate, for
   const lines: string[] = [];
   if (subscription.distrustedUntil && subscription.distrustedUntil > now) {
     lines.push(__("blogroll.push.distrusted", { until: formatDate(subscription.distrustedUntil) }));
+  } else if (subscription.state === "active" && subscription.expiresAt && subscription.expiresAt <= now) {
+    // A lease that ran out is never shown as current (a renewal the hub has not confirmed yet).
+    lines.push(__("blogroll.push.leaseEnded", { hub, until: formatDate(subscription.expiresAt) }));
   } else if (subscription.state === "active" && subscription.expiresAt) {
     const until = formatDate(subscription.expiresAt);
     lines.push(subscription.kind === "websub" ? __("blogroll.push.websubActive", { hub, until }) : __("blogroll.push.cloudActive", { hub, until }));

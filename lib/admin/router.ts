@@ -29,6 +29,11 @@ export function createAdminRouter(context: BlogrollContext): Router {
   });
   router.use(exposeCsrfToken);
   router.use(requireCsrf);
+  // Any change the owner makes may drop, hide or delete pushed blogs: their hubs are told within a second.
+  router.use((request, response, next) => {
+    if (request.method === "POST") response.on("finish", () => context.push.reconcileSoon());
+    next();
+  });
   router.use(createAdminApiRouter(context));
   router.use(adminLocals(context));
 

@@ -34,7 +34,8 @@ const REPEAT = new Set([307, 308]);
  * requests, rssCloud registrations) under the same rules as every other
  * outbound request: the private-network guard on each hop, one deadline,
  * a cap on what is read of the answer. 307 and 308 are followed with the
- * same body; any other status, a 301/302/303 included, is returned.
+ * same body, never from https to http; any other status, a 301/302/303
+ * included, is returned.
  */
 export async function postForm(input: string, fields: Record<string, string>, options: PostFormOptions): Promise<PostFormResult> {
   let url = outboundUrl(input);
@@ -66,11 +67,15 @@ export async function postForm(input: string, fields: Record<string, string>, op
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       if (++hops > maxRedirects) throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
       permanent &&= response.statusCode === 308;
+      let next: URL;
       try {
-        url = new URL(location, url);
+        next = new URL(location, url);
       } catch {
         throw new FetchError("bad_url", "the server redirected to an invalid address");
       }
+      // A body sent over TLS (a WebSub secret) is never sent again in clear text.
+      if (url.protocol === "https:" && next.protocol === "http:") throw new FetchError("bad_url", "the server redirected from https to plain http");
+      url = next;
       continue;
     }
     let text = "";

@@ -26,29 +26,77 @@ export interface FetchedFeed {
 }
 
 /**
+ * The parameters of one link-value (`; rel="a b"; type=x`) up to the comma
+ * that ends it, outside quotes: its `rel` (lower case) and where the next
+ * link-value starts.
+ */
+function linkParameters(header: string, from: number): { rel: string; next: number } {
+  let rel = "";
+  let index = from;
+  while (index < header.length && header[index] !== ",") {
+    if (header[index] !== ";") {
+      index++;
+      continue;
+    }
+    // One parameter: name [= value], the value a token or a quoted string.
+    let end = index + 1;
+    while (end < header.length && !";,=".includes(header[end])) end++;
+    const name = header.slice(index + 1, end).trim().toLowerCase();
+    let value = "";
+    if (header[end] === "=") {
+      end++;
+      while (header[end] === " " || header[end] === "\t") end++;
+      if (header[end] === '"') {
+        end++;
+        while (end < header.length && header[end] !== '"') {
+          if (header[end] === "\\") end++;
+          value += header[end] ?? "";
+          end++;
+        }
+        end++;
+      } else {
+        const start = end;
+        while (end < header.length && !";,".includes(header[end])) end++;
+        value = header.slice(start, end).trim();
+      }
+    }
+    if (name === "rel" && !rel) rel = value.toLowerCase();
+    index = end;
+  }
+  return { rel, next: index + 1 };
+}
+
+/**
  * `rel` → URLs of an HTTP Link header (RFC 8288), resolved against `base`.
- * Only what WebSub needs: `<uri>; rel="a b"` fields, separated by commas;
- * other parameters are skipped and a field that does not parse is left out.
+ * Only what WebSub needs: `<uri>; rel="a b"` link-values separated by
+ * commas; other parameters are skipped and a link-value that does not parse
+ * is left out. One pass over the header: a hostile one costs time in
+ * proportion to its length, never more.
  */
 export function parseLinkHeader(header: string | null, base: string): Map<string, string[]> {
-  const rels = new Map<string, string[]>();
-  if (!header) return rels;
-  const field = /<([^>]*)>((?:\s*;\s*[^;,=\s]+(?:\s*=\s*(?:"(?:[^"\\]|\\.)*"|[^;,\s]*))?)*)/g;
-  for (const match of header.matchAll(field)) {
+  const rels = new Map<string, Set<string>>();
+  if (!header) return new Map();
+  let index = 0;
+  while (index < header.length) {
+    const open = header.indexOf("<", index);
+    if (open === -1) break;
+    const close = header.indexOf(">", open + 1);
+    if (close === -1) break;
+    const { rel, next } = linkParameters(header, close + 1);
+    index = next;
     let target: string;
     try {
-      target = new URL(match[1].trim(), base).href;
+      target = new URL(header.slice(open + 1, close).trim(), base).href;
     } catch {
       continue;
     }
-    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;,\s]*))/i.exec(match[2]);
-    for (const name of (rel?.[1] ?? rel?.[2] ?? "").toLowerCase().split(/\s+/).filter(Boolean)) {
-      const list = rels.get(name) ?? [];
-      if (!list.includes(target)) list.push(target);
-      rels.set(name, list);
+    for (const name of rel.split(/\s+/).filter(Boolean)) {
+      const targets = rels.get(name) ?? new Set<string>();
+      targets.add(target);
+      rels.set(name, targets);
     }
   }
-  return rels;
+  return new Map([...rels].map(([name, targets]) => [name, [...targets]]));
 }
 
 const isHttp = (url: string) => /^https?:\/\//i.test(url);

@@ -1,20 +1,43 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-const ALGORITHMS = new Set(["sha1", "sha256", "sha384", "sha512"]);
+/** X-Hub-Signature: `method=hexdigest`, with one of the methods WebSub allows. */
+const HEADER = /^\s*(sha1|sha256|sha384|sha512)=([0-9a-f]+)\s*$/i;
+
+/** A check of a body's signature, fed the body as it arrives (nothing of it is kept). */
+export interface SignatureCheck {
+  update(chunk: Uint8Array): void;
+  /** True when the bytes fed so far are what the header signed (compared in constant time). */
+  valid(): boolean;
+}
 
 /**
- * True when `header` (X-Hub-Signature: `method=hexdigest`) is the HMAC of
- * the raw body under `secret`, with one of the methods WebSub allows
- * (sha1, sha256, sha384, sha512). Compared in constant time; a header
- * in any other form, or of the wrong length, is simply not valid.
+ * A check of `header` against the HMAC of the body under `secret`, or null
+ * when the header is missing or not of the form WebSub defines (sha1,
+ * sha256, sha384 or sha512): no body can then be valid.
  */
-export function validSignature(header: string | undefined | null, body: Uint8Array, secret: string): boolean {
-  if (typeof header !== "string") return false;
-  const match = /^\s*(sha1|sha256|sha384|sha512)=([0-9a-f]+)\s*$/i.exec(header);
-  if (!match) return false;
-  const method = match[1].toLowerCase();
-  if (!ALGORITHMS.has(method)) return false;
-  const expected = createHmac(method, secret).update(body).digest();
+export function signatureCheck(header: string | undefined | null, secret: string): SignatureCheck | null {
+  if (typeof header !== "string") return null;
+  const match = HEADER.exec(header);
+  if (!match) return null;
+  const hmac = createHmac(match[1].toLowerCase(), secret);
   const given = Buffer.from(match[2].toLowerCase(), "hex");
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  let result: boolean | null = null;
+  return {
+    update: (chunk) => void hmac.update(chunk),
+    valid: () => {
+      if (result === null) {
+        const expected = hmac.digest();
+        result = given.length === expected.length && timingSafeEqual(given, expected);
+      }
+      return result;
+    },
+  };
+}
+
+/** True when `header` is the HMAC of the whole `body` under `secret` (see signatureCheck). */
+export function validSignature(header: string | undefined | null, body: Uint8Array, secret: string): boolean {
+  const check = signatureCheck(header, secret);
+  if (!check) return false;
+  check.update(body);
+  return check.valid();
 }

@@ -41,6 +41,8 @@ export interface FeedRead {
   link: string | null;
   push?: PushLinks;
   itemsAdded: number;
+  /** True when the new posts were announced by a push notification (the push did not miss them). */
+  answersPush: boolean;
 }
 
 /**
@@ -52,6 +54,12 @@ export interface FeedRead {
  */
 export interface PushSignal {
   isActive(blog: Blog): Promise<boolean>;
+  /**
+   * True when a verified notification announced a change since the blog's
+   * last fetch (`blog` as it was before this one): the posts found now are
+   * the ones announced, as for a fetch that answers a push.
+   */
+  announced?(blog: Blog): Promise<boolean>;
 }
 
 /** What one blog's sync came to. `aborted`: the run was stopped and nothing was written. */
@@ -179,8 +187,9 @@ export async function syncBlog(
 
     // From here on the blog's writes run to the end even if the run is stopped.
     const { added, trimmed } = await storeItems(storage, blog.id, parsed.items, fetchedAt, options);
-    // A poll of a pushed blog that finds new posts: the push missed them, back to the schedule.
-    const pushKept = pushActive && (added === 0 || deps.answersPush === true);
+    // A poll of a pushed blog that finds new posts nobody announced: the push missed them, back to the schedule.
+    const answersPush = deps.answersPush === true || (added > 0 && (await deps.pushSignal?.announced?.(blog).catch(() => false)) === true);
+    const pushKept = pushActive && (added === 0 || answersPush);
     const failureCount = parsed.problem ? blog.failureCount + 1 : 0;
     const record = parsed.problem ? partlyRead(fetchedAt, describeProblem(parsed.problem), failureCount) : success(fetchedAt);
     const saved = await storage.blogs.recordFetch(blog.id, {
@@ -191,7 +200,7 @@ export async function syncBlog(
       feedUrl: await movedFeedUrl(storage, blog, response),
       metadata: feedMetadata(parsed),
     });
-    deps.onFeedRead?.(saved ?? blog, { url: response.url, link: response.link, push: parsed.feed.push, itemsAdded: added });
+    deps.onFeedRead?.(saved ?? blog, { url: response.url, link: response.link, push: parsed.feed.push, itemsAdded: added, answersPush });
     const page = parsed.feed.type === "hfeed" ? { url: response.url, body: response.body, contentType: response.contentType } : undefined;
     const read = { outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed } as const;
     return withIcon(parsed.feed.blogroll ? { ...read, feedBlogroll: parsed.feed.blogroll } : read, iconNeed(saved, response, page));

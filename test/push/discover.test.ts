@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
 import { parseFeed } from "../../lib/feeds/parse.js";
 import { parseLinkHeader, pushTargets } from "../../lib/push/discover.js";
 import { validSignature } from "../../lib/push/signature.js";
@@ -70,7 +71,41 @@ describe("hub discovery", () => {
     assert.deepEqual(rels.get("alternate"), ["https://x.example/b"]);
     assert.equal(parseLinkHeader(null, FEED).size, 0);
   });
+
+  it("reads a hostile Link header in one pass (unclosed targets, endless parameters), keeping the values that parse", async () => {
+    // Each of these once cost time in the square of its length (a 15 KB header: a third of a second per fetch;
+    // these: minutes). Parsed in a worker that is stopped after a generous deadline, so a relapse fails instead of hanging.
+    const hostile = ["<".repeat(100_000), "<>".repeat(100_000), `<a>${"; x".repeat(100_000)}`, `<a>; rel="${" ".repeat(200_000)}`];
+    const headers = [...hostile.map((tail) => `<https://hub.example/>; rel=hub, ${tail}`), Array.from({ length: 20_000 }, (_, n) => `<https://x.example/${n}>; rel="alternate"`).join(", ")];
+    const results = await parseInWorker(headers, 20_000);
+    for (const result of results.slice(0, hostile.length)) assert.deepEqual(result.hub, ["https://hub.example/"]);
+    assert.equal(results.at(-1)?.alternate?.length, 20_000);
+  });
 });
+
+/** parseLinkHeader of each header, in a worker thread stopped after `deadline` ms (the test then fails). */
+async function parseInWorker(headers: string[], deadline: number): Promise<Array<Record<string, string[]>>> {
+  const tsxApi = JSON.stringify(import.meta.resolve("tsx/esm/api"));
+  const module = JSON.stringify(new URL("../../lib/push/discover.ts", import.meta.url).href);
+  const worker = new Worker(
+    `const { parentPort, workerData } = await import("node:worker_threads");
+     (await import(${tsxApi})).register();
+     const { parseLinkHeader } = await import(${module});
+     parentPort.postMessage(workerData.map((header) => Object.fromEntries(parseLinkHeader(header, "https://blog.example/feed"))));`,
+    { eval: true, workerData: headers },
+  );
+  const timer = setTimeout(() => void worker.terminate(), deadline);
+  try {
+    return await new Promise((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+      worker.once("exit", () => reject(new Error(`the headers were not parsed within ${deadline} ms`)));
+    });
+  } finally {
+    clearTimeout(timer);
+    await worker.terminate();
+  }
+}
 
 describe("X-Hub-Signature", () => {
   const body = Buffer.from("<feed>body</feed>");

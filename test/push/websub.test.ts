@@ -10,7 +10,7 @@ import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
-import { startLocalHub, type LocalHub } from "../support/local-push.js";
+import { startLocalHub, trustTestCertificate, type LocalHub } from "../support/local-push.js";
 import type { Blog, PushSubscription } from "../../lib/storage/types.js";
 import { logIn } from "../admin/admin-session.js";
 
@@ -58,7 +58,8 @@ for (const backend of httpBackends()) {
     let subscription: PushSubscription;
 
     before(async () => {
-      hub = await startLocalHub({ leaseSeconds: 7200 });
+      trustTestCertificate();
+      hub = await startLocalHub({ leaseSeconds: 7200, tls: true });
       feeds = await startFeedServer();
       feedUrl = `${feeds.origins[0]}/feed.xml`;
       entries = [{ id: "first", title: "First post", published: minutesAgo(60) }];
@@ -100,7 +101,7 @@ for (const backend of httpBackends()) {
       const page = await admin.page(`${server.plugin.mountPath}/blogs/${blog.id}`);
       assert.equal(page.status, 200);
       const section = /<section[^>]*id="push"[\s\S]*?<\/section>/.exec(page.html)?.[0] ?? page.html;
-      assert.match(section, /Pushed by the WebSub hub http:\/\/127\.0\.0\.1:\d+\/, lease until/);
+      assert.match(section, /Pushed by the WebSub hub https:\/\/127\.0\.0\.1:\d+\/, lease until/);
     });
 
     it("stores the posts of a signed notification at once, without fetching the feed", async () => {
@@ -129,10 +130,11 @@ for (const backend of httpBackends()) {
       assert.deepEqual(await itemTitles(server), before);
     });
 
-    it("answers 404 to unknown callbacks and to verifications it did not ask for", async () => {
+    it("answers 410 to notifications at unknown callbacks, and 404 to verifications it did not ask for", async () => {
       const base = `${server.baseUrl}${server.plugin.mountPath}/push/websub`;
       const unknown = await fetch(`${base}/${"x".repeat(32)}`, { method: "POST", headers: { "content-type": "application/atom+xml" }, body: atom([]) });
-      assert.equal(unknown.status, 404);
+      assert.equal(unknown.status, 410, "the hub may stop");
+      assert.equal((await fetch(`${base}/not-a-token`, { method: "POST", body: "x" })).status, 410);
       assert.equal((await fetch(`${base}/not-a-token`)).status, 404);
       const callback = new URL(`${base}/${subscription.callbackToken}`);
       const ask = async (params: Record<string, string>) => {
@@ -141,16 +143,22 @@ for (const backend of httpBackends()) {
         const reply = await fetch(url);
         return { status: reply.status, text: await reply.text() };
       };
-      assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": `${feedUrl}?other`, "hub.challenge": "c1" })).status, 404, "another topic");
+      assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": `${feedUrl}?other`, "hub.challenge": "c1", "hub.lease_seconds": "60" })).status, 404, "another topic");
       assert.equal((await ask({ "hub.mode": "unsubscribe", "hub.topic": feedUrl, "hub.challenge": "c2" })).status, 404, "an unsubscription never asked for");
       assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": feedUrl })).status, 404, "no challenge");
       assert.equal((await ask({ "hub.mode": "anything", "hub.topic": feedUrl, "hub.challenge": "c3" })).status, 404);
+      // The subscription is verified and no renewal is pending: a hub confirming it again (with or without a lease) is not agreed to.
+      assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": feedUrl, "hub.challenge": "c4", "hub.lease_seconds": "315360000" })).status, 404, "a re-confirmation never asked for");
+      assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": feedUrl, "hub.challenge": "c5" })).status, 404, "no lease");
       const unknownToken = new URL(`${base}/${"y".repeat(32)}`);
       unknownToken.searchParams.set("hub.mode", "subscribe");
       unknownToken.searchParams.set("hub.topic", feedUrl);
-      unknownToken.searchParams.set("hub.challenge", "c4");
+      unknownToken.searchParams.set("hub.challenge", "c6");
+      unknownToken.searchParams.set("hub.lease_seconds", "60");
       assert.equal((await fetch(unknownToken)).status, 404);
-      assert.equal((await server.storage.push.get(subscription.id))?.state, "active", "none of it changed the subscription");
+      const after = await server.storage.push.get(subscription.id);
+      const lease = (record: PushSubscription | null) => [record?.state, record?.leaseSeconds, record?.expiresAt?.getTime(), record?.verifiedAt?.getTime()];
+      assert.deepEqual(lease(after), lease(subscription), "none of it changed the subscription or its lease");
     });
 
     it("fetches the feed when a notification is empty", async () => {
@@ -162,13 +170,28 @@ for (const backend of httpBackends()) {
       assert.ok((await itemTitles(server)).includes("Announced by a thin ping"));
     });
 
-    it("fetches the feed when the host had already parsed the body (application/json: its signature cannot be checked)", async () => {
+    it("stores a signed JSON Feed sent as application/json: the callback reads its own bytes (no server parser takes them first)", async () => {
       const fetchesBefore = feeds.hits("/feed.xml");
-      const before = await itemTitles(server);
-      assert.deepEqual(await hub.publish(feedUrl, JSON.stringify({ items: [{ id: "forged", title: "Forged in JSON" }] }), { contentType: "application/json" }), [202]);
-      await server.plugin.context.push.idle();
-      assert.equal(feeds.hits("/feed.xml"), fetchesBefore + 1, "the blog's own feed was read instead");
-      assert.deepEqual(await itemTitles(server), before, "nothing from the body was stored");
+      const jsonFeed = { version: "https://jsonfeed.org/version/1.1", title: "Pushed blog", items: [{ id: "json-pushed", title: "Pushed as JSON Feed", url: "https://blog.example/json", date_published: minutesAgo(3).toISOString() }] };
+      assert.deepEqual(await hub.publish(feedUrl, JSON.stringify(jsonFeed), { contentType: "application/json" }), [200]);
+      assert.ok((await itemTitles(server)).includes("Pushed as JSON Feed"));
+      assert.equal(feeds.hits("/feed.xml"), fetchesBefore, "stored without a fetch");
+    });
+
+    it("makes unsigned form and JSON posts fetch nothing", async () => {
+      const fetchesBefore = feeds.hits("/feed.xml");
+      const callback = hub.requests.find((fields) => fields["hub.mode"] === "subscribe")!["hub.callback"];
+      for (let n = 0; n < 20; n++) {
+        const json = n % 2 === 0;
+        const response = await fetch(callback, {
+          method: "POST",
+          headers: { "content-type": json ? "application/json" : "application/x-www-form-urlencoded" },
+          body: json ? JSON.stringify({ items: [{ id: `forged-${n}` }] }) : `hub.mode=publish&n=${n}`,
+        });
+        assert.equal(response.status, 202);
+        await server.plugin.context.push.idle();
+      }
+      assert.equal(feeds.hits("/feed.xml"), fetchesBefore);
     });
 
     it("refuses a notification body larger than maxBodySize", async () => {

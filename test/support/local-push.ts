@@ -3,14 +3,34 @@
  * freshness benchmark, both over real HTTP on loopback. The hub follows the
  * W3C Recommendation as a hub would: it answers a subscription request with
  * 202, then verifies intent with a GET carrying a random challenge (or sends
- * `denied`), and distributes content with X-Hub-Signature (HMAC of the raw
- * body under hub.secret). The cloud server follows rssCloud's http-post
+ * `denied`), distributes content with X-Hub-Signature (HMAC of the raw
+ * body under hub.secret) and stops at the end of each lease. It speaks http,
+ * or https with the test certificate (subscribers send secrets only to https
+ * hubs). The cloud server follows rssCloud's http-post
  * interface: pleaseNotify verified by a GET with a challenge (domain given),
  * answered with <notifyResult>, and notifications POSTed as `url=<feed>`.
  */
 import { createHmac, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const TLS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), "tls");
+/** The test certificate (localhost, 127.0.0.1, 127.0.0.2, ::1): give it to another process as NODE_EXTRA_CA_CERTS. */
+export const TEST_CERTIFICATE = path.join(TLS_FOLDER, "cert.pem");
+
+/**
+ * Lets this test process's outbound requests accept the test certificate.
+ * Node 20 cannot add a trusted CA at run time, so certificate checks are
+ * turned off for the rest of this (test) process; its servers all live on
+ * loopback.
+ */
+export function trustTestCertificate(): void {
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+}
 
 async function readText(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -18,14 +38,17 @@ async function readText(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>): Promise<{ server: Server; origin: string }> {
-  const server = createServer((request, response) => {
+async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, tls = false): Promise<{ server: Server; origin: string }> {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     handler(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500).end(String(error));
     });
-  });
+  };
+  const server: Server = tls
+    ? createTlsServer({ cert: readFileSync(TEST_CERTIFICATE), key: readFileSync(path.join(TLS_FOLDER, "key.pem")) }, listener)
+    : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { server, origin: `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 async function close(server: Server): Promise<void> {
@@ -38,6 +61,8 @@ export interface HubSubscription {
   topic: string;
   secret: string | null;
   leaseSeconds: number;
+  /** The hub enforces the lease: no content is distributed to a subscription past this (Date.now() time). */
+  expiresAt: number;
 }
 
 export interface HubEvent {
@@ -47,6 +72,8 @@ export interface HubEvent {
   /** What the subscriber's verification answer did: confirmed (challenge echoed), refused (anything else). */
   outcome: "confirmed" | "refused" | "sent";
   status: number;
+  /** When the verification was answered (Date.now()). */
+  at: number;
 }
 
 export interface LocalHubOptions {
@@ -56,6 +83,10 @@ export interface LocalHubOptions {
   deny?: (topic: string) => boolean;
   /** Answer requests at the hub's root with this redirect (e.g. 307 or 308 to /moved). */
   redirect?: { status: 307 | 308; to: string };
+  /** Serve the hub over https (the test certificate: call trustTestCertificate() in this process). */
+  tls?: boolean;
+  /** The status a subscription request gets (202 by default); with another, nothing is verified. */
+  answer?: (fields: Record<string, string>) => number;
 }
 
 export interface PublishOptions {
@@ -105,7 +136,7 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
       callback.searchParams.set("hub.reason", "not on this hub");
       const response = await fetch(callback);
       await response.arrayBuffer();
-      events.push({ mode: "denied", topic, callback: fields["hub.callback"], outcome: "sent", status: response.status });
+      events.push({ mode: "denied", topic, callback: fields["hub.callback"], outcome: "sent", status: response.status, at: Date.now() });
       return notify();
     }
     const challenge = randomBytes(12).toString("hex");
@@ -118,10 +149,10 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
     const text = await response.text();
     const confirmed = response.status >= 200 && response.status < 300 && text === challenge;
     if (confirmed && mode === "subscribe") {
-      subscriptions.set(key, { callback: fields["hub.callback"], topic, secret: fields["hub.secret"] || null, leaseSeconds });
+      subscriptions.set(key, { callback: fields["hub.callback"], topic, secret: fields["hub.secret"] || null, leaseSeconds, expiresAt: Date.now() + leaseSeconds * 1000 });
     }
     if (confirmed && mode === "unsubscribe") subscriptions.delete(key);
-    events.push({ mode, topic, callback: fields["hub.callback"], outcome: confirmed ? "confirmed" : "refused", status: response.status });
+    events.push({ mode, topic, callback: fields["hub.callback"], outcome: confirmed ? "confirmed" : "refused", status: response.status, at: Date.now() });
     notify();
   };
 
@@ -137,10 +168,12 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
     if (!["subscribe", "unsubscribe"].includes(fields["hub.mode"]) || !fields["hub.callback"] || !fields["hub.topic"]) {
       return void response.writeHead(400).end("bad request");
     }
+    const status = options.answer?.(fields) ?? 202;
+    if (status !== 202) return void response.writeHead(status).end("not now");
     response.writeHead(202).end("accepted");
     // Verification of intent comes after the 202, as an asynchronous hub does it.
     setImmediate(() => void verify(fields).catch(() => undefined));
-  });
+  }, options.tls);
 
   return {
     url: `${origin}/`,
@@ -151,7 +184,7 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
       const statuses: number[] = [];
       const bytes = typeof body === "string" ? Buffer.from(body) : body;
       for (const subscription of subscriptions.values()) {
-        if (subscription.topic !== topic) continue;
+        if (subscription.topic !== topic || subscription.expiresAt <= Date.now()) continue;
         const headers: Record<string, string> = {
           "content-type": publishOptions.contentType ?? "application/atom+xml",
           link: `<${origin}/>; rel="hub", <${topic}>; rel="self"`,
