@@ -6,6 +6,7 @@
  * registers again after 24 hours.
  */
 import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
@@ -98,6 +99,24 @@ for (const backend of httpBackends()) {
       // The registration was confirmed while it was made (the first test); a challenge now is nobody's request of ours.
       check.searchParams.set("url", feedUrl);
       assert.equal((await fetch(check)).status, 404);
+    });
+
+    it("takes notices only from the cloud server it registered with", async () => {
+      const before = feeds.hits("/rss.xml");
+      const { notifyUrl } = cloud.registrations[0];
+      // The same callback and feed, sent from another address than the cloud server's.
+      const status = await new Promise<number>((resolve, reject) => {
+        const body = new URLSearchParams({ url: feedUrl }).toString();
+        const forged = httpRequest(notifyUrl, { method: "POST", localAddress: "127.0.0.2", headers: { "content-type": "application/x-www-form-urlencoded", "content-length": String(body.length) } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        forged.on("error", reject);
+        forged.end(body);
+      });
+      assert.equal(status, 403);
+      await server.plugin.context.push.idle();
+      assert.equal(feeds.hits("/rss.xml"), before, "nothing fetched");
     });
 
     it("registers again after 24 hours", async () => {
