@@ -7,7 +7,7 @@ import type { PushKind, PushSubscription, Storage } from "../storage/types.js";
 import { storeItems } from "../sync/store-items.js";
 import { eligibleForPush, type NotifiedFetches } from "./notified-fetches.js";
 import { printable, type RemoteLog } from "./remote-log.js";
-import type { SenderLimits } from "./sender-limits.js";
+import { FAT_PING_MAX_BYTES, type SenderLimits } from "./sender-limits.js";
 import { signatureCheck } from "./signature.js";
 import type { SubscriptionKeeper } from "./subscriptions.js";
 import { dueAt, REQUESTED_LEASE_SECONDS, UNSUBSCRIBE_WAIT_MS, verificationOpen } from "./timing.js";
@@ -180,7 +180,8 @@ export class PushCallbacks {
       return unread({ status: 202 });
     }
     // Only a signed body is ever parsed and stored; an http hub's pings (no secret) are thin hints.
-    const keep = check !== null && inbound.header("content-length") !== "0" && limits.takeFatPing(subscription.id);
+    const length = Number(inbound.header("content-length") ?? Number.NaN);
+    const keep = check !== null && length !== 0 && !(length > FAT_PING_MAX_BYTES) && limits.takeFatPing(subscription.id);
     const body = await limits.read(stream, { keep, check, contentLength: inbound.header("content-length"), contentEncoding: inbound.header("content-encoding") });
     if (body.outcome !== "read") {
       if (keep) limits.returnFatPing(subscription.id);

@@ -5,6 +5,12 @@ import type { SignatureCheck } from "./signature.js";
 
 /** Fat pings (notifications carrying the feed) parsed and stored per subscription and minute; more are coalesced into a fetch. */
 export const FAT_PINGS_PER_MINUTE = 6;
+/**
+ * The largest fat ping parsed and stored (a hub may send only the new
+ * entries; a feed of tens of KB is usual). A larger signed one still counts,
+ * as a hint: the blog's own feed is fetched within its budget.
+ */
+export const FAT_PING_MAX_BYTES = 1024 * 1024;
 const MINUTE = 60_000;
 
 /** What reading a callback's body came to. */
@@ -13,7 +19,7 @@ export type InboundBody =
       outcome: "read";
       /** Bytes received. */
       size: number;
-      /** The body (decoded), when it was to be kept and fitted in the shared budget; null otherwise. */
+      /** The body (decoded), when it was to be kept, was at most FAT_PING_MAX_BYTES and fitted in the shared budget; null otherwise. */
       bytes: Uint8Array | null;
       /** Gives its bytes back to the shared budget: call once the body is no longer used. */
       release(): void;
@@ -21,7 +27,7 @@ export type InboundBody =
   | { outcome: "too-large" | "too-slow" | "unreadable" };
 
 export interface ReadOptions {
-  /** Keep the bytes (a signed fat ping within its rate); otherwise they are only counted and checked. */
+  /** Keep the bytes (a signed fat ping within its rate; at most FAT_PING_MAX_BYTES); otherwise they are only counted and checked. */
   keep: boolean;
   /** Fed every byte as it arrives (the signature). */
   check: SignatureCheck | null;
@@ -46,7 +52,8 @@ const DECODERS: Record<string, (bytes: Buffer, options: zlib.ZlibOptions) => Pro
  *   answered 503 before it is read;
  * - each body read within `readTimeout` (408 after) and up to `maxBodySize`
  *   bytes (413 beyond);
- * - at most FAT_PINGS_PER_MINUTE bodies kept for parsing a minute.
+ * - at most FAT_PINGS_PER_MINUTE bodies kept for parsing a minute, each of
+ *   at most FAT_PING_MAX_BYTES.
  * Kept bodies of all senders together hold at most `maxKeptBytes`: past it a
  * body is still read and checked, but not kept (it then counts as a ping
  * without content). State is held only for senders with a body in flight or
@@ -129,8 +136,8 @@ export class SenderLimits {
         if (size > cap) return finish("too-large");
         options.check?.update(chunk);
         if (!keep) return;
-        if (this.keptBytes + chunk.length > this.limits.maxKeptBytes) {
-          // The shared budget is spent: this body is checked, not kept.
+        if (held + chunk.length > FAT_PING_MAX_BYTES || this.keptBytes + chunk.length > this.limits.maxKeptBytes) {
+          // Too large to parse, or the shared budget is spent: this body is checked, not kept.
           keep = false;
           return drop();
         }
@@ -153,14 +160,15 @@ export class SenderLimits {
     let bytes: Buffer | null = keep ? Buffer.concat(chunks, held) : null;
     if (bytes && coding !== "identity" && bytes.length > 0) {
       try {
-        bytes = await DECODERS[coding](bytes, { maxOutputLength: cap });
+        bytes = await DECODERS[coding](bytes, { maxOutputLength: FAT_PING_MAX_BYTES });
+        // What is held now is the decoded body.
+        this.keptBytes += bytes.length - held;
+        held = bytes.length;
       } catch {
+        // Too large once decoded, or not what its coding says: read and checked all the same, not kept.
         drop();
-        return { outcome: "unreadable" };
+        bytes = null;
       }
-      // What is held now is the decoded body.
-      this.keptBytes += bytes.length - held;
-      held = bytes.length;
     }
     let released = false;
     return {

@@ -465,7 +465,8 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
 
   it("a blog that pushes: WebSub and rssCloud call back through the host's public routes, and the posts show at once, live through the host's compression", async (t) => {
     // Hubs reach the plugin at the host's own address (application.url, learnt from the first request).
-    const hub = await startLocalHub();
+    // The hub speaks https (a secret goes to https hubs only); Indiekit trusts the loopback certificate (NODE_EXTRA_CA_CERTS).
+    const hub = await startLocalHub({ tls: true });
     const cloud = await startLocalCloud();
     const feeds = await startFeedServer();
     try {
@@ -514,6 +515,12 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
       live.close();
       assert.deepEqual(await hub.publish(atomUrl, atom().replace("pushed-new", "forged"), { signature: "wrong" }), [202]);
       assert.ok(!(await titles()).includes("forged"));
+      // Indiekit parses JSON bodies before the plugin: a JSON delivery's signature cannot be checked, so it is refused and fetches nothing.
+      const fetchesBefore = feeds.hits("/pushed.atom");
+      const jsonFeed = JSON.stringify({ version: "https://jsonfeed.org/version/1.1", title: "Pushed", items: [{ id: "json", title: "json-forged" }] });
+      assert.deepEqual(await hub.publish(atomUrl, jsonFeed, { contentType: "application/json" }), [415]);
+      assert.equal(feeds.hits("/pushed.atom"), fetchesBefore, "no fetch for a body the host parsed");
+      assert.ok(!(await titles()).includes("json-forged"));
 
       const deadline = Date.now() + 60_000;
       while (!cloud.registrations.some((registration) => registration.feedUrl === rssUrl) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));

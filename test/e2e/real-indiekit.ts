@@ -172,7 +172,7 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
   env.PASSWORD_SECRET = "$2b$10$CwTycUXWue0Thq9StjUM0uJ8.qPp1Yl6Jp6Iv1W1l2t0e4Ti1Q3bW";
   // Not the test runner's child-process markers: Node 24 would treat Indiekit as a test file.
   for (const name of ["MONGODB_URL", "NODE_TEST_CONTEXT", "NODE_OPTIONS"]) delete env[name];
-  // The local fediverse web's https is checked as any certificate is, against its own root (test/support/tls).
+  // The local fediverse web's and the local hub's https is checked as any certificate is, against its own root (test/support/tls).
   delete env.NODE_TLS_REJECT_UNAUTHORIZED;
   env.NODE_EXTRA_CA_CERTS = LOOPBACK_CERTIFICATE;
   const child: ChildProcess = spawn(kit.node, [path.join(kit.root, "packages", "indiekit", "bin", "cli.js"), "serve", "--port", String(port)], {

@@ -17,7 +17,8 @@ import BlogrollEndpoint from "../../index.js";
 import { HINT_BURST, HINT_INTERVAL } from "../../lib/schedule/hints.js";
 import { createStandaloneApp } from "../../lib/standalone/app.js";
 import type { Blog, Storage } from "../../lib/storage/types.js";
-import { startLocalCloud, startLocalHub, trustTestCertificate, type LocalCloud, type LocalHub } from "../support/local-push.js";
+import { startLocalCloud, startLocalHub, type LocalCloud, type LocalHub } from "../support/local-push.js";
+import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { ADMIN_TOKEN, memoryLogger, startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 
@@ -54,7 +55,7 @@ describe("push notifications are hints within a per-blog budget", () => {
   let hub: LocalHub;
 
   before(async () => {
-    trustTestCertificate();
+    trustLoopbackCertificate();
     cloud = await startLocalCloud();
     hub = await startLocalHub({ tls: true });
     feeds = await startFeedServer(["127.0.0.1", "127.0.0.2"]);

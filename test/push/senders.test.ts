@@ -11,7 +11,8 @@ import { after, before, describe, it } from "node:test";
 import { HINT_BURST, HINT_INTERVAL } from "../../lib/schedule/hints.js";
 import { FAT_PINGS_PER_MINUTE } from "../../lib/push/sender-limits.js";
 import type { PushSubscription } from "../../lib/storage/types.js";
-import { startLocalHub, trustTestCertificate, type LocalHub } from "../support/local-push.js";
+import { startLocalHub, type LocalHub } from "../support/local-push.js";
+import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 
@@ -52,7 +53,7 @@ describe("each subscription is bounded as a sender of its own", () => {
   const blogs: Record<"slow" | "busy", { feedUrl: string; entries: Entry[]; subscription: PushSubscription; callback: string }> = {} as never;
 
   before(async () => {
-    trustTestCertificate();
+    trustLoopbackCertificate();
     hub = await startLocalHub({ tls: true });
     feeds = await startFeedServer();
     // The read deadline is fetchTimeout: short here, so a trickling body is cut within the test.

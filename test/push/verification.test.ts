@@ -12,7 +12,8 @@ import { after, describe, it } from "node:test";
 import { logIn } from "../admin/admin-session.js";
 import type { Blog, PushSubscription } from "../../lib/storage/types.js";
 import { dueAt, RETRY_FAILED_MS } from "../../lib/push/timing.js";
-import { startLocalHub, trustTestCertificate, type LocalHub, type LocalHubOptions } from "../support/local-push.js";
+import { startLocalHub, type LocalHub, type LocalHubOptions } from "../support/local-push.js";
+import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 
@@ -38,7 +39,7 @@ interface Setup {
 
 /** A test server (timers on, as in production) following one blog whose feed names `hub`, subscribed and verified. */
 async function pushedBlog(hubOptions: LocalHubOptions = {}, serverOptions: Record<string, unknown> = {}): Promise<Setup> {
-  trustTestCertificate();
+  trustLoopbackCertificate();
   const hub = await startLocalHub(hubOptions);
   const feeds = await startFeedServer();
   const feedUrl = `${feeds.origins[0]}/feed.atom`;
@@ -153,7 +154,7 @@ describe("WebSub verification and leases", () => {
   });
 
   it("unsubscribes within seconds a blog its source drops, and answers 410 at its callback once it ended", { timeout: 60_000 }, async () => {
-    trustTestCertificate();
+    trustLoopbackCertificate();
     const hub = await startLocalHub({ tls: true });
     const feeds = await startFeedServer();
     const server = await startTestServer("sqlite");

@@ -18,7 +18,8 @@ import { createStandaloneApp } from "../../lib/standalone/app.js";
 import { COLLECTION_NAMES } from "../../lib/storage/open.js";
 import type { Blog, Storage } from "../../lib/storage/types.js";
 import { createFakeDb } from "../support/fake-mongo.js";
-import { startLocalHub, trustTestCertificate } from "../support/local-push.js";
+import { startLocalHub } from "../support/local-push.js";
+import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { ADMIN_TOKEN, memoryLogger, startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { logIn } from "../admin/admin-session.js";
@@ -71,7 +72,7 @@ describe("a restart keeps subscriptions and their callbacks", () => {
 
   for (const [name, makeData] of backends) {
     it(`on ${name}`, async () => {
-      trustTestCertificate();
+      trustLoopbackCertificate();
       const hub = await startLocalHub({ tls: true });
       let entries = [{ id: "before-restart", published: minutesAgo(30) }];
       const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => entries);

@@ -10,7 +10,8 @@ import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
-import { startLocalHub, trustTestCertificate, type LocalHub } from "../support/local-push.js";
+import { startLocalHub, type LocalHub } from "../support/local-push.js";
+import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import type { Blog, PushSubscription } from "../../lib/storage/types.js";
 import { logIn } from "../admin/admin-session.js";
 
@@ -58,7 +59,7 @@ for (const backend of httpBackends()) {
     let subscription: PushSubscription;
 
     before(async () => {
-      trustTestCertificate();
+      trustLoopbackCertificate();
       hub = await startLocalHub({ leaseSeconds: 7200, tls: true });
       feeds = await startFeedServer();
       feedUrl = `${feeds.origins[0]}/feed.xml`;

@@ -1,38 +1,18 @@
 /**
  * A local web of fediverse sites over https on loopback, for WebFinger and
  * add-by-handle tests. WebFinger is asked over https only (RFC 7033), so the
- * sites serve TLS with the loopback certificate in ./tls. A process that
- * looks accounts up must trust it: a child process is started with
- * NODE_EXTRA_CA_CERTS=LOOPBACK_CERTIFICATE (checked as any certificate is);
- * a test process cannot add a root once started, so a test file that looks
- * up in-process calls `trustLoopbackCertificate()`, which turns certificate
- * checks off for that process (these tests contact only loopback servers).
+ * sites serve TLS with the loopback certificate (loopback-tls.ts), which a
+ * process that looks accounts up must trust.
  *
  *   mastodon  WebFinger (profile-page link), the profile page, its RSS feed
  *   blog      WordPress-like: WebFinger names only the actor (no profile
  *             page); the actor's `url` is the author page, whose head lists
  *             the blog's feed, its comments feed and the author's feed
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { respond, startFixtureServer, type FixtureServer } from "./fixture-server.js";
+import { loopbackTls } from "./loopback-tls.js";
 
-const folder = path.join(path.dirname(fileURLToPath(import.meta.url)), "tls");
-
-/** The loopback certificate (127.0.0.1–3 and localhost), self-signed: its own root. */
-export const LOOPBACK_CERTIFICATE = path.join(folder, "loopback-cert.pem");
-
-/** The loopback key pair, test use only. */
-export const loopbackTls = {
-  key: readFileSync(path.join(folder, "loopback-key.pem"), "utf8"),
-  cert: readFileSync(LOOPBACK_CERTIFICATE, "utf8"),
-};
-
-/** Makes this process accept the loopback certificate (Node reads the variable at each TLS connection). */
-export function trustLoopbackCertificate(): void {
-  process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-}
+export { LOOPBACK_CERTIFICATE, loopbackTls, trustLoopbackCertificate } from "./loopback-tls.js";
 
 export const rssFeed = (title: string, link: string) =>
   `<?xml version="1.0"?><rss version="2.0"><channel><title>${title}</title><link>${link}</link><description>d</description>` +

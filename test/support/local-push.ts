@@ -5,32 +5,16 @@
  * 202, then verifies intent with a GET carrying a random challenge (or sends
  * `denied`), distributes content with X-Hub-Signature (HMAC of the raw
  * body under hub.secret) and stops at the end of each lease. It speaks http,
- * or https with the test certificate (subscribers send secrets only to https
- * hubs). The cloud server follows rssCloud's http-post
+ * or https with the loopback certificate (loopback-tls.ts; subscribers send
+ * secrets only to https hubs). The cloud server follows rssCloud's http-post
  * interface: pleaseNotify verified by a GET with a challenge (domain given),
  * answered with <notifyResult>, and notifications POSTed as `url=<feed>`.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const TLS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), "tls");
-/** The test certificate (localhost, 127.0.0.1, 127.0.0.2, ::1): give it to another process as NODE_EXTRA_CA_CERTS. */
-export const TEST_CERTIFICATE = path.join(TLS_FOLDER, "cert.pem");
-
-/**
- * Lets this test process's outbound requests accept the test certificate.
- * Node 20 cannot add a trusted CA at run time, so certificate checks are
- * turned off for the rest of this (test) process; its servers all live on
- * loopback.
- */
-export function trustTestCertificate(): void {
-  process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-}
+import { loopbackTls } from "./loopback-tls.js";
 
 async function readText(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -45,7 +29,7 @@ async function listen(handler: (request: IncomingMessage, response: ServerRespon
     });
   };
   const server: Server = tls
-    ? createTlsServer({ cert: readFileSync(TEST_CERTIFICATE), key: readFileSync(path.join(TLS_FOLDER, "key.pem")) }, listener)
+    ? createTlsServer(loopbackTls, listener)
     : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   return { server, origin: `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -83,7 +67,7 @@ export interface LocalHubOptions {
   deny?: (topic: string) => boolean;
   /** Answer requests at the hub's root with this redirect (e.g. 307 or 308 to /moved). */
   redirect?: { status: 307 | 308; to: string };
-  /** Serve the hub over https (the test certificate: call trustTestCertificate() in this process). */
+  /** Serve the hub over https (the loopback certificate: its subscribers must trust it, see loopback-tls.ts). */
   tls?: boolean;
   /** The status a subscription request gets (202 by default); with another, nothing is verified. */
   answer?: (fields: Record<string, string>) => number;
