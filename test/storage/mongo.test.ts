@@ -227,6 +227,7 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
         at: new Date("2026-01-02T12:00:00.000Z"), status: "error", nextFetchAt: waitUntil, failureCount: 1,
         schedule: { recentPosts: posts, fetchInterval: 3_600_000, fetchReason: "retry-after", waitUntil },
       });
+      await storage.blogs.recordHint(blog.id, { budgetAt: waitUntil });
       const legacyId = new backend.ObjectId();
       const lastItemAt = new Date("2025-06-01T00:00:00.000Z");
       await raw.blogs.insertOne({ _id: legacyId, feedUrl: "https://legacy.example/feed", title: "L", status: "error", lastItemAt, lastFetchAt: waitUntil });
@@ -237,9 +238,11 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.deepEqual(kept.recentPosts, posts);
       assert.deepEqual([kept.lastPostAt, kept.fetchInterval, kept.fetchReason, kept.waitUntil], [posts[0], 3_600_000, "retry-after", waitUntil]);
       assert.deepEqual(kept.failingSince, new Date("2026-01-02T12:00:00.000Z"));
+      assert.deepEqual(kept.hintBudgetAt, waitUntil, "the push hint budget outlives a restart");
       const legacy = (await restarted.blogs.get(legacyId.toHexString()))!;
       assert.deepEqual([legacy.lastPostAt, legacy.failingSince, legacy.recentPosts], [lastItemAt, waitUntil, []]);
       assert.deepEqual([legacy.relationship, legacy.note, legacy.fediverse, legacy.fediverseUrl], [[], null, null, null]);
+      assert.equal(legacy.hintBudgetAt, null, "no hint taken yet");
       const legacyDoc = (await raw.blogs.findOne({ _id: legacyId })) as Document;
       assert.deepEqual(
         [legacyDoc.relationship, legacyDoc.note, legacyDoc.fediverse, legacyDoc.fediverseUrl],

@@ -185,6 +185,32 @@ describe("sqlite specifics", () => {
     }
   });
 
+  it("brings a database from before the push hint budget up: its blogs have taken no hint yet", async () => {
+    const file = freshFile();
+    mkdirSync(path.dirname(file), { recursive: true });
+    const db = openSqliteFile(file);
+    try {
+      const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("each blog's budget of push notifications"));
+      migrate(db, MIGRATIONS.slice(0, step));
+      const created = "2025-01-01T00:00:00.000Z";
+      db.prepare(`INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, status, source, created_at, updated_at)
+        VALUES ('5e0000000000000000000001', 'Before', 'before', 'https://before.example/feed', ?, 'active', 'manual', ?, ?)`).run(feedUrlKey("https://before.example/feed"), created, created);
+    } finally {
+      db.close();
+    }
+    const upgraded = createSqliteStorage(file);
+    try {
+      await upgraded.init();
+      const id = "5e0000000000000000000001";
+      const read = (await upgraded.blogs.get(id))!;
+      assert.deepEqual([read.title, read.hintBudgetAt], ["Before", null]);
+      await upgraded.blogs.recordHint(id, { budgetAt: new Date(0) });
+      assert.equal((await upgraded.blogs.get(id))?.hintBudgetAt?.getTime(), 0);
+    } finally {
+      await upgraded.close();
+    }
+  });
+
   it("refuses a database written by a newer schema", async () => {
     const file = freshFile();
     const storage = createSqliteStorage(file);
