@@ -24,7 +24,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest, type ClientRequest } from "node:http";
-import { createServer } from "node:net";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -34,6 +33,7 @@ import { startLocalHub, type LocalHub } from "../test/support/local-push.js";
 import { LOOPBACK_CERTIFICATE, trustLoopbackCertificate } from "../test/support/loopback-tls.js";
 import { startFeedServer, type FeedServer } from "../test/sync/feed-server.js";
 import { MB, percentile, probeLatency, report, round, target, type BenchResult } from "./support/measure.js";
+import { freePort } from "../test/support/free-port.js";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "15" } } });
 const SECONDS = Number(values.seconds);
@@ -59,13 +59,6 @@ function atom(feedUrl: string, hubUrl: string, entries: Entry[], content = ""): 
     `</feed>`;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The child's resident memory (all its threads), from /proc. */
 function childRss(pid: number): number {

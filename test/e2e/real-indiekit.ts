@@ -2,12 +2,12 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { packageRoot } from "../../lib/package-root.js";
 import { LOOPBACK_CERTIFICATE } from "../support/fediverse-web.js";
+import { freePort } from "../support/free-port.js";
 
 const run = promisify(execFile);
 
@@ -129,13 +129,6 @@ export function linkIntoKit(kit: Kit, installed: string): void {
   symlinkSync(installed, link, "dir");
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface HostOptions {
   /** Indiekit's dev mode: every admin request is signed in as the owner. */

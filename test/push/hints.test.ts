@@ -7,7 +7,7 @@
  * a restart; a fetch a notice brought forward keeps the push trusted.
  */
 import assert from "node:assert/strict";
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -80,6 +80,21 @@ describe("push notifications are hints within a per-blog budget", () => {
     return { blog, feedUrl };
   }
 
+  /** A blog at `path` pushed by the cloud server, subscribed and fetched once; after `change()` its feed answers with `later`. */
+  async function changingBlog(path: string, later: (response: ServerResponse) => void): Promise<{ blog: Blog; feedUrl: string; change(): void }> {
+    let changed = false;
+    const feedUrl = `${feeds.origins[0]}${path}`;
+    const posts = [{ id: "old", published: new Date(Date.now() - HOUR) }];
+    feeds.route(path, (_request, response) => {
+      if (changed) return later(response);
+      response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, posts));
+    });
+    const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl, title: path, source: "manual" });
+    await server.plugin.context.scheduler.syncNow();
+    await server.plugin.context.push.idle();
+    return { blog, feedUrl, change: () => void (changed = true) };
+  }
+
   /** Sends `count` notices, each after the work the previous one caused has ended (the flood that once fetched every time). */
   async function notify(feedUrl: string, count: number): Promise<void> {
     for (let n = 0; n < count; n++) {
@@ -101,65 +116,35 @@ describe("push notifications are hints within a per-blog budget", () => {
   });
 
   it("never fetches inside a server's Retry-After", async () => {
-    let unavailable = false;
-    const path = "/resting.xml";
-    const feedUrl = `${feeds.origins[0]}${path}`;
-    const posts = [{ id: "old", published: new Date(Date.now() - HOUR) }];
-    feeds.route(path, (_request, response) => {
-      if (unavailable) return void response.writeHead(503, { "retry-after": "86400" }).end("resting");
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, posts));
-    });
-    const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl, title: "Resting", source: "manual" });
-    await server.plugin.context.scheduler.syncNow();
-    await server.plugin.context.push.idle();
-    unavailable = true;
+    const { blog, feedUrl, change } = await changingBlog("/resting.xml", (response) => void response.writeHead(503, { "retry-after": "86400" }).end("resting"));
+    change();
     await notify(feedUrl, 1);
     const told = (await server.storage.blogs.get(blog.id)) as Blog;
     assert.ok(told.waitUntil && told.waitUntil.getTime() > Date.now() + 12 * HOUR, "the server asked us to wait a day");
-    const before = feeds.hits(path);
+    const before = feeds.hits("/resting.xml");
     await notify(feedUrl, 50);
-    assert.equal(feeds.hits(path), before, "no request while it asks us to wait");
+    assert.equal(feeds.hits("/resting.xml"), before, "no request while it asks us to wait");
   });
 
   it("costs another host no more than the budget when the feed redirects there", async () => {
-    const posts = [{ id: "old", published: new Date(Date.now() - HOUR) }];
-    let moved = false;
-    const path = "/wandering.xml";
-    const feedUrl = `${feeds.origins[0]}${path}`;
-    feeds.route(path, (_request, response) => {
-      if (moved) return void response.writeHead(302, { location: `${feeds.origins[1]}/elsewhere.xml` }).end();
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, posts));
-    });
-    feeds.route("/elsewhere.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, posts)));
-    await server.storage.blogs.upsertFromSource({ feedUrl, title: "Wandering", source: "manual" });
-    await server.plugin.context.scheduler.syncNow();
-    await server.plugin.context.push.idle();
-    moved = true;
+    const { feedUrl, change } = await changingBlog("/wandering.xml", (response) => void response.writeHead(302, { location: `${feeds.origins[1]}/elsewhere.xml` }).end());
+    feeds.route("/elsewhere.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, [])));
+    change();
     await notify(feedUrl, 50);
     assert.ok(feeds.hits("/elsewhere.xml") <= HINT_BURST, `${feeds.hits("/elsewhere.xml")} requests to the other host`);
   });
 
   it("answers a gone blog's callback 410 and fetches nothing", async () => {
-    let gone = false;
-    const path = "/ending.xml";
-    const feedUrl = `${feeds.origins[0]}${path}`;
-    const posts = [{ id: "old", published: new Date(Date.now() - HOUR) }];
-    feeds.route(path, (_request, response) => {
-      if (gone) return void response.writeHead(410).end("gone");
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, posts));
-    });
-    const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl, title: "Ending", source: "manual" });
-    await server.plugin.context.scheduler.syncNow();
-    await server.plugin.context.push.idle();
-    gone = true;
+    const { blog, feedUrl, change } = await changingBlog("/ending.xml", (response) => void response.writeHead(410).end("gone"));
+    change();
     await server.plugin.context.scheduler.syncNow();
     assert.equal((await server.storage.blogs.get(blog.id))?.status, "gone");
-    const before = feeds.hits(path);
+    const before = feeds.hits("/ending.xml");
     const registration = cloud.registrations.find((entry) => entry.feedUrl === feedUrl)!;
     const response = await fetch(registration.notifyUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `url=${encodeURIComponent(feedUrl)}` });
     assert.equal(response.status, 410);
     await server.plugin.context.push.idle();
-    assert.equal(feeds.hits(path), before);
+    assert.equal(feeds.hits("/ending.xml"), before);
   });
 
   it("keeps a push trusted when the fetch a notice brought forward finds the announced posts", async () => {
