@@ -34,8 +34,8 @@ for (const backend of httpBackends()) {
       assert.equal(body, await api.text());
       assert.deepEqual(parseOpml(body).feeds.map((feed) => feed.title), ["Alpha", "Alpha comments", "Beta"]);
       assert.match(body, /<ownerId>https:\/\/owner\.example\/<\/ownerId>/);
-      // River links in its head point at the mount path, not at /.well-known.
-      assert.ok(body.includes(`href="${server.baseUrl}${server.plugin.mountPath}/river.atom"`));
+      // River links in its head point at the mount path under publicUrl, not at /.well-known or the request's host.
+      assert.ok(body.includes(`href="https://owner.example${server.plugin.mountPath}/river.atom"`));
       const conditional = await server.get("/.well-known/recommendations.opml", { headers: { "If-None-Match": wellKnown.headers.get("etag") as string } });
       assert.equal(conditional.status, 304);
     });
