@@ -14,6 +14,7 @@ import type { Blog } from "../../lib/storage/types.js";
 import { ARTIFACTS, browserSkip as skip, launchBrowser, type TestBrowser } from "../support/browser.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { startLocalHub, type LocalHub } from "../support/local-push.js";
+import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { addBlog, addItems, item } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
@@ -50,7 +51,9 @@ describe("widget live (Chromium, a post pushed by a local WebSub hub)", { skip }
   const pageErrors: string[] = [];
 
   before(async () => {
-    hub = await startLocalHub();
+    // An https hub: the plugin sends its secret, and so stores pushed posts, to https hubs only.
+    trustLoopbackCertificate();
+    hub = await startLocalHub({ tls: true });
     feeds = await startFeedServer();
     feedUrl = `${feeds.origins[0]}/example.atom`;
     entries = [{ id: "older", title: "An older post", published: new Date(Date.now() - 5 * HOUR) }];
