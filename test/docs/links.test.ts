@@ -44,16 +44,22 @@ describe("the docs", () => {
     assert.deepEqual(options.filter((name) => !documented.has(name)), []);
   });
 
-  it("give each option's default as the code has it", () => {
-    const markdown = readFileSync(path.join(docsFolder, "configuration.md"), "utf8");
-    const cells = new Map([...markdown.matchAll(/^\|\s*`([A-Za-z]+)`\s*\|([^|]*)\|/gm)].map((match) => [match[1], match[2].trim()]));
+  it("give each option's default as the code has it (configuration.md every option, the README those it lists)", () => {
     const wrong: string[] = [];
-    for (const [name, value] of Object.entries(defaultOptions)) {
-      const cell = cells.get(name) ?? "";
-      // A default written as one code span is the value itself; in words ("none", "the site's root") it is null.
-      const literal = /^`([^`]*)`$/.exec(cell)?.[1];
-      const documented = literal === undefined ? null : typeof value === "string" ? literal : JSON.parse(literal);
-      if (documented !== value) wrong.push(`${name}: docs ${cell}, code ${JSON.stringify(value)}`);
+    for (const page of ["docs/configuration.md", "README.md"]) {
+      const markdown = readFileSync(path.join(root, page), "utf8");
+      for (const [, name, text] of markdown.matchAll(/^\|\s*`([a-z][A-Za-z]*)`\s*\|([^|]*)\|/gm)) {
+        if (!Object.hasOwn(defaultOptions, name)) {
+          wrong.push(`${page}: ${name} is no option`);
+          continue;
+        }
+        const value: unknown = defaultOptions[name as keyof typeof defaultOptions];
+        const cell = text.trim();
+        // A default written as one code span is the value itself; in words ("none", "the site's root") it is null.
+        const literal = /^`([^`]*)`$/.exec(cell)?.[1];
+        const documented = literal === undefined ? null : typeof value === "string" ? literal : JSON.parse(literal);
+        if (documented !== value) wrong.push(`${page}: ${name}: docs ${cell}, code ${JSON.stringify(value)}`);
+      }
     }
     assert.deepEqual(wrong, []);
   });
