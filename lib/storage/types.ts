@@ -335,6 +335,12 @@ export interface BlogHealthCounts {
   health: { healthy: number; dormant: number; failing: number; erroring: number; gone: number; moved: number };
 }
 
+/** Where a page of `listDue` ended: its last blog's id and nextFetchAt (ignored with `everyone`, which goes by id). */
+export interface DueCursor {
+  id: string;
+  nextFetchAt: Date | null;
+}
+
 export interface BlogStore {
   list(query: BlogListQuery): Promise<Page<Blog>>;
   /** Any blog by id, deleted included; callers decide visibility. */
@@ -373,11 +379,14 @@ export interface BlogStore {
   categories(): Promise<CategoryCount[]>;
   /**
    * Blogs the scheduler should fetch: listed, not deleted, not
-   * skipItemFetch, nextFetchAt due (a gone blog's is its weekly check). With
-   * `everyone` ("Sync now"), every such blog whatever its nextFetchAt, except
-   * those told to wait (waitUntil after `now`) and gone ones not yet due.
+   * skipItemFetch, nextFetchAt due (a gone blog's is its weekly check), in
+   * order of nextFetchAt (never scheduled first), then id. With `everyone`
+   * ("Sync now"), every such blog whatever its nextFetchAt, except those
+   * told to wait (waitUntil after `now`) and gone ones not yet due, in id
+   * order. `after` continues a listing after the last blog of its previous
+   * page, so a run reads each row once however many there are.
    */
-  listDue(now: Date, limit: number, options?: { everyone?: boolean }): Promise<Blog[]>;
+  listDue(now: Date, limit: number, options?: { everyone?: boolean; after?: DueCursor }): Promise<Blog[]>;
   recordFetch(id: string, record: FetchRecord): Promise<Blog | null>;
   /**
    * Takes a push notification's hint (lib/push/notified-fetches.ts): sets the

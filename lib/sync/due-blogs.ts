@@ -1,4 +1,4 @@
-import type { Blog, Storage } from "../storage/types.js";
+import type { Blog, DueCursor, Storage } from "../storage/types.js";
 import { hostOf } from "./fetch-blog.js";
 
 export interface DueBlogLimits {
@@ -6,7 +6,7 @@ export interface DueBlogLimits {
   concurrency: number;
   /** Blogs of one host handled at the same time. */
   perHost: number;
-  /** Blogs read from storage per query (default 1000). */
+  /** Blogs read from storage per query (default 250). */
   batchSize?: number;
   /** "Sync now": every fetchable blog, due or not, except those a server told to wait. */
   everyone?: boolean;
@@ -16,12 +16,11 @@ export interface DueBlogLimits {
  * Calls `handle` once for every blog due at `runAt`, however many there
  * are, at most `concurrency` at a time and `perHost` per feed host.
  *
- * Blogs are read in batches with `listDue`. A blog handled in this run may
- * be due again at once (success clears `nextFetchAt`), so each query asks
- * for as many rows as were already seen plus one batch and keeps the unseen
- * ones: whatever order the adapter returns, the run ends, and no blog is
- * handled twice or missed. A blog whose host is busy waits while blogs of
- * other hosts go ahead, so one large host does not hold up the pool.
+ * Blogs are read in pages with `listDue`, each continuing where the last
+ * ended, so every row is read once and at most a few pages are held in
+ * memory, whatever the size of the blogroll. A blog whose host is busy
+ * waits while blogs of other hosts go ahead, so one large host does not
+ * hold up the pool.
  *
  * Stops dispatching when `signal` aborts and returns once the blogs already
  * started have settled.
@@ -34,28 +33,30 @@ export async function forEachDueBlog(
   handle: (blog: Blog) => Promise<void>,
   progress: (done: number, total: number) => void,
 ): Promise<void> {
-  const batchSize = limits.batchSize ?? 1000;
+  const batchSize = limits.batchSize ?? 250;
+  // A guard only: a blog another process re-scheduled within this run's range could be read twice.
   const seen = new Set<string>();
-  const pending: Blog[] = [];
+  const pending: Array<{ blog: Blog; host: string }> = [];
   const busyHosts = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
+  let cursor: DueCursor | undefined;
   let exhausted = false;
   let done = 0;
 
   const loadMore = async () => {
-    const limit = seen.size + batchSize;
-    const due = await storage.blogs.listDue(runAt, limit, { everyone: limits.everyone === true });
-    exhausted = due.length < limit;
+    const due = await storage.blogs.listDue(runAt, batchSize, { everyone: limits.everyone === true, after: cursor });
+    exhausted = due.length < batchSize;
+    const last = due.at(-1);
+    if (last) cursor = { id: last.id, nextFetchAt: last.nextFetchAt };
     for (const blog of due) {
       if (seen.has(blog.id)) continue;
       seen.add(blog.id);
-      pending.push(blog);
+      pending.push({ blog, host: hostOf(blog.feedUrl) });
     }
     progress(done, seen.size);
   };
 
-  const start = (blog: Blog) => {
-    const host = hostOf(blog.feedUrl);
+  const start = ({ blog, host }: { blog: Blog; host: string }) => {
     busyHosts.set(host, (busyHosts.get(host) ?? 0) + 1);
     const task: Promise<void> = handle(blog)
       .catch(() => undefined)
@@ -71,7 +72,7 @@ export async function forEachDueBlog(
   try {
     while (!signal.aborted) {
       const free = inFlight.size < limits.concurrency;
-      const next = free ? pending.findIndex((blog) => (busyHosts.get(hostOf(blog.feedUrl)) ?? 0) < limits.perHost) : -1;
+      const next = free ? pending.findIndex(({ host }) => (busyHosts.get(host) ?? 0) < limits.perHost) : -1;
       if (next !== -1) {
         start(pending.splice(next, 1)[0]);
         continue;

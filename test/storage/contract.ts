@@ -747,6 +747,30 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.deepEqual(due.map((b) => b.id), [...nulls, early.id, late.id, goneDue.id, ...atNow], "a gone blog is due at its weekly check");
         assert.deepEqual((await s.blogs.listDue(T0, 3)).map((b) => b.id), [...nulls, early.id]);
         assert.equal((await s.blogs.listDue(at(1), 10)).length, 9);
+        // Pages continue after their last blog, across the never-scheduled and the scheduled ones.
+        const paged: string[] = [];
+        for (let page = await s.blogs.listDue(T0, 2); page.length > 0; ) {
+          paged.push(...page.map((b) => b.id));
+          const last = page[page.length - 1];
+          page = await s.blogs.listDue(T0, 2, { after: { id: last.id, nextFetchAt: last.nextFetchAt } });
+        }
+        assert.deepEqual(paged, due.map((b) => b.id));
+      });
+
+      it("\"Sync now\" pages through every fetchable blog by id, each once", async () => {
+        const blogs: Blog[] = [];
+        for (let i = 0; i < 5; i++) blogs.push(await add({ status: "active" }));
+        await s.blogs.recordFetch(blogs[1].id, { at: T0, status: "active", nextFetchAt: at(DAY), failureCount: 0 });
+        await s.blogs.recordFetch(blogs[3].id, { at: T0, status: "active", nextFetchAt: at(-DAY), failureCount: 0 });
+        const paged: string[] = [];
+        for (let page = await s.blogs.listDue(T0, 2, { everyone: true }); page.length > 0; ) {
+          paged.push(...page.map((b) => b.id));
+          // A blog fetched meanwhile moves in the schedule's order, not in this one.
+          await s.blogs.recordFetch(page[0].id, { at: T0, status: "active", nextFetchAt: at(2 * DAY), failureCount: 0 });
+          const last = page[page.length - 1];
+          page = await s.blogs.listDue(T0, 2, { everyone: true, after: { id: last.id, nextFetchAt: last.nextFetchAt } });
+        }
+        assert.deepEqual(paged, blogs.map((b) => b.id).sort());
       });
 
       it("counts blogs by status and source prefix, deleted only when asked", async () => {

@@ -8,8 +8,8 @@ import { openSqliteFile } from "../support/sqlite-file.js";
 import { createSqliteStorage, MIGRATIONS, SCHEMA_VERSION } from "../../lib/storage/sqlite/index.js";
 import { migrate } from "../../lib/storage/sqlite/migrations.js";
 import { StorageError } from "../../lib/storage/types.js";
-import { DUE_BLOGS_SQL } from "../../lib/storage/sqlite/blogs.js";
-import { itemListSql } from "../../lib/storage/sqlite/items.js";
+import { DUE_SCHEDULED_SQL, DUE_UNSCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL } from "../../lib/storage/sqlite/blogs.js";
+import { itemListSql, PRUNE_CONDITIONS } from "../../lib/storage/sqlite/items.js";
 import { BLOG_NEWEST_SQL, CATEGORY_BLOGS_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL } from "../../lib/storage/sqlite/category-items.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
@@ -291,9 +291,18 @@ describe("sqlite specifics", () => {
         assert.doesNotMatch(categoryPlan, /SCAN i\b|items_newest/, categoryPlan);
         assert.match(categoryPlan, /items_blog_newest \(blog_id=\?/, categoryPlan);
       }
-      const duePlan = plan(DUE_BLOGS_SQL, [{ now: "2024-01-01T00:00:00.000Z", limit: 5 }]);
-      assert.match(duePlan, /blogs_due/);
-      assert.doesNotMatch(duePlan, /TEMP B-TREE/);
+      // Due blogs are index ranges, never a walk over every blog at each run.
+      const due = { now: "2024-01-01T00:00:00.000Z", afterAt: "", afterId: "", limit: 5 };
+      assert.match(plan(DUE_UNSCHEDULED_SQL, [due]), /^SEARCH blogs USING INDEX blogs_due \(next_fetch_at=\? AND id>\?\)$/);
+      assert.match(plan(DUE_SCHEDULED_SQL, [due]), /^SEARCH blogs USING INDEX blogs_due \(\(next_fetch_at,id\)>\(\?,\?\) AND next_fetch_at<\?\)$/);
+      assert.match(plan(EVERY_FETCHABLE_BLOG_SQL, [due]), /^SEARCH blogs USING INDEX sqlite_autoindex_blogs_1 \(id>\?\)$/);
+      for (const sql of [DUE_UNSCHEDULED_SQL, DUE_SCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL]) assert.doesNotMatch(plan(sql, [due]), /TEMP B-TREE/);
+      // Retention runs at every sync: with nothing to prune it reads two empty index ranges, never the items.
+      for (const condition of PRUNE_CONDITIONS) {
+        for (const sql of [`SELECT DISTINCT blog_id FROM ${condition}`, `DELETE FROM ${condition}`]) {
+          assert.match(plan(sql, [{ cutoff: "2024-01-01T00:00:00.000Z" }]), /^SEARCH items USING (COVERING )?INDEX items_(newest \(published<\?\)|undated_by_fetch \(fetched_at<\?\))/, sql);
+        }
+      }
     } finally {
       db.close();
     }

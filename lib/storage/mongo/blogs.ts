@@ -234,20 +234,34 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         const at = dateValue(now, "time");
         const max = countValue(limit);
         if (max === 0) return [];
-        const dueNow = [{ nextFetchAt: null }, { nextFetchAt: { $lte: at } }];
-        // "Sync now" asks everyone but blogs a server told to wait, and gone ones before their weekly check.
-        const wanted = options.everyone
-          ? [{ $or: [{ waitUntil: null }, { waitUntil: { $lte: at } }] }, { $or: [{ status: { $ne: "gone" } }, ...dueNow] }]
-          : [{ $or: dueNow }];
-        const docs = await blogs
-          .find({
-            status: { $ne: "deleted" },
-            skipItemFetch: { $ne: true },
-            $and: [listedBlogFilter(), ...wanted],
-          })
-          .sort({ nextFetchAt: 1, _id: 1 })
-          .limit(max)
-          .toArray();
+        const fetchable = { status: { $ne: "deleted" }, skipItemFetch: { $ne: true }, ...listedBlogFilter() };
+        const after = options.after;
+        const afterId = after ? ids.of(after.id) : null;
+        const page = (filter: Filter<Document>, sort: Record<string, 1>, count: number) =>
+          blogs.find({ ...fetchable, ...filter }).sort(sort).limit(count).toArray();
+        if (options.everyone) {
+          // "Sync now" asks everyone but blogs a server told to wait, and gone ones before their weekly check, by id from the cursor.
+          const wanted: Filter<Document> = {
+            $and: [
+              { $or: [{ waitUntil: null }, { waitUntil: { $lte: at } }] },
+              { $or: [{ status: { $ne: "gone" } }, { nextFetchAt: null }, { nextFetchAt: { $lte: at } }] },
+            ],
+          };
+          return (await page(afterId ? { ...wanted, _id: { $gt: afterId } } : wanted, { _id: 1 }, max)).map(toBlog);
+        }
+        // Never-scheduled blogs first, then those due (a gone blog's weekly check too), each an index range of {nextFetchAt, _id}.
+        const docs: Document[] = [];
+        if (!after || after.nextFetchAt === null) {
+          docs.push(...(await page(afterId ? { nextFetchAt: null, _id: { $gt: afterId } } : { nextFetchAt: null }, { nextFetchAt: 1, _id: 1 }, max)));
+        }
+        if (docs.length < max) {
+          const afterAt = after?.nextFetchAt ?? null;
+          const scheduled: Filter<Document> =
+            afterAt && afterId
+              ? { $or: [{ nextFetchAt: { $gt: afterAt, $lte: at } }, { nextFetchAt: afterAt, _id: { $gt: afterId } }] }
+              : { nextFetchAt: { $lte: at } };
+          docs.push(...(await page(scheduled, { nextFetchAt: 1, _id: 1 }, max - docs.length)));
+        }
         return docs.map(toBlog);
       }),
 

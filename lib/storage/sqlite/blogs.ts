@@ -16,22 +16,23 @@ const UPDATE_BLOG = `UPDATE blogs SET ${BLOG_COLUMNS.filter((c) => c !== "id").m
 /** Blogs an origin lists (parameter @origin), by the origins column of alias `b`. */
 const LISTED_BY_ORIGIN = "EXISTS (SELECT 1 FROM json_each(b.origins) WHERE json_extract(value, '$.id') = @origin)";
 
+/** The fetchable blogs (listed by an origin, not deleted); repeats the partial index blogs_due word for word, which is what lets SQLite use it. */
+const FETCHABLE = "skip_item_fetch = 0 AND status != 'deleted' AND origins != '[]'";
+
 /**
- * Blogs due for a fetch (parameters: now, limit); NULL next_fetch_at sorts
- * first. The first three conditions repeat the partial index blogs_due word
- * for word, which is what lets SQLite use it.
+ * Blogs due for a fetch (a gone blog's weekly check included), in two index
+ * ranges rather than one condition with an OR (which SQLite can only check
+ * row by row, walking the whole index on every run): never-scheduled ones by
+ * id, then those due by (next_fetch_at, id).
  */
-export const DUE_BLOGS_SQL = `SELECT * FROM blogs
-  WHERE skip_item_fetch = 0 AND status != 'deleted' AND origins != '[]'
-    AND (next_fetch_at IS NULL OR next_fetch_at <= @now)
+export const DUE_UNSCHEDULED_SQL = `SELECT * FROM blogs WHERE ${FETCHABLE} AND next_fetch_at IS NULL AND id > @afterId ORDER BY id LIMIT @limit`;
+export const DUE_SCHEDULED_SQL = `SELECT * FROM blogs WHERE ${FETCHABLE} AND next_fetch_at <= @now AND (next_fetch_at, id) > (@afterAt, @afterId)
   ORDER BY next_fetch_at, id LIMIT @limit`;
 
-/** "Sync now": every fetchable blog but those a server told to wait, and gone ones before their weekly check (parameters: now, limit). */
-const EVERY_FETCHABLE_BLOG_SQL = `SELECT * FROM blogs
-  WHERE skip_item_fetch = 0 AND status != 'deleted' AND origins != '[]'
-    AND (wait_until IS NULL OR wait_until <= @now)
+/** "Sync now": every fetchable blog but those a server told to wait, and gone ones before their weekly check, in id order from a cursor. */
+export const EVERY_FETCHABLE_BLOG_SQL = `SELECT * FROM blogs WHERE id > @afterId AND ${FETCHABLE} AND (wait_until IS NULL OR wait_until <= @now)
     AND (status != 'gone' OR next_fetch_at IS NULL OR next_fetch_at <= @now)
-  ORDER BY next_fetch_at, id LIMIT @limit`;
+  ORDER BY id LIMIT @limit`;
 
 /** The blogs table behind the BlogStore port. Every read-modify-write runs in one immediate transaction. */
 export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
@@ -166,8 +167,22 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
 
     listDue: (now, limit, options = {}) =>
       ctx.guard("blogs.listDue", () => {
-        const sql = options.everyone ? EVERY_FETCHABLE_BLOG_SQL : DUE_BLOGS_SQL;
-        const rows = ctx.statement(sql).all({ now: toIso(now), limit: wholeNumber(limit) }) as BlogRow[];
+        const wanted = wholeNumber(limit);
+        const after = options.after;
+        if (wanted === 0) return [];
+        if (options.everyone) {
+          return (ctx.statement(EVERY_FETCHABLE_BLOG_SQL).all({ now: toIso(now), afterId: after?.id ?? "", limit: wanted }) as BlogRow[]).map(rowToBlog);
+        }
+        const rows: BlogRow[] = [];
+        if (!after || after.nextFetchAt === null) {
+          rows.push(...(ctx.statement(DUE_UNSCHEDULED_SQL).all({ afterId: after?.id ?? "", limit: wanted }) as BlogRow[]));
+        }
+        if (rows.length < wanted) {
+          // Past the never-scheduled ones: from the start of the scheduled range, or after the cursor within it.
+          const afterAt = after?.nextFetchAt ? toIso(after.nextFetchAt) : "";
+          const afterId = after?.nextFetchAt ? after.id : "";
+          rows.push(...(ctx.statement(DUE_SCHEDULED_SQL).all({ now: toIso(now), afterAt, afterId, limit: wanted - rows.length }) as BlogRow[]));
+        }
         return rows.map(rowToBlog);
       }),
 

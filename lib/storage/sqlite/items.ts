@@ -94,17 +94,35 @@ const LATEST_PARTS = [
     (SELECT x.id FROM items x WHERE x.blog_id = j.value AND ${range} ORDER BY x.published DESC, x.id DESC LIMIT ?)`,
 }));
 
+/**
+ * What retention deletes: dated items before the cutoff, and undated ones
+ * first fetched before it, each read through its own index (named, since
+ * without statistics SQLite would rather walk a whole index in blog order).
+ */
+export const PRUNE_CONDITIONS = [
+  "items INDEXED BY items_newest WHERE published < @cutoff",
+  "items INDEXED BY items_undated_by_fetch WHERE published IS NULL AND fetched_at < @cutoff",
+];
+
 /** The items table behind the ItemStore port. */
 export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
-  /** Deletes by a condition on `items` and refreshes the stats of the blogs it touched, in one transaction. */
-  function deleteWhere(condition: string, params: Record<string, unknown>): { deleted: number; blogIds: string[] } {
+  /**
+   * Deletes by conditions (`items [INDEXED BY …] WHERE …`, each its own
+   * index range: see PRUNE_CONDITIONS) and refreshes the stats of the blogs they touched, in one
+   * transaction.
+   */
+  function deleteWhere(conditions: string[], params: Record<string, unknown>): { deleted: number; blogIds: string[] } {
     return ctx.write(() => {
-      const blogIds = (ctx.statement(`SELECT DISTINCT blog_id FROM items WHERE ${condition}`).all(params) as { blog_id: string }[]).map(
-        (row) => row.blog_id,
-      );
-      const deleted = blogIds.length === 0 ? 0 : ctx.statement(`DELETE FROM items WHERE ${condition}`).run(params).changes;
-      for (const blogId of blogIds) refreshBlogItemStats(ctx, blogId);
-      return { deleted, blogIds };
+      const touched = new Set<string>();
+      let deleted = 0;
+      for (const condition of conditions) {
+        const rows = ctx.statement(`SELECT DISTINCT blog_id FROM ${condition}`).all(params) as { blog_id: string }[];
+        if (rows.length === 0) continue;
+        for (const row of rows) touched.add(row.blog_id);
+        deleted += ctx.statement(`DELETE FROM ${condition}`).run(params).changes;
+      }
+      for (const blogId of touched) refreshBlogItemStats(ctx, blogId);
+      return { deleted, blogIds: [...touched] };
     });
   }
 
@@ -176,14 +194,16 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
 
     trimBlog: (blogId, keep) =>
       ctx.guard("items.trimBlog", () => {
-        const condition = `id IN (SELECT i.id FROM items i WHERE i.blog_id = @blogId ${NEWEST_FIRST} LIMIT -1 OFFSET @keep)`;
-        return deleteWhere(condition, { blogId, keep: wholeNumber(keep) }).deleted;
+        const condition = `items WHERE id IN (SELECT i.id FROM items i WHERE i.blog_id = @blogId ${NEWEST_FIRST} LIMIT -1 OFFSET @keep)`;
+        return deleteWhere([condition], { blogId, keep: wholeNumber(keep) }).deleted;
       }),
 
     pruneOlderThan: (cutoff) =>
       ctx.guard("items.pruneOlderThan", () =>
         // Dated items go by their date (future ones never qualify); undated ones by when they were fetched.
-        deleteWhere("published < @cutoff OR (published IS NULL AND fetched_at < @cutoff)", { cutoff: toIso(cutoff) }),
+        // Two conditions, not one with OR: each is a range of its own index (items_newest,
+        // items_undated_by_fetch), so a run with nothing to prune reads nothing.
+        deleteWhere(PRUNE_CONDITIONS, { cutoff: toIso(cutoff) }),
       ),
 
     deleteAll: () =>
