@@ -26,7 +26,8 @@ export function readHFeed(hostilePage: string, pageUrl: string): RawFeed {
     title: text(firstText(props.name)) ?? text(documentTitle(page)),
     description: text(firstText(props.summary) ?? firstText(props.content)),
     link: firstText(props.url) ?? pageUrl,
-    images: allText(props.photo).concat(allText(props.logo)),
+    // The feed's own photo or logo, else its author's h-card photo (a personal site's usual picture): the blog's image, so no icon lookup.
+    images: [...allText(props.photo), ...allText(props.logo), ...personPhotos(props.author)],
     author: personName(props.author),
     language: feed?.lang ?? null,
     entries: entries.map(toRawEntry),
@@ -116,6 +117,12 @@ function personName(values: Mf2Property[] | undefined): string | null {
   if (!first) return null;
   if (typeof first === "object" && "properties" in first) return firstText(first.properties.name) ?? valueText(first);
   return valueText(first);
+}
+
+/** The photos of an author given as an h-card (none for a name alone). */
+function personPhotos(values: Mf2Property[] | undefined): string[] {
+  const first = values?.[0];
+  return first && typeof first === "object" && "properties" in first ? allText(first.properties.photo) : [];
 }
 
 /** The page's <title>, for h-feeds that do not name themselves. */

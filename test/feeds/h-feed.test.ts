@@ -51,6 +51,16 @@ describe("h-feed fixtures", () => {
     assert.equal(feed.photo, firstString(expected.photo));
   });
 
+  it("takes the author's h-card photo as the feed's image when the h-feed has none (no icon lookup then)", async () => {
+    const page = `<!doctype html><html><head><title>Home</title></head><body><div class="h-feed">
+      <a class="p-author h-card" href="/"><img class="u-photo" src="/me.jpg" alt="">Ada</a>
+      <article class="h-entry"><a class="u-url" href="/1">One</a><time class="dt-published" datetime="2024-01-01T00:00:00Z"></time></article>
+    </div></body></html>`;
+    const { feed } = await parseFeed(new TextEncoder().encode(page), { url: PAGE_URL, contentType: "text/html" });
+    assert.equal(feed.author, "Ada");
+    assert.equal(feed.photo, "http://example.com/me.jpg");
+  });
+
   it("falls back to the page <title> for an unnamed h-feed and to the page URL for its site", async () => {
     const { feed } = await parseFeed(corpusBytes("microformats/h-feed/implied-title.html"), { url: PAGE_URL });
     assert.equal(feed.title, "microformats blog");
