@@ -59,6 +59,11 @@ type ReadOutcome =
   | { kind: "none" }
   | { kind: "later" };
 
+/** Meta key remembering that an origin's well-known path had no blogroll (one record per origin, not per blog). */
+function wellKnownMissKey(url: string): string {
+  return `blogroll:wellKnownMiss:${new URL(url).origin}`;
+}
+
 /** Budget exhausted: the blog waits for a later run. */
 class OverBudget extends Error {}
 
@@ -142,6 +147,13 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
     return outcome;
   };
 
+  const wellKnownMissed = async (url: string, now: Date) => {
+    const record = await storage.meta.get<{ until: string }>(wellKnownMissKey(url));
+    return record !== null && Date.parse(record.until) > now.getTime();
+  };
+  const noteWellKnownMiss = (url: string, now: Date) =>
+    storage.meta.set(wellKnownMissKey(url), { until: new Date(now.getTime() + BLOGROLL_RECHECK).toISOString() });
+
   /** The site page's announcements: this run's icon lookup, else its record (null: never read, so unknown). */
   const announcedBySite = async (siteUrl: string): Promise<string[] | null> => {
     const finding = deps.knownPage(siteUrl) ?? readIconRecord(storage.meta, "page", siteUrl, deps.now());
@@ -172,8 +184,14 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
         await storage.recommendations.saveBlogroll({ ...base, url: null, via: null, etag: null, lastModified: null, count: 0 }, []);
         return;
       }
+      // An origin whose well-known path had nothing is not asked again for another of its blogs within the week.
+      if (where.via === "well-known" && (await wellKnownMissed(where.url, now))) {
+        await storage.recommendations.saveBlogroll({ ...base, url: null, via: null, etag: null, lastModified: null, count: 0 }, []);
+        return;
+      }
       const outcome = await readList(where, known);
       if (signal.aborted) return;
+      if (where.via === "well-known" && outcome.kind === "none") await noteWellKnownMiss(where.url, now);
       switch (outcome.kind) {
         case "read":
           stats.read++;
