@@ -61,6 +61,7 @@ describe("plugin class", () => {
       publicUrl: null,
       ownerName: null,
       push: true,
+      siteIcons: true,
       minRecommenders: 2,
       locale: null,
       live: true,

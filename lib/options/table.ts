@@ -230,6 +230,12 @@ export const OPTION_TABLE = {
     default: true,
     doc: "Subscribe to blogs' WebSub hubs and rssCloud servers. `false` turns both off (see [Push](push.md)).",
   },
+  siteIcons: {
+    group: "fetching",
+    kind: "boolean",
+    default: true,
+    doc: "Look up the site icon of a blog whose feed has no image (its home page's head, then `/favicon.ico`; see [site icons](sync.md#site-icons)). `false`: no request is made for icons, and such blogs show none.",
+  },
   minRecommenders: {
     group: "fetching",
     kind: "integer",

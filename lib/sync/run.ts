@@ -98,7 +98,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
           if (newOnly && blog.lastFetchAt !== null) return;
           const result = await syncBlog(storage, blog, options, signal, blogDeps);
           tally(result);
-          if (result.icon) icons.want(blog, result.icon);
+          if (result.icon && options.siteIcons) icons.want(blog, result.icon);
           if (result.outcome === "updated" || result.outcome === "not-modified") blogrolls.want(blog, result.feedBlogroll, result.icon?.siteUrl);
         },
         (done, total) => context.progress(done, total),

@@ -205,3 +205,20 @@ test("a run stopped while icons are being looked up rejects, records no icon and
   assert.equal(await storage.meta.get(iconRecordKey("page", `${origin}/hanging/`)!), null, "no record: the next run asks again");
   assert.equal(await storage.items.count(), 1, "the posts stored before the stop stay");
 });
+
+test("siteIcons: false asks for no home page and no favicon; the posts come as ever", async () => {
+  const [origin] = server.origins;
+  servePage("/quiet-site/", `<link rel="icon" href="/quiet-site/i.png">`);
+  server.route("/favicon.ico", (_request, response) => void response.writeHead(200, { "content-type": "image/x-icon" }).end(Buffer.from([0, 0, 1, 0])));
+  iconlessFeed("/quiet.xml", `${origin}/quiet-site/`);
+  const blog = await addBlog(storage, `${origin}/quiet.xml`);
+  const stats = await createSyncRunner({ options: testOptions({ siteIcons: false }), now: () => clock })(storage, {
+    signal: new AbortController().signal,
+    progress: () => undefined,
+    everyone: true,
+  });
+  assert.equal(stats.items.added, 1);
+  assert.deepEqual(stats.icons, { requests: 0, updated: 0 });
+  assert.equal(iconRequests(["/quiet-site/", "/favicon.ico"]), 0);
+  assert.equal((await reload(storage, blog)).iconUrl, null);
+});
