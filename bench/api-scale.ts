@@ -15,6 +15,7 @@ import { startTestServer, type Backend, type TestServer } from "../test/support/
 import { openSqliteFile } from "../test/support/sqlite-file.js";
 import { seededRandom } from "./support/feeds.js";
 import { percentile, report, round, target, type BenchResult } from "./support/measure.js";
+import { DAY } from "../lib/time/durations.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -26,7 +27,6 @@ const { values: args } = parseArgs({
 const REQUESTS = Number(args.requests);
 const CATEGORIES = 50;
 const SMALL_CATEGORY = "Small";
-const DAY = 86_400_000;
 
 interface Seeded {
   server: TestServer;

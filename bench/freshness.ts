@@ -37,11 +37,8 @@ import { percentile, report, round, target, type BenchResult } from "./support/m
 import { measurePush, pushResult } from "./push.js";
 import { seededRandom } from "./support/feeds.js";
 import { closeParsePool } from "../lib/sync/parse-pool.js";
+import { DAY, HOUR, MINUTE, WEEK } from "../lib/time/durations.js";
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-const WEEK = 7 * DAY;
 const WARM_UP = DAY;
 /** The simulation runs on past the week so its last posts get their chance to be fetched (requests are counted in the week only). */
 const GRACE = DAY;

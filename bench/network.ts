@@ -22,11 +22,11 @@ import { loopbackDispatcher, startFeedFixture, type FeedFixture, type FixtureSta
 import { round } from "./support/measure.js";
 import { addBlogs } from "./support/stores.js";
 import { openTempStorage } from "../test/sync/harness.js";
+import { HOUR } from "../lib/time/durations.js";
 
 const { values: args } = parseArgs({ options: { feeds: { type: "string", default: "1000" }, delay: { type: "string", default: "200" } } });
 const FEEDS = Number(args.feeds);
 const DELAY = Number(args.delay);
-const HOUR = 60 * 60_000;
 
 const options = resolveOptions({ allowPrivateNetworks: true, mongodbUrl: null });
 const dispatcher = loopbackDispatcher(options.perHostConcurrency);

@@ -5,6 +5,7 @@
  * CDATA, relative URLs, categories, authors, dates in the last few days).
  * The same index always gives the same bytes, so runs compare.
  */
+import { DAY, HOUR } from "../../lib/time/durations.js";
 
 /** Mulberry32: a tiny seeded PRNG (benchmarks must not depend on Math.random). */
 export function seededRandom(seed: number): () => number {
@@ -34,8 +35,6 @@ const WORDS = (
   "garden notes reading links week photos travel coffee bicycle library garden rain morning evening thoughts " +
   "écrire café naïve straße 東京 ünïcödé — “quoted” ‘single’ … release notes performance database sqlite"
 ).split(" ");
-
-const MS_DAY = 86_400_000;
 
 /** Picks a format with a realistic mix: RSS most, then Atom, RDF and JSON Feed. */
 function formatFor(index: number, random: () => number): GeneratedFormat {
@@ -111,7 +110,7 @@ export function generateFeed(index: number, host: string, now: Date, siteOptions
       title: i % 7 === 0 ? `${title} & “friends”` : title,
       html,
       summary: words(random, 25),
-      date: new Date(now.getTime() - Math.floor((i + random()) * (5 * MS_DAY / itemCount)) - 3_600_000),
+      date: new Date(now.getTime() - Math.floor((i + random()) * (5 * DAY / itemCount)) - HOUR),
       author: `Author ${index % 37}`,
       categories: [words(random, 1), words(random, 1)],
     });

@@ -13,8 +13,8 @@
 import type { Storage } from "../../lib/storage/types.js";
 import { startTestServer } from "../../test/support/server.js";
 import { item } from "../../test/support/seed.js";
+import { HOUR } from "../../lib/time/durations.js";
 
-const HOUR = 3_600_000;
 const limits = JSON.parse(process.env.LIVE_OPTIONS ?? "{}") as Record<string, unknown>;
 const server = await startTestServer("sqlite", limits);
 const storage: Storage = server.storage;

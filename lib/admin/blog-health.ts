@@ -2,10 +2,7 @@ import type { BlogrollOptions } from "../options.js";
 import { postingInterval } from "../schedule/policy.js";
 import { freshnessOf, healthQuery, healthState } from "../schedule/health.js";
 import type { Blog } from "../storage/types.js";
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+import { DAY, HOUR, MINUTE } from "../time/durations.js";
 
 /** A duration as a count of one unit, rounded, for "about every …" texts (`plural("blogroll.duration.<unit>", count)`). */
 export function durationParts(ms: number): { unit: "minutes" | "hours" | "days"; count: number } {

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Storage } from "../storage/types.js";
+import { SECOND } from "../time/durations.js";
+import { wholeSecond } from "../time/whole-second.js";
 import { cachedPerContext } from "./short-cache.js";
 
 /** When the public blogroll began and last changed, as the OPML export's head says. */
@@ -36,7 +38,6 @@ async function fingerprint(storage: Storage): Promise<{ digest: string; oldest: 
   return { digest: hash.digest("base64url"), oldest };
 }
 
-const wholeSeconds = (date: Date) => new Date(Math.floor(date.getTime() / 1000) * 1000);
 const validDate = (value: unknown) => (typeof value === "string" && Number.isFinite(Date.parse(value)) ? new Date(value) : null);
 
 /**
@@ -52,9 +53,9 @@ export async function recordBlogrollDates(storage: Storage, now = new Date()): P
   const keptCreated = validDate(kept?.created);
   const keptModified = validDate(kept?.modified);
   if (kept?.fingerprint === digest && keptCreated && keptModified) return { created: keptCreated, modified: keptModified };
-  const created = wholeSeconds(keptCreated ?? oldest ?? now);
+  const created = new Date(wholeSecond((keptCreated ?? oldest ?? now).getTime()));
   // Forward by at least a second, so If-Modified-Since never mistakes a newer list for the one it has.
-  const modified = new Date(Math.max(wholeSeconds(now).getTime(), (keptModified?.getTime() ?? 0) + 1000));
+  const modified = new Date(Math.max(wholeSecond(now.getTime()), (keptModified?.getTime() ?? 0) + SECOND));
   await storage.meta.set(META_KEY, { fingerprint: digest, created: created.toISOString(), modified: modified.toISOString() } satisfies DatesRecord);
   return { created, modified };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { BlogrollOptions } from "../options.js";
+import { wholeSecond } from "../time/whole-second.js";
 
 /** A strong validator from the exact bytes sent. */
 export function strongEtag(body: Buffer): string {
@@ -47,7 +48,7 @@ export function publicResponses(options: BlogrollOptions) {
 function notModifiedSince(request: Request, lastModified: Date): boolean {
   if (request.get("If-None-Match") !== undefined) return false;
   const since = Date.parse(request.get("If-Modified-Since") ?? "");
-  return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
+  return Number.isFinite(since) && wholeSecond(lastModified.getTime()) <= since;
 }
 
 /**

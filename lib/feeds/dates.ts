@@ -1,3 +1,5 @@
+import { MINUTE } from "../time/durations.js";
+
 /**
  * Strict date parsing for feed timestamps. Accepts ISO 8601 / RFC 3339
  * (Atom, JSON Feed, microformats), RFC 822 / 2822 (RSS) and the JavaScript
@@ -159,7 +161,7 @@ function toDate(p: DateParts): Date | null {
   if (check.getUTCDate() !== p.day || check.getUTCMonth() !== p.month - 1) return null;
   // Date.UTC maps years 0-99 to 1900-1999; the range check below rejects them anyway.
   if (check.getUTCFullYear() !== p.year) return null;
-  return inRange(new Date(utc - p.offset * 60_000));
+  return inRange(new Date(utc - p.offset * MINUTE));
 }
 
 function inRange(date: Date): Date | null {

@@ -1,14 +1,14 @@
-/** What a feed says about how often to read it: RSS `<ttl>` and the Syndication module (`sy:`). */
+import { DAY, HOUR, WEEK } from "../time/durations.js";
 
-const HOUR = 3_600_000;
+/** What a feed says about how often to read it: RSS `<ttl>` and the Syndication module (`sy:`). */
 
 /** sy:updatePeriod values (RSS 1.0 Syndication module) and their lengths. */
 const UPDATE_PERIODS: Record<string, number> = {
   hourly: HOUR,
-  daily: 24 * HOUR,
-  weekly: 7 * 24 * HOUR,
-  monthly: 30 * 24 * HOUR,
-  yearly: 365 * 24 * HOUR,
+  daily: DAY,
+  weekly: WEEK,
+  monthly: 30 * DAY,
+  yearly: 365 * DAY,
 };
 
 /** RSS `<ttl>` (whole minutes), or null when absent or not a positive number. */

@@ -1,5 +1,7 @@
+import { DAY, SECOND } from "../time/durations.js";
+
 /** Longest wait a server may ask for; longer requests are clamped to this. */
-export const MAX_RETRY_AFTER = 24 * 3600 * 1000;
+export const MAX_RETRY_AFTER = DAY;
 
 /**
  * Reads Retry-After (seconds or an HTTP date) as a time, clamped to
@@ -9,7 +11,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): Date | 
   if (!value) return null;
   const text = value.trim();
   let at: number;
-  if (/^\d+$/.test(text)) at = now + Math.min(Number(text), MAX_RETRY_AFTER / 1000) * 1000;
+  if (/^\d+$/.test(text)) at = now + Math.min(Number(text), MAX_RETRY_AFTER / SECOND) * SECOND;
   else {
     if (!/^[a-z]{3},? /i.test(text)) return null; // an HTTP date starts with the day name
     at = Date.parse(text);

@@ -8,6 +8,7 @@ import type { LiveEvent, Storage } from "../storage/types.js";
 import { Admission } from "./admission.js";
 import { KEEP_ALIVE_FRAME, openingFrame } from "./frames.js";
 import { liveFrame, resetFrame } from "./payload.js";
+import { MINUTE } from "../time/durations.js";
 
 /** How often the log is read while anyone listens: the delay for posts stored by another process. */
 const POLL_MS = 1000;
@@ -40,7 +41,7 @@ const STALLED_INTERVALS = 3;
 /** Events one client is caught up with at most (after reconnecting, or falling behind); beyond, it is told to reload. */
 const MAX_REPLAY = 1000;
 /** How often the log is trimmed while anyone listens. */
-const TRIM_EVERY_MS = 5 * 60_000;
+const TRIM_EVERY_MS = 5 * MINUTE;
 /** Reconnection delays told to clients, spread so a restart does not bring them all back at once. */
 const RETRY_MS = { min: 5000, spread: 5000 };
 

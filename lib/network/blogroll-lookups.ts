@@ -10,8 +10,8 @@ import { parseHttpUrl } from "../url/normalise.js";
 import { wellKnownBlogroll } from "./announce.js";
 import { fetchOpmlDocument, includeFetcher, type OpmlFetchDeps } from "./fetch-opml.js";
 import { readOpmlTree } from "./opml-tree.js";
+import { DAY } from "../time/durations.js";
 
-const DAY = 24 * 60 * 60_000;
 /** How long what was learned of a blog's blogroll is trusted: a week, then it is read again (conditionally). */
 export const BLOGROLL_RECHECK = 7 * DAY;
 /** Bytes of one blog's blogroll, includes and all: a recommendation list, not a directory. */

@@ -2,6 +2,7 @@ import type { BlogrollContext } from "../context.js";
 import { futureHorizon } from "../storage/future.js";
 import type { Blog, Item, Storage } from "../storage/types.js";
 import type { PageQuery } from "./query.js";
+import { DAY } from "../time/durations.js";
 
 /** One blog as the page shows it: its latest posts and when it last posted. */
 export interface PageBlog {
@@ -103,7 +104,7 @@ export async function loadBlogroll(context: BlogrollContext, query: PageQuery, l
   if (query.category !== undefined && blogs.length === 0) return null;
   const posts = await latestPosts(context, storage, blogs, query.latest);
   const horizon = futureHorizon(now).getTime();
-  const cutoff = query.activeWithin === null ? null : now - query.activeWithin * 86_400_000;
+  const cutoff = query.activeWithin === null ? null : now - query.activeWithin * DAY;
   const shown: PageBlog[] = [];
   for (const blog of blogs) {
     const own = posts.get(blog.id) ?? [];

@@ -1,14 +1,16 @@
+import { DAY, HOUR, MINUTE, WEEK } from "../time/durations.js";
+
 /** Units of a relative date, largest first, with their length in milliseconds (a month of 30 days, a year of 365). */
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
-  ["year", 31_536e6],
-  ["month", 2_592e6],
-  ["week", 6_048e5],
-  ["day", 864e5],
-  ["hour", 36e5],
-  ["minute", 6e4],
+  ["year", 365 * DAY],
+  ["month", 30 * DAY],
+  ["week", WEEK],
+  ["day", DAY],
+  ["hour", HOUR],
+  ["minute", MINUTE],
 ];
 /** Posts of the last 30 days get a relative date ("3 days ago"); older ones their date. */
-const RELATIVE_WITHIN = 30 * 864e5;
+const RELATIVE_WITHIN = 30 * DAY;
 
 /** Formatters per language, made once (Intl constructors are costly next to formatting). */
 const formatters = new Map<string, { relative: Intl.RelativeTimeFormat; day: Intl.DateTimeFormat; full: Intl.DateTimeFormat }>();

@@ -1,3 +1,6 @@
+import { SECOND } from "../time/durations.js";
+import { wholeSecond } from "../time/whole-second.js";
+
 /**
  * The Last-Modified date of the river's bodies: when this process first
  * served the current body of a URL. The newest entry's date would not do:
@@ -17,12 +20,12 @@ export class ChangeClock {
 
   /** Last-Modified for `key` now serving the body with `etag`. */
   since(key: string, etag: string, now = Date.now()): Date {
-    const second = Math.floor(now / 1000) * 1000;
+    const second = wholeSecond(now);
     const previous = this.entries.get(key);
     this.entries.delete(key);
     let since = second;
     if (previous && previous.etag === etag) since = previous.since;
-    else if (previous) since = Math.max(second, previous.since + 1000);
+    else if (previous) since = Math.max(second, previous.since + SECOND);
     this.entries.set(key, { etag, since });
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
     return new Date(since);

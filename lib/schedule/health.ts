@@ -5,8 +5,8 @@
 import type { BlogrollOptions } from "../options.js";
 import { isListed } from "../storage/provenance.js";
 import type { Blog, BlogHealthQuery } from "../storage/types.js";
+import { DAY } from "../time/durations.js";
 
-const DAY = 24 * 60 * 60_000;
 /** Errors for this long make a blog "failing" (shorter runs of errors are "erroring"). */
 export const FAILING_AFTER = 7 * DAY;
 

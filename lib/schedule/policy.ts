@@ -1,3 +1,5 @@
+import { DAY, MINUTE } from "../time/durations.js";
+
 /**
  * The scheduling policy: from what one fetch of a blog taught us, when to
  * fetch it next. Pure: the clock and the dice are inputs, so tests and the
@@ -61,10 +63,6 @@ export interface ScheduleDecision {
   waitUntil: Date | null;
   reason: ScheduleReason;
 }
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 /**
  * The constant of the square-root rule: a blog posting every P is fetched

@@ -1,3 +1,5 @@
+import { SECOND } from "../time/durations.js";
+
 /** Reading what a server's HTTP caching headers say about how often to come back. */
 
 /** Response headers that bear on freshness, as fetched (null when absent). */
@@ -19,7 +21,7 @@ export function freshnessLifetime(headers: CachingHeaders, now: Date): { maxAge:
   if (directives.some((directive) => directive === "no-store" || directive === "no-cache")) return { maxAge: null, expiresIn: null };
   for (const directive of directives) {
     const match = /^max-age\s*=\s*"?(\d{1,12})"?$/.exec(directive);
-    if (match) return { maxAge: Number(match[1]) * 1000, expiresIn: null };
+    if (match) return { maxAge: Number(match[1]) * SECOND, expiresIn: null };
   }
   if (!headers.expires) return { maxAge: null, expiresIn: null };
   const expires = Date.parse(headers.expires);

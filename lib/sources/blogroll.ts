@@ -4,9 +4,10 @@ import { feedUrlKey } from "../url/normalise.js";
 import { importFeeds } from "./import.js";
 import { fetchRemoteOpml } from "./remote-opml.js";
 import { SourceError, type SourceContext, type SourceKind } from "./types.js";
+import { DAY } from "../time/durations.js";
 
 /** How long a found blogroll address is trusted before the site is asked again. */
-const FOUND_TTL = 7 * 24 * 60 * 60_000;
+const FOUND_TTL = 7 * DAY;
 
 /** Where a blogroll source's list was last found, kept in the meta store. */
 export interface FoundRecord extends FoundBlogroll {

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { bearerToken } from "../admin/csrf.js";
 import { sameSecret, SessionKeeper, type LogoutStore, type Session } from "./sessions.js";
+import { MINUTE, SECOND } from "../time/durations.js";
 
 export type { Session } from "./sessions.js";
 export const SESSION_COOKIE = "blogroll_session";
@@ -9,7 +10,7 @@ export const SESSION_COOKIE = "blogroll_session";
 export const MIN_TOKEN_LENGTH = 16;
 /** Failed attempts (login form or Bearer token) one client may make per window before it must wait. */
 const MAX_FAILURES = 10;
-const FAILURE_WINDOW = 15 * 60_000;
+const FAILURE_WINDOW = 15 * MINUTE;
 /** Clients tracked at most; the oldest windows go first, so a flood of addresses cannot grow memory. */
 const MAX_TRACKED_CLIENTS = 10_000;
 
@@ -67,7 +68,7 @@ export class Authenticator {
       this.failures.delete(client);
       return 0;
     }
-    return entry.count >= MAX_FAILURES ? Math.ceil(left / 1000) : 0;
+    return entry.count >= MAX_FAILURES ? Math.ceil(left / SECOND) : 0;
   }
 
   /** Checks a token given by a client, counting failures; a client that must wait is refused without a check. */

@@ -1,7 +1,8 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { DAY } from "../time/durations.js";
 
 /** How long a login lasts: counted from the login, not renewed by use. */
-export const SESSION_TTL = 7 * 24 * 3600 * 1000;
+export const SESSION_TTL = 7 * DAY;
 
 /** Logged-out sessions remembered at most (each only until it would have expired anyway). */
 export const MAX_LOGOUTS = 10_000;

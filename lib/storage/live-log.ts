@@ -1,4 +1,5 @@
 import type { Blog } from "./types.js";
+import { HOUR } from "../time/durations.js";
 
 /*
  * What both adapters agree on for the live event log (LiveEventStore).
@@ -28,4 +29,4 @@ export const PAGE_FIELDS = [
 ] as const satisfies readonly (keyof Blog)[];
 
 /** How long events are kept: a client that was away longer is told to reload (`reset`). */
-export const LIVE_LOG_KEPT_MS = 60 * 60_000;
+export const LIVE_LOG_KEPT_MS = HOUR;

@@ -9,6 +9,7 @@ import { describeDeadEnd, describeFailure, describeProblem, errorText, httpStatu
 import { nextFetch, type FetchFacts } from "./next-fetch.js";
 import type { IconNeed } from "./site-icons.js";
 import { storeItems } from "./store-items.js";
+import { DAY } from "../time/durations.js";
 
 const FEED_ACCEPT =
   "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, " +
@@ -83,7 +84,7 @@ type SyncOptions = Pick<
 const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDeleted: 0 };
 
 /** A feed whose redirects end in 404 or 410 at every fetch for this long is gone. */
-export const DEAD_END_GONE_AFTER = 7 * 24 * 60 * 60_000;
+export const DEAD_END_GONE_AFTER = 7 * DAY;
 
 /**
  * Fetches one blog's feed (conditionally, with its ETag / Last-Modified) and

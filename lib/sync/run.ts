@@ -10,10 +10,10 @@ import type { RunContext, SyncRunner, SyncStats } from "./scheduler.js";
 import { createSiteIconLookups } from "./site-icons.js";
 import { createBlogrollLookups } from "../network/blogroll-lookups.js";
 import { LIVE_LOG_KEPT_MS } from "../storage/live-log.js";
+import { DAY, HOUR } from "../time/durations.js";
 
-const DAY = 24 * 60 * 60_000;
 /** How often scheduled runs re-read the sources (OPML, FeedLand, Microsub): lists change far more slowly than blogs. */
-export const SOURCE_REFRESH_INTERVAL = 60 * 60_000;
+export const SOURCE_REFRESH_INTERVAL = HOUR;
 /** Meta key: when the sources were last re-read. */
 const SOURCES_READ_KEY = "sourcesReadAt";
 

@@ -1,8 +1,7 @@
 import type { NormalisedItem } from "../feeds/types.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Storage } from "../storage/types.js";
-
-const DAY = 24 * 60 * 60_000;
+import { DAY } from "../time/durations.js";
 
 /**
  * Stores a blog's parsed items the one way both a fetch and a push do:

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { HOUR } from "../../lib/time/durations.js";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
 const TYPES: Record<string, string> = { ".opml": "text/x-opml", ".xml": "application/xml", ".html": "text/html; charset=utf-8" };
@@ -20,12 +21,11 @@ export interface FixtureSite {
 export async function startFixtureSite(): Promise<FixtureSite> {
   let base = "";
   const text = (name: string) => {
-    const hour = 3_600_000;
     return readFileSync(path.join(FIXTURES, name), "utf8")
       .replaceAll("{{base}}", base)
-      .replaceAll("{{recent1}}", new Date(Date.now() - hour).toUTCString())
-      .replaceAll("{{recent2}}", new Date(Date.now() - 2 * hour).toUTCString())
-      .replaceAll("{{recent1iso}}", new Date(Date.now() - hour).toISOString());
+      .replaceAll("{{recent1}}", new Date(Date.now() - HOUR).toUTCString())
+      .replaceAll("{{recent2}}", new Date(Date.now() - 2 * HOUR).toUTCString())
+      .replaceAll("{{recent1iso}}", new Date(Date.now() - HOUR).toISOString());
   };
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://x");

@@ -11,10 +11,10 @@ import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import type { TestServer } from "../support/server.js";
 import { addBlog, daysAgo } from "../support/seed.js";
 import { useAdminFixture, type AdminSession } from "./admin-session.js";
+import { HOUR } from "../../lib/time/durations.js";
 
 after(() => closeParsePool());
 
-const HOUR = 3_600_000;
 const listedTitles = (html: string) => [...html.matchAll(/<th scope="row">[\s\S]*?<a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]).sort();
 /** The text of the summary row named `key` on a blog's page. */
 function row(html: string, key: string): string {

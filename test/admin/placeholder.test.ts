@@ -18,10 +18,9 @@ import { hostTitle } from "../../lib/url/normalise.js";
 import { ARTIFACTS, browserSkip as skip, launchBrowser, logInPage, type TestBrowser } from "../support/browser.js";
 import { ADMIN_TOKEN, describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { logIn } from "./admin-session.js";
+import { HOUR } from "../../lib/time/durations.js";
 
 after(() => closeParsePool());
-
-const HOUR = 3_600_000;
 
 /** A site whose home page advertises its feed; the feed's answers wait while `hold()` is on, until `release()`. */
 async function startSlowSite() {

@@ -12,10 +12,10 @@ import { after, before, describe, it } from "node:test";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { rss, startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { ADMIN_TOKEN, describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
+import { HOUR } from "../../lib/time/durations.js";
 
 after(() => closeParsePool());
 
-const HOUR = 3_600_000;
 const recent = (hours: number) => new Date(Date.now() - hours * HOUR);
 
 for (const backend of httpBackends()) {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { syndicationInterval, ttlMinutes } from "../../lib/feeds/refresh-hints.js";
 import { parseFeed } from "../../lib/parser.js";
+import { HOUR } from "../../lib/time/durations.js";
 
-const HOUR = 3_600_000;
 const url = "https://blog.example.com/feed.xml";
 
 describe("a feed's refresh hints", () => {

@@ -5,6 +5,7 @@ import { FEED_ACCEPT, fetchUrl, USER_AGENT, userAgentOf } from "../../lib/http/f
 import { packageJson } from "../../lib/package-root.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { open, rejectsWith, startRawServer } from "./helpers.js";
+import { DAY } from "../../lib/time/durations.js";
 
 const text = (body: Uint8Array) => Buffer.from(body).toString("utf8");
 
@@ -98,7 +99,6 @@ describe("fetchUrl: answers", () => {
 
 describe("fetchUrl: Retry-After", () => {
   let site: FixtureServer;
-  const DAY = 86_400_000;
   before(async () => {
     site = await startFixtureServer();
   });

@@ -5,8 +5,8 @@ import type { Blog, Storage } from "../../lib/storage/types.js";
 import { dataOf, openEventStream, type EventStreamClient } from "../support/event-stream.js";
 import { addBlog, item } from "../support/seed.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
+import { HOUR } from "../../lib/time/durations.js";
 
-const HOUR = 3_600_000;
 
 /** A blog the public sees, fetched once before (its feed showed a post an hour ago): posts newer than that are news. */
 async function fetchedBlog(storage: Storage, fields: Parameters<typeof addBlog>[1] = {}): Promise<Blog> {

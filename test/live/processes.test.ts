@@ -12,8 +12,8 @@ import type { Blog, Storage } from "../../lib/storage/types.js";
 import { dataOf, openEventStream } from "../support/event-stream.js";
 import { addBlog, item } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { HOUR } from "../../lib/time/durations.js";
 
-const HOUR = 3_600_000;
 const SECOND_PROCESS = fileURLToPath(new URL("../support/serve-sqlite.ts", import.meta.url));
 
 async function fetchedBlog(storage: Storage, title: string): Promise<Blog> {

@@ -4,6 +4,7 @@ import { ObjectId } from "mongodb";
 import { ADMIN_TOKEN, installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog } from "../support/seed.js";
 import { OWNER_ORIGIN } from "../../lib/storage/types.js";
+import { DAY } from "../../lib/time/durations.js";
 
 const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -195,7 +196,6 @@ describe("the Microsub plugin's direct write into blogrollBlogs (mingo stand-in,
       },
       { upsert: true },
     );
-    const day = 86_400_000;
     await items.insertMany([1, 2, 3].map((n) => ({
       _id: new ObjectId(),
       feedId,
@@ -205,7 +205,7 @@ describe("the Microsub plugin's direct write into blogrollBlogs (mingo stand-in,
       name: `Post ${n}`,
       summary: `Summary ${n}`,
       content: { text: `Text ${n}`, html: `<p>Text ${n}</p>` },
-      published: new Date(now.getTime() - n * day),
+      published: new Date(now.getTime() - n * DAY),
       author: { name: "Alice", url: "https://alice.example/", photo: null },
       photo: [],
       category: ["notes"],

@@ -6,10 +6,10 @@ import { axeViolations } from "../support/axe.js";
 import { ARTIFACTS, browserSkip as skip, launchBrowser, type TestBrowser } from "../support/browser.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { HOUR } from "../../lib/time/durations.js";
 
 /** A 1×1 PNG for the blog icons (intercepted: nothing leaves the machine). */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
-const HOUR = 3_600_000;
 const LONG_TITLE = "A blog whose title goes on and on without a single place to break: Supercalifragilisticexpialidociousandthensomemoreletters";
 
 /**

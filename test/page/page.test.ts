@@ -4,10 +4,9 @@ import { mf2 } from "microformats-parser";
 import { describeBackend, httpBackends, installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 import type { Blog } from "../../lib/storage/types.js";
+import { HOUR } from "../../lib/time/durations.js";
 
 type Mf = { type: string[]; properties: Record<string, unknown[]>; children?: Mf[] };
-
-const HOUR = 3_600_000;
 
 /** Records a fetch whose feed showed a post at `at` (what keeps lastPostAt once the items expire). */
 async function lastPostSeen(server: TestServer, blog: Blog, at: Date) {

@@ -3,8 +3,8 @@ import { it } from "node:test";
 import { freshnessOf, healthQuery, healthState } from "../../lib/schedule/health.js";
 import { freshFetchState } from "../../lib/storage/fresh.js";
 import { OWNER_ORIGIN, type Blog } from "../../lib/storage/types.js";
+import { DAY } from "../../lib/time/durations.js";
 
-const DAY = 86_400_000;
 const now = new Date("2026-03-01T00:00:00Z");
 const ago = (days: number) => new Date(now.getTime() - days * DAY);
 const listed = [{ id: OWNER_ORIGIN, kind: "manual", since: now, values: {} }];

@@ -10,10 +10,8 @@ import {
   type BlogSignals,
   type ScheduleLimits,
 } from "../../lib/schedule/policy.js";
+import { DAY, HOUR, MINUTE } from "../../lib/time/durations.js";
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 const limits: ScheduleLimits = { minFetchInterval: 15 * MINUTE, maxFetchInterval: DAY };
 const now = new Date("2026-03-01T12:00:00Z");
 const ago = (ms: number) => new Date(now.getTime() - ms);

@@ -15,10 +15,9 @@ import type { Blog } from "../../lib/storage/types.js";
 import { startFixtureSite, type FixtureSite } from "../admin/fixture-site.js";
 import { startStandalone } from "../hardening/standalone-process.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
+import { HOUR } from "../../lib/time/durations.js";
 
 after(() => closeParsePool());
-
-const HOUR = 3_600_000;
 
 /** Polls `read` until `done` holds or 30 s pass; returns the last value read. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {

@@ -29,8 +29,8 @@ import {
   type Recommendation,
   type Storage,
 } from "../../lib/storage/types.js";
+import { DAY, HOUR } from "../../lib/time/durations.js";
 
-const DAY = 86_400_000;
 const HEX24 = /^[0-9a-f]{24}$/;
 /** A fixed clock with milliseconds, so a lost millisecond shows. */
 const T0 = new Date("2024-05-06T07:08:09.123Z");
@@ -913,7 +913,6 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
     });
 
     describe("schedules and health", () => {
-      const HOUR = 3_600_000;
       const schedule = (posts: Date[], extra: Partial<NonNullable<FetchRecord["schedule"]>> = {}) => ({
         recentPosts: posts,
         fetchInterval: 2 * HOUR,

@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { OWNER_ORIGIN, type Blog, type LiveEvent, type NewBlog, type NewItem, type Storage } from "../../lib/storage/types.js";
+import { HOUR } from "../../lib/time/durations.js";
 
-const HOUR = 3_600_000;
 let feedNumber = 0;
 
 function newBlog(fields: Partial<NewBlog> = {}): NewBlog {

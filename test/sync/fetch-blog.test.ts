@@ -6,7 +6,8 @@ import { HostLimiter } from "../../lib/http/host-limiter.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { syncBlog, type SyncBlogDeps } from "../../lib/sync/fetch-blog.js";
 import { conditionalFeed, rss, startFeedServer, type FeedServer, type TestItem } from "./feed-server.js";
-import { addBlog, DAY, MINUTE, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
+import { DAY, MINUTE } from "../../lib/time/durations.js";
+import { addBlog, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
 
 let server: FeedServer;
 let origin: string;

@@ -41,6 +41,3 @@ export async function reload(storage: Storage, blog: Blog): Promise<Blog> {
   if (!current) throw new Error(`blog ${blog.id} vanished`);
   return current;
 }
-
-export const DAY = 24 * 60 * 60_000;
-export const MINUTE = 60_000;

@@ -8,7 +8,8 @@ import { createSyncRunner, type SyncRunnerDeps } from "../../lib/sync/run.js";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import type { RunContext } from "../../lib/sync/scheduler.js";
 import { conditionalFeed, rss, startFeedServer, type FeedServer } from "./feed-server.js";
-import { addBlog, DAY, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
+import { DAY } from "../../lib/time/durations.js";
+import { addBlog, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
 
 const LOOPBACKS = ["127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"];
 

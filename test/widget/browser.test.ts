@@ -9,6 +9,7 @@ import { respond, startFixtureServer, type FixtureServer } from "../support/fixt
 import { addBlog, addItems, item } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { mf2 } from "microformats-parser";
+import { HOUR } from "../../lib/time/durations.js";
 
 type Mf = { type: string[]; properties: Record<string, unknown[]>; children?: Mf[] };
 
@@ -20,7 +21,6 @@ const HTTP_ICON = "http://icons.example/delta.png";
 const BROKEN_ICON = "https://icons.example/epsilon.png";
 const EVIL_BLOG = `<img src=x onerror="window.__pwned='blog'">Evil & Co`;
 const EVIL_TITLE = `<script>window.__pwned='item'</script><b>Bold</b> move`;
-const HOUR = 3_600_000;
 
 /** A port nothing listens on: the API "down". */
 async function closedPort(): Promise<number> {

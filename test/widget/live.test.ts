@@ -18,8 +18,8 @@ import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { addBlog, addItems, item } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
+import { HOUR } from "../../lib/time/durations.js";
 
-const HOUR = 3_600_000;
 
 interface Entry {
   id: string;
