@@ -1,4 +1,5 @@
 import type { BlogrollOptions } from "./options.js";
+import { parseHttpUrl } from "./url/http-url.js";
 
 /** Who the blogroll belongs to, as its OPML export names them (`ownerId`, `ownerName`). */
 export interface BlogrollOwner {
@@ -8,13 +9,6 @@ export interface BlogrollOwner {
   name: string | null;
   /** The language the public page speaks: the `locale` option, else the host's, else English. */
   locale: string;
-}
-
-/** Only absolute http(s) addresses name an owner; anything else is left out rather than published. */
-function httpUrl(value: unknown): URL | null {
-  if (typeof value !== "string" || !URL.canParse(value)) return null;
-  const url = new URL(value);
-  return url.protocol === "http:" || url.protocol === "https:" ? url : null;
 }
 
 /** A language tag Intl knows, canonical ("pt-br" → "pt-BR"), or null. */
@@ -32,7 +26,8 @@ export function blogrollOwner(
   options: Pick<BlogrollOptions, "publicUrl" | "ownerName" | "locale">,
   hostLocales: unknown[] = [],
 ): BlogrollOwner {
-  const site = httpUrl(publicationUrl) ?? httpUrl(options.publicUrl);
+  // Only absolute http(s) addresses name an owner; anything else is left out rather than published.
+  const site = parseHttpUrl(publicationUrl) ?? parseHttpUrl(options.publicUrl);
   const locale = [options.locale, ...hostLocales].map(languageTag).find((tag) => tag !== null) ?? "en";
   return { url: site?.href ?? null, name: options.ownerName ?? site?.hostname ?? null, locale };
 }

@@ -4,7 +4,8 @@ import { discoverFeeds, type DiscoveredFeed } from "../discovery/discover.js";
 import { addManualBlog, type ProposedChanges } from "../sources/manual.js";
 import type { Blog, BlogEdit } from "../storage/types.js";
 import { LIMITS, liveBlog } from "./blog-edit.js";
-import { escapeHtml, httpUrl, notFound, renderForm, textField, type FormErrors } from "./forms.js";
+import { httpUrl } from "../url/http-url.js";
+import { escapeHtml, notFound, renderForm, textField, type FormErrors } from "./forms.js";
 import { redirectWithNotice } from "./notices.js";
 import { looksLikeHandle } from "../fediverse/handle.js";
 

@@ -1,6 +1,5 @@
 import type { Response } from "express";
 import { isValidId } from "../storage/id.js";
-import { parseHttpUrl } from "../url/normalise.js";
 
 /** Field name → translated message, in the order the fields appear on the form. */
 export type FormErrors = Record<string, string>;
@@ -17,11 +16,6 @@ export function textField(body: Body, name: string): string {
 export function checkboxField(body: Body, name: string): boolean {
   const value = body?.[name];
   return value !== undefined && value !== "" && value !== "false";
-}
-
-/** An http(s) address the owner typed, or null. */
-export function httpUrl(value: string): string | null {
-  return parseHttpUrl(value)?.href ?? null;
 }
 
 /** Comma-separated tags: trimmed, empty ones dropped, repeats removed. */

@@ -1,7 +1,8 @@
 import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import type { Source, SourceType } from "../storage/types.js";
 import { DEFAULT_FEEDLAND_INSTANCE } from "../sources/feedland.js";
-import { checkboxField, httpUrl, textField, type FormErrors } from "./forms.js";
+import { httpUrl } from "../url/http-url.js";
+import { checkboxField, textField, type FormErrors } from "./forms.js";
 import { opmlProblemOf } from "../opml/problem.js";
 import { nameOfAddress, nameOfFile } from "../sources/naming.js";
 

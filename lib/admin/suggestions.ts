@@ -1,7 +1,8 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import { listSuggestions, type Suggestion } from "../network/suggestions.js";
-import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
+import { feedUrlKey } from "../url/normalise.js";
 import { isBearerRequest } from "./csrf.js";
 import { textField } from "./forms.js";
 import { LIMITS } from "./blog-edit.js";

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
+import { parseHttpUrl } from "../url/http-url.js";
 import { noticeFromQuery } from "./notices.js";
 
 /** Where the host serves this plugin's `assets/` folder (Indiekit: `/assets/<package name>/`). */
@@ -73,7 +74,7 @@ export function itemText(item: { title?: string | null; summary?: string | null;
 
 /** The picture a blog is shown with: its own (feed or owner), else its site's icon; null for the letter tile. */
 export function blogIcon(blog: { photo?: string | null; iconUrl?: string | null }): string | null {
-  for (const candidate of [blog.photo, blog.iconUrl]) if (candidate && /^https?:\/\//i.test(candidate)) return candidate;
+  for (const candidate of [blog.photo, blog.iconUrl]) if (candidate && parseHttpUrl(candidate)) return candidate;
   return null;
 }
 

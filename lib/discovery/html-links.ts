@@ -1,4 +1,5 @@
 import { Parser } from "htmlparser2";
+import { httpUrl } from "../url/http-url.js";
 
 /** A `<link>` element as written in the page. */
 export interface PageLink {
@@ -25,15 +26,6 @@ function clean(value: string | undefined): string | null {
   return text ? text : null;
 }
 
-function resolve(href: string, base: string): string | null {
-  try {
-    const url = new URL(href.trim(), base);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Reads an HTML page's title and link elements with a real HTML tokenizer
  * (entities decoded, any attribute order or quoting). Hrefs resolve against
@@ -54,7 +46,7 @@ export function readPageHead(html: string, pageUrl: string): PageHead {
         if (name === "svg") svgDepth++;
         else if (name === "base" && !baseSeen && attributes.href) {
           baseSeen = true;
-          base = resolve(attributes.href, pageUrl) ?? pageUrl;
+          base = httpUrl(attributes.href, pageUrl) ?? pageUrl;
         } else if (name === "link" && attributes.href) pending.push(attributes);
         else if (name === "title" && svgDepth === 0 && state.title === null && state.titleText === null) state.titleText = "";
       },
@@ -77,7 +69,7 @@ export function readPageHead(html: string, pageUrl: string): PageHead {
   // Resolved after the whole page is read: <base> applies to links written before it too.
   const links: PageLink[] = [];
   for (const attributes of pending) {
-    const href = resolve(attributes.href, base);
+    const href = httpUrl(attributes.href, base);
     if (!href) continue;
     links.push({
       href,

@@ -1,6 +1,7 @@
 import type { MetaStore } from "../storage/types.js";
 import { DAY } from "../time/durations.js";
-import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
+import { feedUrlKey } from "../url/normalise.js";
 
 /** How long a finding is trusted: a found icon a month, a miss a week, a site that did not answer a day. */
 export const ICON_RECORD_TTL = { found: 30 * DAY, none: 7 * DAY, unreachable: DAY } as const;

@@ -1,5 +1,5 @@
 import { Parser } from "htmlparser2";
-import { parseHttpUrl } from "../url/normalise.js";
+import { httpUrl, parseHttpUrl } from "../url/http-url.js";
 
 /** A `<link>` that may name an icon, its href already absolute. */
 export interface IconLink {
@@ -67,7 +67,7 @@ export function readHeadLinks(html: string, pageUrl: string): HeadLink[] {
       onopentag(name, attributes) {
         if (done) return;
         if (!HEAD_ELEMENTS.has(name) || ++depth > MAX_DEPTH) return stop();
-        if (name === "base" && attributes.href && base === null) base = parseHttpUrl(attributes.href, pageUrl)?.href ?? pageUrl;
+        if (name === "base" && attributes.href && base === null) base = httpUrl(attributes.href, pageUrl) ?? pageUrl;
         else if (name === "link" && attributes.href) found.push(attributes);
       },
       onclosetag(name) {

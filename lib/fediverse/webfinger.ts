@@ -2,6 +2,7 @@ import { decodeText } from "../encoding/decode.js";
 import { describeFetchFailure, describeHttpStatus } from "../discovery/fetch-messages.js";
 import { FetchError, fetchUrl, type FetchResult } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
+import { httpUrl } from "../url/http-url.js";
 import { formatHandle, parseHandle, type FediverseHandle } from "./handle.js";
 
 /*
@@ -38,16 +39,6 @@ export function webfingerUrl(handle: FediverseHandle): string {
 
 const failure = (error: string): AccountResult => ({ ok: false, error });
 
-function httpAddress(value: unknown): string | null {
-  if (typeof value !== "string") return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
 function parseJson(result: FetchResult): unknown {
   try {
     return JSON.parse(decodeText(result.body, result.contentType));
@@ -70,7 +61,7 @@ function linksOf(jrd: unknown): JrdLink[] {
     if (!link || typeof link !== "object") return [];
     const { rel, type, href } = link as Record<string, unknown>;
     if (typeof rel !== "string") return [];
-    return [{ rel, type: typeof type === "string" ? type.toLowerCase() : null, href: httpAddress(href) }];
+    return [{ rel, type: typeof type === "string" ? type.toLowerCase() : null, href: httpUrl(href) }];
   });
 }
 
@@ -79,11 +70,11 @@ function actorPage(actor: unknown): string | null {
   const url = actor && typeof actor === "object" ? (actor as { url?: unknown }).url : undefined;
   for (const entry of Array.isArray(url) ? url : [url]) {
     if (typeof entry === "string") {
-      const address = httpAddress(entry);
+      const address = httpUrl(entry);
       if (address) return address;
     } else if (entry && typeof entry === "object") {
       const { href, mediaType } = entry as { href?: unknown; mediaType?: unknown };
-      const address = httpAddress(href);
+      const address = httpUrl(href);
       if (address && (mediaType === undefined || mediaType === "text/html")) return address;
     }
   }

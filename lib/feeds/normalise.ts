@@ -6,7 +6,7 @@ import { sanitizeHtml } from "./sanitize.js";
 import { collapseWhitespace, htmlToText, SUMMARY_MAX_LENGTH, truncateText } from "./text.js";
 import type { NormalisedItem, ParsedFeed } from "./types.js";
 import { assignUids } from "./uid.js";
-import { absoluteHttpUrl } from "./urls.js";
+import { httpUrl } from "../url/http-url.js";
 
 /** Items kept when the caller does not say. */
 export const DEFAULT_MAX_ITEMS = 50;
@@ -40,12 +40,12 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       type: raw.type,
       title: plainText(raw.title),
       description: plainText(raw.description),
-      siteUrl: absoluteHttpUrl(raw.link, options.url),
+      siteUrl: httpUrl(raw.link, options.url),
       photo: firstUrl(raw.images, options.url),
       author: feedAuthor,
       // Language tags use "-" (BCP 47); feeds often write the POSIX "en_US".
       language: raw.language?.trim().replace(/_/g, "-") || null,
-      ...(raw.blogroll ? { blogroll: absoluteHttpUrl(raw.blogroll, options.url) } : {}),
+      ...(raw.blogroll ? { blogroll: httpUrl(raw.blogroll, options.url) } : {}),
       ...(raw.push ? { push: raw.push } : {}),
       ...refreshHints(raw),
     },
@@ -74,7 +74,7 @@ interface EntryHead {
 }
 
 function entryHead(entry: RawEntry, feedUrl: string): EntryHead {
-  const url = absoluteHttpUrl(entry.link, feedUrl);
+  const url = httpUrl(entry.link, feedUrl);
   const base = url ?? feedUrl;
   let content: string | null | undefined;
   return {
@@ -143,7 +143,7 @@ function firstDate(values: unknown[]): Date | null {
 
 function firstUrl(values: string[], base: string): string | null {
   for (const value of values) {
-    const url = absoluteHttpUrl(value, base);
+    const url = httpUrl(value, base);
     if (url) return url;
   }
   return null;

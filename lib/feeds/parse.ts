@@ -1,4 +1,5 @@
 import { decodeText } from "../encoding/decode.js";
+import { httpUrl } from "../url/http-url.js";
 import { FeedParseError } from "./errors.js";
 import { readHFeed } from "./h-feed.js";
 import { readJsonFeed } from "./json-feed.js";
@@ -26,19 +27,12 @@ export async function parseFeed(body: string | Uint8Array, options: ParseFeedOpt
   return normaliseFeed(raw, { url: options.url, maxItems: options.maxItems });
 }
 
-/** Content-Location resolved against the address fetched; null unless it is http(s). */
-function contentBase(url: string, location: string | null | undefined): string | null {
-  if (!location?.trim()) return null;
-  const base = URL.parse(location.trim(), url);
-  return base && (base.protocol === "http:" || base.protocol === "https:") ? base.href : null;
-}
-
 async function readAnyFormat(text: string, options: ParseFeedOptions): Promise<RawFeed> {
   switch (sniffFormat(text)) {
     case "json":
       return readJsonFeed(text);
     case "xml-feed":
-      return readXmlFeed(text, options.url, contentBase(options.url, options.contentLocation));
+      return readXmlFeed(text, options.url, httpUrl(options.contentLocation, options.url));
     case "html":
       return readHtmlFeed(text, options.url);
     case "other-xml":

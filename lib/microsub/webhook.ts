@@ -1,6 +1,7 @@
 import { isListed } from "../storage/provenance.js";
 import { OWNER_ORIGIN, type Storage } from "../storage/types.js";
-import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
+import { feedUrlKey } from "../url/normalise.js";
 import type { MicrosubStore } from "./types.js";
 
 export interface WebhookResponse {

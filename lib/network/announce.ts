@@ -5,7 +5,7 @@
  * parser), or the well-known path Micro.blog serves. Pure functions.
  */
 import type { PageLink } from "../discovery/html-links.js";
-import { parseHttpUrl } from "../url/normalise.js";
+import { httpUrl, parseHttpUrl } from "../url/http-url.js";
 
 /** A blogroll a page announces. */
 export interface AnnouncedBlogroll {
@@ -31,7 +31,7 @@ export function blogrollsOfHead(links: readonly Pick<PageLink, "href" | "rel" | 
   const found: AnnouncedBlogroll[] = [];
   for (const link of links) {
     if (!link.rel.includes("blogroll") || !isBlogrollType(link.type)) continue;
-    const url = parseHttpUrl(link.href)?.href;
+    const url = httpUrl(link.href);
     if (url && !found.some((entry) => entry.url === url)) found.push({ url, title: link.title });
   }
   return found;
@@ -105,7 +105,7 @@ export function blogrollsOfLinkHeader(header: string | null, baseUrl: string): A
     const rel = (link.params.get("rel") ?? "").toLowerCase().split(/\s+/);
     const type = link.params.get("type")?.split(";")[0].trim().toLowerCase() || null;
     if (!rel.includes("blogroll") || !isBlogrollType(type)) continue;
-    const url = parseHttpUrl(link.target, baseUrl)?.href;
+    const url = httpUrl(link.target, baseUrl);
     if (url && !found.some((entry) => entry.url === url)) found.push({ url, title: link.params.get("title")?.trim() || null });
   }
   return found;

@@ -6,7 +6,7 @@ import type { HostLimiter } from "../http/host-limiter.js";
 import type { BlogrollOptions } from "../options.js";
 import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import type { Blog, BlogBlogroll, BlogrollVia, Recommendation, Storage } from "../storage/types.js";
-import { parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
 import { wellKnownBlogroll } from "./announce.js";
 import { fetchOpmlDocument, includeFetcher, type OpmlFetchDeps } from "./fetch-opml.js";
 import { readOpmlTree } from "./opml-tree.js";

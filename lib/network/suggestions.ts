@@ -1,5 +1,6 @@
 import type { Blog, Recommendation, Storage } from "../storage/types.js";
-import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
+import { feedUrlKey } from "../url/normalise.js";
 
 /** A feed several of the owner's blogs recommend. */
 export interface Suggestion {
@@ -22,13 +23,13 @@ const PAGE = 500;
 
 /** A site compared by host (without "www.") and path, scheme and trailing slash ignored. */
 export function siteKey(url: string | null | undefined): string | null {
-  const parsed = url ? parseHttpUrl(url) : null;
+  const parsed = parseHttpUrl(url);
   return parsed ? feedUrlKey(parsed.href).replace(/^www\./, "") : null;
 }
 
 /** Host and port (without "www."): two sites on one host name but different ports are different sites. */
 function hostOf(url: string | null | undefined): string | null {
-  const parsed = url ? parseHttpUrl(url) : null;
+  const parsed = parseHttpUrl(url);
   return parsed ? parsed.host.toLowerCase().replace(/^www\./, "") : null;
 }
 

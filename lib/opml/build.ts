@@ -4,7 +4,7 @@
  * cannot carry at all, so the output is always well-formed.
  */
 import { create } from "xmlbuilder2";
-import { attributeSafe, xmlSafe } from "../xml/safe-text.js";
+import { attributeSafe, xmlSafe } from "../xml-writing/safe-text.js";
 
 type XMLBuilder = ReturnType<typeof create>;
 

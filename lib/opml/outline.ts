@@ -1,3 +1,5 @@
+import { httpUrl } from "../url/http-url.js";
+
 /**
  * Reading one `<outline>` element's attributes: case-insensitive names,
  * whitespace-normalised text, the FeedLand/OPML 2.0 `category` attribute and
@@ -73,12 +75,5 @@ export function checkFeedUrl(raw: string): FeedUrlCheck {
  * it as a link, so `javascript:` and friends must not survive an import.
  */
 export function cleanSiteUrl(raw: string | undefined): string | null {
-  const trimmed = cleanText(raw);
-  if (trimmed === null) return null;
-  try {
-    const url = new URL(trimmed);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
-  } catch {
-    return null;
-  }
+  return httpUrl(cleanText(raw));
 }

@@ -5,7 +5,8 @@
  * hard limits on size, nesting depth and outline count.
  */
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
+import { feedUrlKey } from "../url/normalise.js";
 import { categoryFromAttribute, checkFeedUrl, cleanSiteUrl, cleanText, lowerCaseAttributes } from "./outline.js";
 
 /** One feed found in an OPML document. */
@@ -191,7 +192,7 @@ class OpmlCollector {
 
   /** An include outline stands for the other document's outlines in its place: they take its label as their folder. */
   private readInclude(rawUrl: string | undefined, category: string | null): string | null {
-    const url = rawUrl?.trim() ? parseHttpUrl(rawUrl.trim(), this.baseUrl) : null;
+    const url = parseHttpUrl(rawUrl, this.baseUrl);
     if (url) this.includes.push({ url: url.href, category });
     else if (rawUrl?.trim()) this.skipped.push({ xmlUrl: rawUrl.trim(), reason: "include address is not an absolute http(s) URL" });
     return category;

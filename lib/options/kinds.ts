@@ -4,6 +4,8 @@
  * variable) is read.
  */
 
+import { parseHttpUrl } from "../url/http-url.js";
+
 interface KindValues {
   "mount-path": string;
   integer: number;
@@ -117,11 +119,7 @@ function isLanguageTag(value: unknown): boolean {
   }
 }
 
+/** An http(s) address that parses as written: the option is used as given, without the trimming parseHttpUrl allows. */
 function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== "string") return false;
-  try {
-    return ["http:", "https:"].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
+  return typeof value === "string" && URL.canParse(value) && parseHttpUrl(value) !== null;
 }

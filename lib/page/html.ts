@@ -1,7 +1,8 @@
 import type { Item } from "../storage/types.js";
 import type { BlogrollData, PageBlog } from "./blogroll.js";
 import { fullDate, humanDate, relativeDate } from "./dates.js";
-import { escapeHtml, httpUrl } from "./escape.js";
+import { httpUrl } from "../url/http-url.js";
+import { escapeHtml } from "./escape.js";
 import { PAGE_CSS } from "./styles.js";
 
 /** Translates a catalog key of the page's language (lib/standalone/i18n.ts). */

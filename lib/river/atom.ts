@@ -1,6 +1,6 @@
 /** The river as Atom 1.0 (RFC 4287). */
 import { create } from "xmlbuilder2";
-import { attributeSafe, xmlSafe } from "../xml/safe-text.js";
+import { attributeSafe, xmlSafe } from "../xml-writing/safe-text.js";
 import type { River, RiverEntry } from "./river.js";
 
 export const ATOM_NS = "http://www.w3.org/2005/Atom";

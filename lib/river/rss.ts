@@ -1,6 +1,6 @@
 /** The river as RSS 2.0 (https://www.rssboard.org/rss-specification), naming the blogroll with `source:blogroll`. */
 import { create } from "xmlbuilder2";
-import { attributeSafe, xmlSafe } from "../xml/safe-text.js";
+import { attributeSafe, xmlSafe } from "../xml-writing/safe-text.js";
 import { ATOM_NS } from "./atom.js";
 import type { River, RiverEntry } from "./river.js";
 

@@ -1,7 +1,7 @@
 import { decodeText } from "../encoding/decode.js";
 import { fetchUrl } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
-import { parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
 import { describeFetchFailure, describeHttpStatus } from "../discovery/fetch-messages.js";
 import { importFeeds } from "./import.js";
 import { fetchRemoteOpml } from "./remote-opml.js";

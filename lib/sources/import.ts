@@ -1,7 +1,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { originKind } from "../storage/provenance.js";
 import type { FeedType, NewBlog, Source, Storage } from "../storage/types.js";
-import { feedUrlKey, hostTitle, parseHttpUrl } from "../url/normalise.js";
+import { httpUrl, parseHttpUrl } from "../url/http-url.js";
+import { feedUrlKey, hostTitle } from "../url/normalise.js";
 import { SourceError, type ImportReport, type ListedFeed, type SkippedFeed } from "./types.js";
 
 /** What an OPML-like source (OPML URL, OPML file, FeedLand) gave: feeds plus the parser's rejects. */
@@ -68,7 +69,7 @@ function toNewBlog(feed: ListedFeed, source: Source, category: string | null): N
     feedUrl: feed.xmlUrl,
     title: feed.title?.trim() || null,
     description: feed.description?.trim() || null,
-    siteUrl: (feed.htmlUrl && parseHttpUrl(feed.htmlUrl)?.href) || null,
+    siteUrl: httpUrl(feed.htmlUrl),
     feedType: feedTypeOf(feed.type) ?? undefined,
     category,
     source: originKind(source.type),

@@ -1,6 +1,6 @@
 import type { MicrosubChannel, MicrosubStore } from "../microsub/types.js";
 import type { Source } from "../storage/types.js";
-import { parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
 import { SourceError, type ImportReport, type SourceKind } from "./types.js";
 
 async function selectedChannels(microsub: MicrosubStore, channelUid: string | undefined): Promise<MicrosubChannel[]> {

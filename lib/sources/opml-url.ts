@@ -1,4 +1,4 @@
-import { parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
 import { importFeeds } from "./import.js";
 import { fetchRemoteOpml } from "./remote-opml.js";
 import { SourceError, type SourceKind } from "./types.js";
@@ -7,7 +7,7 @@ import { SourceError, type SourceKind } from "./types.js";
 export const opmlUrlSource: SourceKind = {
   type: "opml_url",
   async refresh(source, context) {
-    const url = parseHttpUrl(source.settings.url ?? "");
+    const url = parseHttpUrl(source.settings.url);
     if (!url) throw new SourceError("The source has no valid OPML address");
     const remote = await fetchRemoteOpml(url.href, source, context);
     if (remote.notModified) return { report: null };

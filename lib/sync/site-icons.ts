@@ -7,7 +7,8 @@ import { fetchUrl, FetchError, type FetchResult } from "../http/fetch.js";
 import type { HostLimiter } from "../http/host-limiter.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, Storage } from "../storage/types.js";
-import { feedUrlKey, parseHttpUrl } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
+import { feedUrlKey } from "../url/normalise.js";
 import { errorText } from "./failure-message.js";
 
 /** `iconUrl` of a blog whose site has no icon. */

@@ -1,3 +1,5 @@
+import { parseHttpUrl } from "./http-url.js";
+
 /**
  * Feed URL normalisation for comparison and de-duplication. The result is a
  * key, never a URL to fetch: it folds scheme (http/https twins), host case,
@@ -15,16 +17,6 @@ export function feedUrlKey(input: string): string {
   let path = url.pathname || "/";
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   return `${host}${port}${path}${url.search}`;
-}
-
-/** An absolute http(s) URL string, or null. */
-export function parseHttpUrl(input: string, base?: string): URL | null {
-  try {
-    const url = new URL(input.trim(), base);
-    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The title a feed gets when its listing names none: its host, without "www.". */

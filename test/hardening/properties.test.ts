@@ -14,7 +14,8 @@ import { sanitizeHtml } from "../../lib/feeds/sanitize.js";
 import { SUMMARY_MAX_LENGTH } from "../../lib/feeds/text.js";
 import type { ParsedFeed } from "../../lib/feeds/types.js";
 import { OpmlParseError, parseOpml } from "../../lib/opml/parse.js";
-import { feedUrlKey, parseHttpUrl } from "../../lib/url/normalise.js";
+import { parseHttpUrl } from "../../lib/url/http-url.js";
+import { feedUrlKey } from "../../lib/url/normalise.js";
 import { integerParam, optionalText, QueryError } from "../../lib/api/validate.js";
 import { feedSeeds, hostileText, mutated, opmlSeeds, sanitizerPayloads, scriptVectors, ATTACK_SNIPPETS } from "./hostile-inputs.js";
 

@@ -4,7 +4,7 @@ import type { Item } from "../types.js";
 import { StorageError } from "../types.js";
 import { sanitizeHtml } from "../../feeds/sanitize.js";
 import { collapseWhitespace } from "../../feeds/text.js";
-import { absoluteHttpUrl } from "../../feeds/urls.js";
+import { httpUrl } from "../../url/http-url.js";
 import type { MicrosubChannel, MicrosubFeed, MicrosubStore } from "../../microsub/types.js";
 
 const SUMMARY_LENGTH = 300;
@@ -46,7 +46,7 @@ function plain(value: unknown): string | null {
 function toItem(doc: Document): Item {
   const published = doc.published instanceof Date ? doc.published : doc.published ? new Date(doc.published) : null;
   const photos: unknown[] = Array.isArray(doc.photo) ? doc.photo : doc.photo ? [doc.photo] : [];
-  const url = absoluteHttpUrl(text(doc.url));
+  const url = httpUrl(doc.url);
   const html = text(doc.content?.html);
   return {
     id: hex(doc._id),
@@ -58,7 +58,7 @@ function toItem(doc: Document): Item {
     content: html ? sanitizeHtml(html.slice(0, MAX_CONTENT_CHARS), url ?? undefined) || null : null,
     published: published && !Number.isNaN(published.getTime()) ? published : null,
     author: plain(doc.author?.name),
-    photo: photos.map((photo) => absoluteHttpUrl(text(photo))).find((photo) => photo !== null) ?? null,
+    photo: photos.map((photo) => httpUrl(photo)).find((photo) => photo !== null) ?? null,
     categories: Array.isArray(doc.category) ? doc.category.map(plain).filter((c): c is string => c !== null) : [],
     fetchedAt: published ?? storedAt(doc._id),
   };

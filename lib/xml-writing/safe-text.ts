@@ -1,4 +1,4 @@
-/** Text made safe for xmlbuilder2, shared by every XML document this project writes (OPML, Atom). */
+/** Text made safe for xmlbuilder2, shared by every XML document this project writes (the OPML export, the river's Atom and RSS). Reading feed XML is lib/feeds/xml/. */
 
 /**
  * Text ready for xmlbuilder2: characters outside the XML 1.0 `Char` production
