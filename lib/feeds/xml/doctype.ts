@@ -1,15 +1,4 @@
-import { decodeReferences } from "./entities.js";
-
-/**
- * Entities a document declares in its DOCTYPE's internal subset, with what
- * their expansion may still produce. Shared by every reference in one
- * document, so the budget bounds the document's whole expansion.
- */
-export interface DeclaredEntities {
-  values: Map<string, string>;
-  /** Characters expansions may still add; a reference past it stays as written. */
-  budget: number;
-}
+import { decodeReferences, type DeclaredEntities } from "./entities.js";
 
 /** `<!ENTITY name "value">` or with single quotes: an internal general entity (never %, SYSTEM or PUBLIC). */
 const ENTITY_DECLARATION = /<!ENTITY\s+([A-Za-z_][\w.-]*)\s+(?:"([^"]*)"|'([^']*)')\s*>/g;

@@ -1,5 +1,15 @@
 import { Parser } from "htmlparser2";
-import type { DeclaredEntities } from "./doctype.js";
+
+/**
+ * Entities a document declares in its DOCTYPE's internal subset, with what
+ * their expansion may still produce. Shared by every reference in one
+ * document, so the budget bounds the document's whole expansion.
+ */
+export interface DeclaredEntities {
+  values: Map<string, string>;
+  /** Characters expansions may still add; a reference past it stays as written. */
+  budget: number;
+}
 
 /** The five entities XML predefines. */
 const XML_ENTITIES = new Map([["amp", "&"], ["lt", "<"], ["gt", ">"], ["quot", '"'], ["apos", "'"]]);
@@ -18,7 +28,7 @@ const SEMICOLON = 59;
  * entities such as `&nbsp;` that feeds use without declaring them. Only
  * references ending in ";" count; anything else (a bare "&", "&copy=2")
  * stays as written, so lenient input never fails. Entities the document
- * declared (`declared`, see doctype.ts) are expanded while their shared
+ * declared (`declared`, read by doctype.ts) are expanded while their shared
  * budget lasts; any other name HTML does not define is left untouched.
  */
 export function decodeReferences(raw: string, declared?: DeclaredEntities | null): string {

@@ -1,8 +1,7 @@
 import { Parser } from "htmlparser2";
 import { FeedParseError } from "../errors.js";
 import { boundXmlNesting } from "../nesting.js";
-import type { DeclaredEntities } from "./doctype.js";
-import { decodeReferences } from "./entities.js";
+import { decodeReferences, type DeclaredEntities } from "./entities.js";
 
 /** An element of a parsed feed document, with its namespace resolved. */
 export interface XmlElement {
@@ -160,11 +159,7 @@ function buildTree(xml: string, documentUrl: string, outerBase: string | null, d
 /** The base an element's xml:base gives, resolved against the enclosing one (or the document URL). */
 function resolveBase(value: string | undefined, parentBase: string | null, documentUrl: string): string | null {
   if (value === undefined) return parentBase;
-  try {
-    return new URL(value.trim(), parentBase ?? documentUrl).href;
-  } catch {
-    return parentBase;
-  }
+  return URL.parse(value.trim(), parentBase ?? documentUrl)?.href ?? parentBase;
 }
 
 /** The text of an element and its descendants, concatenated. */
