@@ -72,6 +72,14 @@ export function absolute(value: string | null, feedUrl: string): string | null {
   return value ? (URL.parse(value, feedUrl)?.href ?? null) : null;
 }
 
+/**
+ * Whether a value starts with an http(s) scheme, as a link written in a field
+ * should; the whole address is checked (and made absolute) in normalisation.
+ */
+export function isHttpSchemed(value: string | null | undefined): value is string {
+  return typeof value === "string" && /^https?:/i.test(value);
+}
+
 /** Trimmed text, or null when there is none. */
 export function clean(value: string | null | undefined): string | null {
   const trimmed = value?.trim();

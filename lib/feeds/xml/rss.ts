@@ -1,6 +1,6 @@
 import { html, type RawEntry, type RawText } from "../raw.js";
 import { atomLink, atomText } from "./atom-constructs.js";
-import { absolute, attr, childrenByKey, clean, first, guessedText, htmlText, nonEmpty, personName, resolved, resolvedFirst, resolvedId, textOfFirst, withBase, type Fields, type ReadFeed } from "./fields.js";
+import { absolute, attr, childrenByKey, clean, first, guessedText, htmlText, isHttpSchemed, nonEmpty, personName, resolved, resolvedFirst, resolvedId, textOfFirst, withBase, type Fields, type ReadFeed } from "./fields.js";
 import { keyOf } from "./namespaces.js";
 import { innerXml, textOf, type XmlElement } from "./tree.js";
 import { announcedBlogroll, categories, dates, itemImages, itunesImage, mediaField, mediaText, origLink, pushLinks, refreshHints } from "./vocabularies.js";
@@ -116,6 +116,7 @@ function isPermalink(guid: XmlElement): boolean {
 
 /** A guid that is a permalink (isPermaLink not false, an http(s) URL), else an http(s) rdf:about. */
 function permalinkGuid(item: XmlElement, guidElement: XmlElement | undefined, guid: string | null): string | null {
-  if (guidElement && isPermalink(guidElement) && guid && /^https?:/i.test(guid)) return guid;
-  return item.attrs["rdf:about"] && /^https?:/i.test(item.attrs["rdf:about"]) ? item.attrs["rdf:about"] : null;
+  if (guidElement && isPermalink(guidElement) && isHttpSchemed(guid)) return guid;
+  const about = item.attrs["rdf:about"];
+  return isHttpSchemed(about) ? about : null;
 }

@@ -1,6 +1,6 @@
 import { text, type PushLinks, type RawFeed, type RawText } from "../raw.js";
 import { atomLink } from "./atom-constructs.js";
-import { absolute, attr, childrenByKey, clean, first, htmlText, nonEmpty, resolved, textOfFirst, type Fields } from "./fields.js";
+import { absolute, attr, childrenByKey, clean, first, htmlText, isHttpSchemed, nonEmpty, resolved, textOfFirst, type Fields } from "./fields.js";
 import { textOf, type XmlElement } from "./tree.js";
 
 /**
@@ -125,7 +125,7 @@ export function categories(entry: XmlElement, fields: Fields, format: "rss" | "a
 /** The real post behind a redirector: feedburner:origLink (or Pheedo's), or an Atom rel=canonical link. */
 export function origLink(fields: Fields): string | null {
   const original = textOfFirst(fields, "feedburner:origlink") ?? textOfFirst(fields, "pheedo:origlink") ?? atomLink(fields, "canonical");
-  return original && /^https?:/i.test(original) ? original : null;
+  return isHttpSchemed(original) ? original : null;
 }
 
 // Source (and the older blogChannel): the blogroll a feed announces.
