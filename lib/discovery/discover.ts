@@ -2,6 +2,7 @@ import { FeedParseError } from "../feeds/errors.js";
 import { FetchError } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
 import { feedUrlKey } from "../url/normalise.js";
+import { parseHttpUrl } from "../url/http-url.js";
 import { describeFetchFailure, describeHttpStatus, withTriedAddresses } from "./fetch-messages.js";
 import { readDiscoveryPageInWorker } from "../sync/parse-pool.js";
 import type { PageLink } from "./html-links.js";
@@ -74,12 +75,8 @@ function addressesFor(input: string): { addresses: string[]; schemeAdded: boolea
   const withScheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text);
   const candidates = withScheme ? [text] : [`https://${text}`, `http://${text}`];
   const valid = candidates.flatMap((candidate) => {
-    try {
-      const url = new URL(candidate);
-      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" ? [withScheme ? candidate : url.href] : [];
-    } catch {
-      return [];
-    }
+    const url = parseHttpUrl(candidate);
+    return url && url.hostname !== "" ? [withScheme ? candidate : url.href] : [];
   });
   return valid.length > 0 ? { addresses: valid, schemeAdded: !withScheme } : null;
 }

@@ -5,6 +5,7 @@ import { fetchPage, isSuccess, readAsFeed, type FetchedPage } from "../discovery
 import { describeFetchFailure, describeHttpStatus, withTriedAddresses } from "../discovery/fetch-messages.js";
 import { FeedParseError } from "../feeds/errors.js";
 import { blogrollsOfHead, blogrollsOfLinkHeader, wellKnownBlogroll } from "./announce.js";
+import { parseHttpUrl } from "../url/http-url.js";
 
 /** Where a blogroll was found, cheapest first. */
 export type BlogrollVia = "link-header" | "head" | "feed" | "well-known";
@@ -25,12 +26,8 @@ function siteAddress(input: string): { href: string; schemeAdded: boolean } | nu
   const text = input.trim();
   if (text === "" || /\s/.test(text)) return null;
   const schemeAdded = !/^[a-z][a-z0-9+.-]*:\/\//i.test(text);
-  try {
-    const url = new URL(schemeAdded ? `https://${text}` : text);
-    return url.protocol === "http:" || url.protocol === "https:" ? { href: url.href, schemeAdded } : null;
-  } catch {
-    return null;
-  }
+  const url = parseHttpUrl(schemeAdded ? `https://${text}` : text);
+  return url ? { href: url.href, schemeAdded } : null;
 }
 
 /** Whether an address answers with an OPML document (its first bytes name the root). */
