@@ -1,10 +1,16 @@
 import type { BlogrollOptions } from "./options.js";
 import type { Storage } from "./storage/types.js";
 import type { MicrosubStore } from "./microsub/types.js";
-import type { Scheduler } from "./sync/scheduler.js";
-import type { BlogrollOwner } from "./owner.js";
-import type { PushManager } from "./push/manager.js";
-import type { LiveHub } from "./live/hub.js";
+import type { HostLink } from "./host/indiekit-host.js";
+import { Scheduler } from "./sync/scheduler.js";
+import { closeParsePool } from "./sync/parse-pool.js";
+import { createSyncRunner } from "./sync/run.js";
+import { detectMicrosub } from "./microsub/detect.js";
+import { refreshSources } from "./sources/refresh.js";
+import { blogrollOwner, type BlogrollOwner } from "./owner.js";
+import { recordBlogrollDates } from "./api/blogroll-dates.js";
+import { PushManager } from "./push/manager.js";
+import { LiveHub } from "./live/hub.js";
 
 export interface Logger {
   info(message: string): void;
@@ -12,7 +18,7 @@ export interface Logger {
   error(message: string, error?: unknown): void;
 }
 
-/** Everything a route or job needs, built once by the plugin class. */
+/** Everything a route or job needs, built once by createBlogrollContext. */
 export interface BlogrollContext {
   options: BlogrollOptions;
   getStorage(): Promise<Storage>;
@@ -34,3 +40,66 @@ export const consoleLogger: Logger = {
   warn: (message) => console.warn(`[blogroll] ${message}`),
   error: (message, error) => console.error(`[blogroll] ${message}${error instanceof Error ? `: ${error.message}` : ""}`),
 };
+
+/**
+ * Builds the plugin's parts and wires them together: the sync run (sources,
+ * then feeds, telling push what it read), the scheduler that runs it, push,
+ * live events, and what is read from the host. Nothing starts here: see
+ * startBackgroundJobs.
+ */
+export function createBlogrollContext(options: BlogrollOptions, host: HostLink, getStorage: () => Promise<Storage>, log: Logger): BlogrollContext {
+  const getMicrosub = () => detectMicrosub(host.collections());
+  // Inside Indiekit push callbacks go to the host's address, read late (the host may learn it from its first request).
+  const push = new PushManager({ options, getStorage, publicUrl: () => host.publicUrl(), log });
+  const runSync = createSyncRunner({
+    options,
+    refreshSources: async (storage, signal) => {
+      const counts = await refreshSources(storage, options, getMicrosub(), signal);
+      // A source may have dropped pushed blogs: their hubs are told now, not at their next renewal.
+      push.reconcileSoon();
+      return counts;
+    },
+    log: (message) => log.warn(message),
+    onFeedRead: push.observe,
+    pushSignal: push,
+  });
+  const scheduler = new Scheduler({
+    getStorage,
+    run: async (storage, run) => {
+      const stats = await runSync(storage, run);
+      // A sync may change the blogroll: the OPML export's dateModified says so now, not at its next request.
+      await recordBlogrollDates(storage).catch((error: unknown) => log.error("Recording when the blogroll changed failed", error));
+      return stats;
+    },
+    interval: options.syncInterval,
+    initialDelay: options.initialSyncDelay,
+    log: (message) => log.warn(message),
+  });
+  return {
+    options,
+    getStorage,
+    getMicrosub,
+    scheduler,
+    push,
+    live: new LiveHub({ options, getStorage, log }),
+    log,
+    owner: () => {
+      const publication = host.publication();
+      return blogrollOwner(publication?.me, options, [publication?.locale, host.application()?.locale]);
+    },
+  };
+}
+
+/** Starts the timed sync and push's renewals (the `scheduler` option off: neither runs). */
+export function startBackgroundJobs(context: BlogrollContext): void {
+  context.scheduler.start();
+  context.push.start();
+}
+
+/** Stops the scheduler (aborting a run), push, live streams and the feed parse workers. */
+export async function stopBackgroundJobs(context: BlogrollContext): Promise<void> {
+  await context.scheduler.stop();
+  await context.push.stop();
+  context.live.stop();
+  await closeParsePool();
+}
