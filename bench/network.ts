@@ -17,7 +17,7 @@ import { closeParsePool } from "../lib/sync/parse-pool.js";
 import { BLOGROLL_RECHECK, BLOGROLL_REQUESTS_PER_RUN } from "../lib/network/blogroll-lookups.js";
 import { resolveOptions } from "../lib/options.js";
 import type { Storage } from "../lib/storage/types.js";
-import type { SyncStats } from "../lib/sync/scheduler.js";
+import type { SyncStats } from "../lib/sync/status-record.js";
 import { loopbackDispatcher, startFeedFixture, type FeedFixture, type FixtureStats } from "./support/fixture-server.js";
 import { round } from "./support/measure.js";
 import { addBlogs } from "./support/stores.js";

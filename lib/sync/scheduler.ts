@@ -1,44 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Storage } from "../storage/types.js";
-
-/** Figures of the last completed sync run (shape kept from the earlier plugin, plus the phases' ends). */
-export interface SyncStats {
-  lastFullSync: string;
-  duration: number;
-  sources: { total: number; success: number; failed: number };
-  blogs: { total: number; success: number; failed: number; notModified?: number };
-  items: { added: number; deleted: number };
-  /** When every blog's posts were stored (and old ones pruned). */
-  contentDoneAt?: string;
-  /** When the extras (site icons) that followed were done: the end of the run. */
-  extrasDoneAt?: string;
-  /** Requests made for site icons, and blogs whose icon changed. */
-  icons?: { requests: number; updated: number };
-  /** Requests made for followed blogs' own blogrolls, blogrolls read or confirmed, blogs left for a later run (lib/network). */
-  blogrolls?: { requests: number; read: number; deferred: number };
-}
-
-/** The persisted status record, shared by every process on the same database. */
-export interface StoredSyncStatus {
-  lastSync: string | null;
-  lastSyncStats: SyncStats | null;
-  /** While a run holds the lease: when the lease lapses unless renewed. */
-  runningUntil: string | null;
-  progress: { done: number; total: number } | null;
-  nextSync: string | null;
-  /** While a run goes on: when its posts were all stored (null until then); it is then busy with extras. */
-  contentDoneAt?: string | null;
-}
-
-export interface SyncStatusView {
-  isRunning: boolean;
-  lastSync: string | null;
-  nextSync: string | null;
-  progress: { done: number; total: number } | null;
-  /** The running sync's posts are all stored at this time; it is finishing extras (site icons). Null otherwise. */
-  contentDoneAt: string | null;
-  lastSyncStats: SyncStats | null;
-}
+import { SyncLease } from "./lease.js";
+import { readSyncStatus, RunStatusWriter, viewOfSyncStatus, writeSyncStatus, type SyncStats, type SyncStatusView } from "./status-record.js";
 
 /** What one run is given: a stop signal and ways to report progress and the end of the content phase. */
 export interface RunContext {
@@ -71,27 +33,20 @@ export interface SchedulerOptions {
 /** A timed run (the blogs that are due), "Sync now" (every blog but those told to wait), or new blogs only. */
 type RunKind = "full" | "now" | "new";
 
-export const STATUS_KEY = "syncStatus";
-const LEASE_NAME = "sync";
 const PROGRESS_WRITE_INTERVAL = 1000;
-/** Wait past a lease's end before retrying, so clocks a little apart agree it has lapsed. */
-const LEASE_MARGIN = 1000;
 
 interface PendingReset {
   work: (storage: Storage) => Promise<void>;
   settle: (error?: unknown) => void;
 }
 
-const emptyStatus: StoredSyncStatus = { lastSync: null, lastSyncStats: null, runningUntil: null, progress: null, nextSync: null, contentDoneAt: null };
-
 /**
  * Runs sync on a timer: first after `initialDelay`, then every `interval`.
  * Runs never overlap, in this process (one run at a time) or across
- * processes (a lease in the meta store, renewed while running; a crashed
- * holder's lease simply expires).
+ * processes (the sync lease, lease.ts). Each run keeps the status record
+ * (status-record.ts) up to date for every process to read.
  */
 export class Scheduler {
-  readonly holder = randomUUID();
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<boolean> | null = null;
   /** What the run in `current` is: a scheduled/manual sync, or a fetch of new blogs only. */
@@ -110,12 +65,12 @@ export class Scheduler {
   private retryIn: number | null = null;
   /** When the first of a series of refused attempts happened; null once an attempt gets the lease. */
   private refusedAt: number | null = null;
-  private readonly leaseTtl: number;
+  private readonly lease: SyncLease;
   /** A reset (Clear & resync) waiting to run under the lease before the next run. */
   private pendingReset: PendingReset | null = null;
 
   constructor(private readonly options: SchedulerOptions) {
-    this.leaseTtl = options.leaseTtl ?? 60_000;
+    this.lease = new SyncLease(options.leaseTtl ?? 60_000);
   }
 
   get running(): boolean {
@@ -152,9 +107,8 @@ export class Scheduler {
     if (running) {
       try {
         const storage = await this.options.getStorage();
-        await storage.meta.releaseLease(LEASE_NAME, this.holder);
-        const stored = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? emptyStatus;
-        await storage.meta.set(STATUS_KEY, { ...emptyStatus, ...stored, runningUntil: null, progress: null });
+        await this.lease.release(storage);
+        await writeSyncStatus(storage, { runningUntil: null, progress: null });
       } catch {
         // The lease lapses on its own.
       }
@@ -244,18 +198,7 @@ export class Scheduler {
   }
 
   async getStatus(): Promise<SyncStatusView> {
-    const storage = await this.options.getStorage();
-    const stored = { ...emptyStatus, ...((await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? {}) };
-    const isRunning = stored.runningUntil !== null && new Date(stored.runningUntil).getTime() > Date.now();
-    return {
-      isRunning,
-      lastSync: stored.lastSync,
-      // While a sync runs, the next is not planned yet: it is, when this one ends.
-      nextSync: isRunning ? null : (this.nextAt?.toISOString() ?? stored.nextSync),
-      progress: isRunning ? stored.progress : null,
-      contentDoneAt: isRunning ? (stored.contentDoneAt ?? null) : null,
-      lastSyncStats: stored.lastSyncStats,
-    };
+    return viewOfSyncStatus(await readSyncStatus(await this.options.getStorage()), this.nextAt);
   }
 
   private schedule(delay: number): void {
@@ -276,21 +219,19 @@ export class Scheduler {
     let storage: Storage;
     try {
       storage = await this.options.getStorage();
-      if (!(await storage.meta.acquireLease(LEASE_NAME, this.holder, this.leaseTtl))) {
+      if (!(await this.lease.acquire(storage))) {
         // Held by a run elsewhere, or by this process before a crash: try again when the lease lapses.
         // New blogs wait for that run's end here, or are fetched by the other process's run.
         if (kind === "new") return false;
-        const until = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY))?.runningUntil;
-        const left = until ? new Date(until).getTime() - Date.now() : Number.NaN;
-        this.retryIn = (Number.isFinite(left) && left > 0 ? Math.min(left, this.leaseTtl) : this.leaseTtl) + LEASE_MARGIN;
+        this.retryIn = this.lease.waitAfterRefusal((await readSyncStatus(storage)).runningUntil);
         this.refusedAt = refusedAt ?? Date.now();
         return false;
       }
       if (refusedAt !== null && !this.pendingReset) {
-        const lastSync = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY))?.lastSync;
+        const lastSync = (await readSyncStatus(storage)).lastSync;
         const syncedAt = lastSync ? new Date(lastSync).getTime() : Number.NaN;
         if (syncedAt >= refusedAt) {
-          await storage.meta.releaseLease(LEASE_NAME, this.holder);
+          await this.lease.release(storage);
           this.retryIn = Math.max(0, syncedAt + this.options.interval - Date.now());
           return false;
         }
@@ -310,38 +251,22 @@ export class Scheduler {
         reset.settle();
       } catch (error) {
         reset.settle(error);
-        await storage.meta.releaseLease(LEASE_NAME, this.holder).catch(() => undefined);
+        await this.lease.release(storage).catch(() => undefined);
         return false;
       }
     }
     const abort = new AbortController();
     this.abort = abort;
-    // Status writes are read-modify-write: run them one after another, so a progress or renewal
-    // write still in flight can never land after the final one and bring back a finished run.
-    let writes: Promise<void> = Promise.resolve();
-    let finished = false;
-    const update = (patch: Partial<StoredSyncStatus>, final = false): Promise<void> => {
-      if (finished && !final) return Promise.resolve();
-      if (final) finished = true;
-      const write = writes.then(async () => {
-        const stored = (await storage.meta.get<StoredSyncStatus>(STATUS_KEY)) ?? emptyStatus;
-        await storage.meta.set(STATUS_KEY, { ...emptyStatus, ...stored, ...patch });
-      });
-      writes = write.catch(() => undefined);
-      return write;
-    };
-    const leaseUntil = () => new Date(Date.now() + this.leaseTtl).toISOString();
+    const status = new RunStatusWriter(storage);
     let progress = { done: 0, total: 0 };
     let lastProgressWrite = 0;
-    const renew = setInterval(() => {
-      void storage.meta
-        .acquireLease(LEASE_NAME, this.holder, this.leaseTtl)
-        .then((held) => (held ? update({ runningUntil: leaseUntil(), progress }) : abort.abort()))
-        .catch(() => undefined);
-    }, Math.max(50, Math.floor(this.leaseTtl / 3)));
-    renew.unref?.();
+    const stopRenewing = this.lease.keepRenewed(
+      storage,
+      () => status.update({ runningUntil: this.lease.until(), progress }),
+      () => abort.abort(),
+    );
     try {
-      await update({ runningUntil: leaseUntil(), progress, contentDoneAt: null });
+      await status.update({ runningUntil: this.lease.until(), progress, contentDoneAt: null });
       const stats = await this.options.run(storage, {
         signal: abort.signal,
         everyone: kind === "now",
@@ -350,29 +275,29 @@ export class Scheduler {
           const now = Date.now();
           if (now - lastProgressWrite >= PROGRESS_WRITE_INTERVAL) {
             lastProgressWrite = now;
-            void update({ progress }).catch(() => undefined);
+            void status.update({ progress }).catch(() => undefined);
           }
         },
-        contentDone: (at) => void update({ progress, contentDoneAt: at }).catch(() => undefined),
+        contentDone: (at) => void status.update({ progress, contentDoneAt: at }).catch(() => undefined),
         newBlogsOnly: kind === "new",
       });
       if (kind === "new") {
-        await update({ runningUntil: null, progress: null, contentDoneAt: null }, true);
+        await status.update({ runningUntil: null, progress: null, contentDoneAt: null }, true);
         return true;
       }
       const next = this.stopped ? null : new Date(Date.now() + this.options.interval).toISOString();
-      await update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next, contentDoneAt: null }, true);
+      await status.update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next, contentDoneAt: null }, true);
       return true;
     } catch (error) {
       // A run stopped by stop() (shutdown) did not fail.
       if (!((this.stopped || this.stopping) && abort.signal.aborted)) log(`sync failed: ${(error as Error).message}`);
-      await update({ runningUntil: null, progress: null, contentDoneAt: null }, true).catch(() => undefined);
+      await status.update({ runningUntil: null, progress: null, contentDoneAt: null }, true).catch(() => undefined);
       return true;
     } finally {
-      clearInterval(renew);
+      stopRenewing();
       this.abort = null;
       this.stopping = false;
-      await storage.meta.releaseLease(LEASE_NAME, this.holder).catch(() => undefined);
+      await this.lease.release(storage).catch(() => undefined);
     }
   }
 }

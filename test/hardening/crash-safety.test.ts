@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
-import { STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/scheduler.js";
+import { STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/status-record.js";
 import { createSyncRunner } from "../../lib/sync/run.js";
 import { testOptions } from "../sync/harness.js";
 import { checkDatabase, farmConfig, killHard, startStandalone, useFarmAndFolder, waitFor, type FeedFarm } from "./standalone-process.js";

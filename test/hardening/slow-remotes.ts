@@ -4,7 +4,7 @@
  * order of events recorded (no clocks needed for the verdict).
  */
 import { createSyncRunner } from "../../lib/sync/run.js";
-import type { SyncStats } from "../../lib/sync/scheduler.js";
+import type { SyncStats } from "../../lib/sync/status-record.js";
 import { rss, startFeedServer } from "../sync/feed-server.js";
 import { addBlog, openTempStorage, testOptions } from "../sync/harness.js";
 

@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
-import { STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/scheduler.js";
+import { STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/status-record.js";
 import { checkDatabase, farmConfig, startStandalone, useFarmAndFolder, waitFor, type FeedFarm } from "../hardening/standalone-process.js";
 
 const FEEDS = 200;

@@ -1,5 +1,6 @@
 /** Shared pieces of the scheduler tests: run figures, a poller, and stand-in runs. */
-import type { SyncRunner, SyncStats } from "../../lib/sync/scheduler.js";
+import type { SyncRunner } from "../../lib/sync/scheduler.js";
+import type { SyncStats } from "../../lib/sync/status-record.js";
 
 export const syncStats = (): SyncStats => ({
   lastFullSync: new Date().toISOString(),

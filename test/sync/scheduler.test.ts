@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import type { Storage } from "../../lib/storage/types.js";
-import { Scheduler, STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/scheduler.js";
+import { Scheduler } from "../../lib/sync/scheduler.js";
+import { STATUS_KEY, type StoredSyncStatus } from "../../lib/sync/status-record.js";
 import { openTempStorage, type TempStorage } from "./harness.js";
 import { countingRun, gatedRun, syncStats, until } from "./scheduler-support.js";
 
