@@ -2,13 +2,12 @@ import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
 import type { MicrosubChannel } from "../microsub/types.js";
 import type { Source, Storage } from "../storage/types.js";
-import { feedlandOpmlUrl, listFeedlandCategories } from "../sources/feedland.js";
-import { previewImport, type FeedList, type ImportPreview } from "../sources/import.js";
+import { listFeedlandCategories } from "../sources/feedland.js";
+import { previewImport, type ImportPreview } from "../sources/import.js";
+import { LIST_KINDS } from "../sources/kinds.js";
 import { nameOfTitle } from "../sources/naming.js";
 import { readSourceNow } from "../sources/read-now.js";
-import { findBlogroll } from "../network/find-blogroll.js";
-import { fetchRemoteOpml, readOpmlText } from "../sources/remote-opml.js";
-import { SourceError, type SourceContext } from "../sources/types.js";
+import { SourceError } from "../sources/types.js";
 import { idParam, notFound, renderForm, type FormErrors } from "./forms.js";
 import { redirectWithNotice, type NoticeKey } from "./notices.js";
 import { uploadedFile, uploadedText } from "./upload.js";
@@ -48,11 +47,14 @@ export function offeredTypes(microsubAvailable: boolean): FormSourceType[] {
   return FORM_TYPES.filter((type) => type !== "microsub" || microsubAvailable);
 }
 
+/** The id of a source that exists only in memory (never stored: storage ids are made on create). */
+export const DRAFT_SOURCE_ID = "000000000000000000000000";
+
 /** A source record that exists only in memory, for fetching and previewing before anything is saved. */
 function draftSource(values: SourceFormValues): Source {
   const now = new Date();
   return {
-    id: "000000000000000000000000",
+    id: DRAFT_SOURCE_ID,
     type: values.type,
     name: values.name,
     enabled: values.enabled,
@@ -64,26 +66,13 @@ function draftSource(values: SourceFormValues): Source {
 }
 
 /** Reads the list a source would import (fetching it if remote), then compares it with the blogroll. Writes nothing. */
-async function previewSource(values: SourceFormValues, context: BlogrollContext, storage: Storage): Promise<ImportPreview> {
-  const source = draftSource(values);
-  const sourceContext: SourceContext = { storage, options: context.options, microsub: null };
-  let list: FeedList;
-  if (values.type === "opml_file") {
-    list = await readOpmlText(values.xml, sourceContext);
-  } else if (values.type === "blogroll") {
-    // As typed, so an error names the address tried when the owner left out the scheme.
-    const found = await findBlogroll(values.url, context.options);
-    if (!found.ok) throw new SourceError(found.error);
-    const remote = await fetchRemoteOpml(found.blogroll.url, source, sourceContext);
-    if (remote.notModified) throw new SourceError("The server answered 304 Not Modified to a request without validators");
-    list = remote.list;
-  } else {
-    const url = values.type === "feedland" ? feedlandOpmlUrl(source.settings) : source.settings.url;
-    const remote = await fetchRemoteOpml(url, source, sourceContext);
-    if (remote.notModified) throw new SourceError("The server answered 304 Not Modified to a request without validators");
-    list = remote.list;
-  }
-  return previewImport(storage, list.feeds, list.skipped);
+async function previewSource(type: keyof typeof LIST_KINDS, values: SourceFormValues, context: BlogrollContext, storage: Storage): Promise<ImportPreview> {
+  const draft = draftSource(values);
+  // Someone's blogroll as typed, so an error names the address tried when the owner left out the scheme.
+  const source = type === "blogroll" ? { ...draft, settings: { url: values.url } } : draft;
+  const read = await LIST_KINDS[type].read(source, { storage, options: context.options, microsub: null, readOnly: true });
+  if (read.notModified) throw new SourceError("The server answered 304 Not Modified to a request without validators");
+  return previewImport(storage, read.list.feeds, read.list.skipped);
 }
 
 /** The form field a source error belongs to. */
@@ -226,7 +215,7 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
 
   if (action === "preview" && type !== "microsub") {
     try {
-      const preview = await previewSource(values, context, storage);
+      const preview = await previewSource(type, values, context, storage);
       return renderSourceForm(response, context, { values, source: existing, preview });
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;

@@ -1,9 +1,9 @@
 import { findBlogroll, type FoundBlogroll } from "../network/find-blogroll.js";
 import type { Source } from "../storage/types.js";
 import { feedUrlKey } from "../url/normalise.js";
-import { importFeeds } from "./import.js";
+import { listSourceKind } from "./list-kind.js";
 import { fetchRemoteOpml } from "./remote-opml.js";
-import { SourceError, type SourceContext, type SourceKind } from "./types.js";
+import { SourceError, type SourceContext } from "./types.js";
 import { DAY } from "../time/durations.js";
 
 /** How long a found blogroll address is trusted before the site is asked again. */
@@ -25,10 +25,15 @@ async function recorded(source: Source, context: SourceContext, now: Date): Prom
   return now.getTime() - Date.parse(record.foundAt) < FOUND_TTL ? record : null;
 }
 
-async function find(source: Source, context: SourceContext, now: Date): Promise<FoundRecord> {
+/** Asks the site where its blogroll is. */
+async function lookUp(source: Source, context: SourceContext): Promise<FoundBlogroll> {
   const found = await findBlogroll(source.settings.url ?? "", context.options, context.signal);
   if (!found.ok) throw new SourceError(found.error);
-  const record: FoundRecord = { ...found.blogroll, site: source.settings.url ?? "", foundAt: now.toISOString() };
+  return found.blogroll;
+}
+
+async function find(source: Source, context: SourceContext, now: Date): Promise<FoundRecord> {
+  const record: FoundRecord = { ...(await lookUp(source, context)), site: source.settings.url ?? "", foundAt: now.toISOString() };
   await context.storage.meta.set(foundRecordKey(source.id), record);
   return record;
 }
@@ -40,32 +45,24 @@ async function find(source: Source, context: SourceContext, now: Date): Promise<
  * URL source: conditional requests, owner edits kept, the blogs it drops
  * no longer listed by it, never deleted.
  */
-export const blogrollSource: SourceKind = {
-  type: "blogroll",
-  async refresh(source, context) {
-    if (!(source.settings.url ?? "").trim()) throw new SourceError("The source has no site address");
-    const now = new Date();
-    const previous = await context.storage.meta.get<FoundRecord>(foundRecordKey(source.id));
-    const known = await recorded(source, context, now);
-    // Validators belong to the list they came from: a list found at another address is read afresh.
-    const readList = (where: FoundRecord) =>
-      fetchRemoteOpml(where.url, previous && feedUrlKey(previous.url) === feedUrlKey(where.url) ? source : { ...source, etag: null, lastModified: null }, context);
-    let remote;
-    if (known) {
-      try {
-        remote = await readList(known);
-      } catch (error) {
-        // A remembered address that stopped answering: the site may have moved its list; ask the site once more.
-        if (!(error instanceof SourceError)) throw error;
-        const again = await find(source, context, now);
-        if (feedUrlKey(again.url) === feedUrlKey(known.url)) throw error;
-        remote = await readList(again);
-      }
-    } else {
-      remote = await readList(await find(source, context, now));
-    }
-    if (remote.notModified) return { report: null };
-    const report = await importFeeds(context.storage, source, remote.list);
-    return { report, etag: remote.etag, lastModified: remote.lastModified, title: remote.list.title };
-  },
-};
+export const blogrollSource = listSourceKind("blogroll", async (source, context) => {
+  if (!(source.settings.url ?? "").trim()) throw new SourceError("The source has no site address");
+  // A preview asks the site afresh and keeps nothing.
+  if (context.readOnly) return fetchRemoteOpml((await lookUp(source, context)).url, source, context);
+  const now = new Date();
+  const previous = await context.storage.meta.get<FoundRecord>(foundRecordKey(source.id));
+  const known = await recorded(source, context, now);
+  // Validators belong to the list they came from: a list found at another address is read afresh.
+  const readList = (where: FoundRecord) =>
+    fetchRemoteOpml(where.url, previous && feedUrlKey(previous.url) === feedUrlKey(where.url) ? source : { ...source, etag: null, lastModified: null }, context);
+  if (!known) return readList(await find(source, context, now));
+  try {
+    return await readList(known);
+  } catch (error) {
+    // A remembered address that stopped answering: the site may have moved its list; ask the site once more.
+    if (!(error instanceof SourceError)) throw error;
+    const again = await find(source, context, now);
+    if (feedUrlKey(again.url) === feedUrlKey(known.url)) throw error;
+    return readList(again);
+  }
+});

@@ -3,9 +3,9 @@ import { fetchUrl } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
 import { parseHttpUrl } from "../url/http-url.js";
 import { describeFetchFailure, describeHttpStatus } from "../discovery/fetch-messages.js";
-import { importFeeds } from "./import.js";
+import { listSourceKind } from "./list-kind.js";
 import { fetchRemoteOpml } from "./remote-opml.js";
-import { SourceError, type SourceKind } from "./types.js";
+import { SourceError } from "./types.js";
 
 export const DEFAULT_FEEDLAND_INSTANCE = "https://feedland.com";
 
@@ -92,13 +92,11 @@ export async function listFeedlandCategories(
  * A FeedLand user's subscription list (`settings.instance`, `screenName`,
  * optional `category`). Blogs take the chosen category, else the outline's.
  */
-export const feedlandSource: SourceKind = {
-  type: "feedland",
-  async refresh(source, context) {
-    const remote = await fetchRemoteOpml(feedlandOpmlUrl(source.settings), source, context);
-    if (remote.notModified) return { report: null };
+export const feedlandSource = listSourceKind(
+  "feedland",
+  (source, context) => fetchRemoteOpml(feedlandOpmlUrl(source.settings), source, context),
+  (source) => {
     const chosen = source.settings.category?.trim() || null;
-    const report = await importFeeds(context.storage, source, remote.list, (feed) => chosen ?? (feed.category?.trim() || null));
-    return { report, etag: remote.etag, lastModified: remote.lastModified };
+    return (feed) => chosen ?? (feed.category?.trim() || null);
   },
-};
+);

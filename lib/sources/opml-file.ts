@@ -1,14 +1,10 @@
-import { importFeeds } from "./import.js";
+import { listSourceKind } from "./list-kind.js";
 import { readOpmlText } from "./remote-opml.js";
-import { SourceError, type SourceKind } from "./types.js";
+import { SourceError } from "./types.js";
 
 /** An uploaded OPML document, kept as text in `settings.xml`; re-imported on every refresh. */
-export const opmlFileSource: SourceKind = {
-  type: "opml_file",
-  async refresh(source, context) {
-    const xml = source.settings.xml ?? "";
-    if (xml.trim() === "") throw new SourceError("The source holds no OPML document");
-    const list = await readOpmlText(xml, context);
-    return { report: await importFeeds(context.storage, source, list), title: list.title };
-  },
-};
+export const opmlFileSource = listSourceKind("opml_file", async (source, context) => {
+  const xml = source.settings.xml ?? "";
+  if (xml.trim() === "") throw new SourceError("The source holds no OPML document");
+  return { notModified: false, list: await readOpmlText(xml, context) };
+});

@@ -1,23 +1,9 @@
 import type { MicrosubStore } from "../microsub/types.js";
 import type { BlogrollOptions } from "../options.js";
-import type { Source, SourceType, Storage } from "../storage/types.js";
+import type { Source, Storage } from "../storage/types.js";
 import { isAbort } from "../discovery/fetch-messages.js";
-import { feedlandSource } from "./feedland.js";
-import { manualSource } from "./manual.js";
-import { microsubSource } from "./microsub.js";
-import { opmlFileSource } from "./opml-file.js";
-import { opmlUrlSource } from "./opml-url.js";
-import { blogrollSource } from "./blogroll.js";
-import { SourceError, type ImportReport, type SourceContext, type SourceKind } from "./types.js";
-
-const KINDS: Record<SourceType, SourceKind> = {
-  opml_url: opmlUrlSource,
-  opml_file: opmlFileSource,
-  manual: manualSource,
-  feedland: feedlandSource,
-  microsub: microsubSource,
-  blogroll: blogrollSource,
-};
+import { SOURCE_KINDS } from "./kinds.js";
+import { SourceError, type ImportReport, type SourceContext } from "./types.js";
 
 /** How one source refresh ended. */
 export type SourceOutcome =
@@ -37,7 +23,7 @@ export interface SourcesSummary {
  * A failure leaves the source's blogs exactly as they were.
  */
 export async function refreshSource(source: Source, context: SourceContext): Promise<SourceOutcome> {
-  const kind = KINDS[source.type];
+  const kind = SOURCE_KINDS[source.type];
   try {
     const { report, etag, lastModified, title } = await kind.refresh(source, context);
     const lastImport = report ? { added: report.added, updated: report.updated, unchanged: report.unchanged, skipped: report.skipped, missing: report.missing } : source.lastImport;

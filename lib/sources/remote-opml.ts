@@ -5,18 +5,7 @@ import { describeOpmlProblem, opmlProblemOf } from "../opml/problem.js";
 import { parseOpmlInWorker } from "../sync/parse-pool.js";
 import { describeFetchFailure, describeHttpStatus, isAbort } from "../discovery/fetch-messages.js";
 import type { Source } from "../storage/types.js";
-import type { FeedList } from "./import.js";
-import { SourceError, type SourceContext } from "./types.js";
-
-/** An OPML document's list of feeds, and its own title. */
-export interface OpmlList extends FeedList {
-  title: string | null;
-}
-
-/** A fetched OPML list, or `notModified` when the server answered 304 to our validators. */
-export type RemoteOpml =
-  | { notModified: true }
-  | { notModified: false; list: OpmlList; etag: string | null; lastModified: string | null };
+import { SourceError, type ListRead, type SourceContext, type SourceList } from "./types.js";
 
 /**
  * Parses OPML text in the parse pool and reads the documents it includes
@@ -24,7 +13,7 @@ export type RemoteOpml =
  * document becomes a SourceError, an include that cannot be read is skipped
  * and makes the list `partial`.
  */
-export async function readOpmlText(text: string, context: SourceContext, baseUrl: string | null = null, deps?: OpmlFetchDeps): Promise<OpmlList> {
+export async function readOpmlText(text: string, context: SourceContext, baseUrl: string | null = null, deps?: OpmlFetchDeps): Promise<SourceList> {
   const maxBytes = context.options.maxBodySize;
   let root;
   try {
@@ -42,7 +31,7 @@ export async function readOpmlText(text: string, context: SourceContext, baseUrl
  * validators (conditional request), under the options' timeout, size cap and
  * private-network rule, then the documents it includes.
  */
-export async function fetchRemoteOpml(url: string, source: Source, context: SourceContext): Promise<RemoteOpml> {
+export async function fetchRemoteOpml(url: string, source: Source, context: SourceContext): Promise<ListRead> {
   let result;
   try {
     result = await fetchOpmlDocument(url, { options: context.options, signal: context.signal }, { etag: source.etag, lastModified: source.lastModified });

@@ -23,6 +23,20 @@ export interface ImportReport extends ImportCounts {
   skippedFeeds: SkippedFeed[];
 }
 
+/** The feeds a source's list names, as read, and the list's own title (an OPML document's `<title>`). */
+export interface SourceList {
+  feeds: ListedFeed[];
+  skipped?: SkippedFeed[];
+  /** Part of the list could not be read (an include). */
+  partial?: boolean;
+  title: string | null;
+}
+
+/** A source's list as read, with the validators it came with; `notModified` when the server answered 304 to ours. */
+export type ListRead =
+  | { notModified: true }
+  | { notModified: false; list: SourceList; etag?: string | null; lastModified?: string | null };
+
 /** Everything a source needs to refresh itself. */
 export interface SourceContext {
   storage: Storage;
@@ -30,6 +44,8 @@ export interface SourceContext {
   /** The Microsub plugin's data, or null when it is not installed. */
   microsub: MicrosubStore | null;
   signal?: AbortSignal;
+  /** Reading for a preview: nothing is stored (someone's blogroll is looked up afresh, where it was found not kept). */
+  readOnly?: boolean;
 }
 
 /**
@@ -48,6 +64,12 @@ export interface SourceRefresh {
 /** One kind of source: how to bring its blog list up to date. */
 export interface SourceKind {
   type: SourceType;
+  /**
+   * Kinds that read a list (an OPML address or file, FeedLand, someone's
+   * blogroll): reads it without importing it, for refresh and for the admin's
+   * preview alike. Throws SourceError when the list cannot be read.
+   */
+  read?(source: Source, context: SourceContext): Promise<ListRead>;
   /** Updates the blogs this source lists; throws SourceError when the source cannot be read. */
   refresh(source: Source, context: SourceContext): Promise<SourceRefresh>;
 }

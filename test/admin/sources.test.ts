@@ -7,6 +7,8 @@ import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-sessi
 import type { FixtureSite } from "./fixture-site.js";
 import { startWeb } from "../network/web.js";
 import { OWNER_ORIGIN, type Blog } from "../../lib/storage/types.js";
+import { DRAFT_SOURCE_ID } from "../../lib/admin/source-form.js";
+import { foundRecordKey } from "../../lib/sources/blogroll.js";
 
 describe("admin: sources pages and forms (standalone host, SQLite)", () => {
   let server: TestServer;
@@ -84,6 +86,7 @@ describe("admin: sources pages and forms (standalone host, SQLite)", () => {
       const preview = await admin.post(sources, { type: "blogroll", name: "Friend", url: friend.url, action: "preview" });
       assert.equal(preview.status, 200);
       assert.match(preview.html, new RegExp(web.sites.get("a")!.feed.replace(/[.]/g, "\\.")));
+      assert.equal(await server.storage.meta.get(foundRecordKey(DRAFT_SOURCE_ID)), null, "the preview kept nothing, not even where it found the list");
       const saved = await admin.post(sources, { type: "blogroll", name: "Friend", url: friend.url, enabled: "true", action: "save" });
       assert.equal(saved.status, 303);
       const source = (await server.storage.sources.list()).find((entry) => entry.type === "blogroll");
