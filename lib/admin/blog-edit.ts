@@ -8,10 +8,10 @@ import { blogPushLines } from "./blog-push.js";
 import { healthView } from "./blog-health.js";
 import { blogrollOfBlog } from "../network/suggestions.js";
 import { ownSiteOf } from "./suggestions.js";
+import { LIMITS } from "./blog-limits.js";
 import { ownerFieldChanges, ownerFieldValuesOf, readOwnerFields, relationshipGroups, validateOwnerFields, type OwnerFieldValues } from "./blog-owner-fields.js";
 
 const RECENT_ITEMS = 20;
-export const LIMITS = { title: 200, category: 100, tags: 20, tag: 50, notes: 2000 } as const;
 
 /** The edit form's fields: the blog's own, and what the owner says about it publicly. */
 export interface BlogFormValues extends OwnerFieldValues {

@@ -5,7 +5,7 @@ import { parseHttpUrl } from "../url/http-url.js";
 import { feedUrlKey } from "../url/normalise.js";
 import { isBearerRequest } from "./csrf.js";
 import { textField } from "./forms.js";
-import { LIMITS } from "./blog-edit.js";
+import { LIMITS } from "./blog-limits.js";
 import { redirectWithNotice } from "./notices.js";
 import { wantsJson } from "./triggers.js";
 
