@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { SignatureCheck } from "./signature.js";
+import { MINUTE } from "../time/durations.js";
 
 /** Fat pings (notifications carrying the feed) parsed and stored per subscription and minute; more are coalesced into a fetch. */
 export const FAT_PINGS_PER_MINUTE = 6;
@@ -11,7 +12,6 @@ export const FAT_PINGS_PER_MINUTE = 6;
  * as a hint: the blog's own feed is fetched within its budget.
  */
 export const FAT_PING_MAX_BYTES = 1024 * 1024;
-const MINUTE = 60_000;
 
 /** What reading a callback's body came to. */
 export type InboundBody =

@@ -1,7 +1,5 @@
 import type { PushSubscription } from "../storage/types.js";
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+import { DAY, HOUR } from "../time/durations.js";
 
 /** Lease asked of WebSub hubs: ten days (hubs may grant less; the answer is what counts, up to this). */
 export const REQUESTED_LEASE_SECONDS = 10 * 24 * 3600;

@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Storage } from "../../lib/storage/types.js";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
+import { DAY } from "../../lib/time/durations.js";
 import { createSyncRunner } from "../../lib/sync/run.js";
 import { conditionalFeed, rss, startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { addBlog, openTempStorage, testOptions, type TempStorage } from "../sync/harness.js";
 
 const WELL_KNOWN = "/.well-known/recommendations.opml";
-const DAY = 24 * 60 * 60_000;
 
 describe("the well-known blogroll path, asked once per origin", () => {
   let temp: TempStorage;

@@ -21,8 +21,8 @@ import { startLocalCloud, startLocalHub, type LocalCloud, type LocalHub } from "
 import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { ADMIN_TOKEN, memoryLogger, startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
+import { HOUR } from "../../lib/time/durations.js";
 
-const HOUR = 3_600_000;
 const NOTICES = 25;
 
 interface Post {

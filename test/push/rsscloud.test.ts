@@ -12,8 +12,7 @@ import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { startLocalCloud, type LocalCloud } from "../support/local-push.js";
 import type { Blog } from "../../lib/storage/types.js";
-
-const HOUR = 3_600_000;
+import { HOUR } from "../../lib/time/durations.js";
 
 function rssWithCloud(cloud: LocalCloud, items: Array<{ guid: string; published: Date }>): string {
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>Cloudy</title><link>https://cloudy.example/</link><description>d</description>` +
