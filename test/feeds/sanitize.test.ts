@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { MAX_HTML_DEPTH } from "../../lib/feeds/nesting.js";
 import { sanitizeHtml } from "../../lib/parser.js";
 import { sanitizerPayloads, scriptVectors } from "../hardening/hostile-inputs.js";
 
@@ -78,5 +79,92 @@ describe("sanitizeHtml allow-list", () => {
   it("returns an empty string when nothing is left", () => {
     assert.equal(sanitizeHtml("<script>alert(1)</script>"), "");
     assert.equal(sanitizeHtml(""), "");
+  });
+});
+
+describe("sanitizeHtml: the whole allow-list", () => {
+  // Written out here, so that a tag or attribute dropped from (or added to) the list fails a test.
+  const containers = [
+    "p", "h1", "h2", "h3", "h4", "h5", "h6", "div", "span", "strong", "b", "em", "i", "u", "s", "strike", "del", "ins", "sub", "sup",
+    "small", "mark", "abbr", "cite", "q", "dfn", "time", "kbd", "samp", "var", "code", "pre", "blockquote", "a", "figure", "figcaption",
+    "ul", "ol", "li", "dl", "dt", "dd",
+  ];
+  const attributes: Record<string, string> = {
+    a: ' href="https://e.example/" title="t"', img: ' src="https://e.example/i.png" alt="a" title="t" width="1" height="2"', abbr: ' title="t"',
+    dfn: ' title="t"', blockquote: ' cite="https://e.example/"', q: ' cite="https://e.example/"', del: ' cite="https://e.example/" datetime="2026-01-01"',
+    ins: ' cite="https://e.example/" datetime="2026-01-01"', time: ' datetime="2026-01-01"', ol: ' start="3" reversed=""',
+    th: ' colspan="2" rowspan="2" scope="col"', td: ' colspan="2" rowspan="2"', col: ' span="2"', colgroup: ' span="2"',
+  };
+
+  it("keeps each allowed element, with each of its allowed attributes", () => {
+    for (const tag of containers) {
+      const extra = tag === "a" ? ' rel="noopener noreferrer"' : "";
+      assert.equal(sanitizeHtml(`<${tag}${attributes[tag] ?? ""}>x</${tag}>`), `<${tag}${attributes[tag] ?? ""}${extra}>x</${tag}>`, tag);
+    }
+    for (const tag of ["br", "hr", "img"]) assert.equal(sanitizeHtml(`<${tag}${attributes[tag] ?? ""}>`), `<${tag}${attributes[tag] ?? ""} />`, tag);
+    const table =
+      `<table><caption>c</caption><colgroup${attributes.colgroup}><col${attributes.col} /></colgroup><thead><tr><th${attributes.th}>h</th></tr></thead>` +
+      `<tbody><tr><td${attributes.td}>d</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot></table>`;
+    assert.equal(sanitizeHtml(table), table);
+  });
+
+  it("drops every other attribute, and an allowed one on an element it does not belong to", () => {
+    assert.equal(sanitizeHtml('<p title="t" id="i" lang="en" dir="rtl" data-x="1" hidden>x</p>'), "<p>x</p>");
+    assert.equal(sanitizeHtml('<span title="t" datetime="d" cite="https://e.example/">x</span>'), "<span>x</span>");
+    assert.equal(sanitizeHtml('<img src="https://e.example/i.png" srcset="https://e.example/2.png 2x" loading="lazy" href="https://e.example/">'), '<img src="https://e.example/i.png" />');
+    assert.equal(sanitizeHtml('<a href="https://e.example/" target="_blank" download ping="https://e.example/p">x</a>'), '<a href="https://e.example/" rel="noopener noreferrer">x</a>');
+    assert.equal(sanitizeHtml('<td width="9" colspan="1" scope="row">x</td>'), '<td colspan="1">x</td>');
+  });
+
+  it("writes the link's own rel, never the feed's", () => {
+    assert.equal(sanitizeHtml('<a href="https://e.example/" rel="opener me">x</a>'), '<a href="https://e.example/" rel="noopener noreferrer">x</a>');
+    assert.equal(sanitizeHtml('<a rel="me">x</a>'), '<a rel="noopener noreferrer">x</a>');
+  });
+
+  it("drops script, style, template, svg and math with what is inside them; other unknown elements keep their text", () => {
+    for (const tag of ["script", "style", "template", "svg", "math"]) {
+      assert.equal(sanitizeHtml(`<div>a<${tag}><b>in</b>side</${tag}>b</div>`), "<div>ab</div>", tag);
+    }
+    for (const tag of ["iframe", "object", "noscript", "video", "custom-element", "form", "button"]) {
+      assert.equal(sanitizeHtml(`<div>a<${tag}><b>in</b>side</${tag}>b</div>`), "<div>a<b>in</b>sideb</div>", tag);
+    }
+  });
+
+  it("resolves and checks cite like href, and images keep http(s) only", () => {
+    assert.equal(sanitizeHtml('<q cite="/src">x</q><blockquote cite="javascript:alert(1)">y</blockquote>', "https://blog.example.com/a/"), '<q cite="https://blog.example.com/src">x</q><blockquote>y</blockquote>');
+    assert.equal(sanitizeHtml('<a href="mailto:a@example.com">m</a><img src="https://e.example/i.png"><img src="HTTP://E.EXAMPLE/j.png">'),
+      '<a href="mailto:a@example.com" rel="noopener noreferrer">m</a><img src="https://e.example/i.png" /><img src="http://e.example/j.png" />');
+    assert.equal(sanitizeHtml('<a href="  ">x</a><img src="">'), '<a rel="noopener noreferrer">x</a><img />', "an empty URL is no URL");
+    assert.equal(sanitizeHtml('<a href=" https://e.example/a b ">x</a>'), '<a href="https://e.example/a%20b" rel="noopener noreferrer">x</a>');
+  });
+
+  it("without a base, keeps relative references that name no scheme, whatever control characters they hide", () => {
+    assert.equal(sanitizeHtml('<a href="a:b">x</a><a href="java&#0;script:alert(1)">y</a><a href="page#a:b">z</a>'),
+      '<a rel="noopener noreferrer">x</a><a rel="noopener noreferrer">y</a><a rel="noopener noreferrer">z</a>');
+    assert.equal(sanitizeHtml('<a href="?q=1">x</a><a href="#top">y</a><a href=" page ">z</a>'),
+      '<a href="?q=1" rel="noopener noreferrer">x</a><a href="#top" rel="noopener noreferrer">y</a><a href="page" rel="noopener noreferrer">z</a>');
+  });
+
+  it("escapes text and attribute values so that the output reads back as the same text", () => {
+    assert.equal(sanitizeHtml("<p>&lt;b&gt; &amp; &quot;q&quot; 'a'</p>"), "<p>&lt;b&gt; &amp; \"q\" 'a'</p>");
+    assert.equal(sanitizeHtml("<abbr title=\"x &amp; y &lt;z&gt; 'w'\">a</abbr>"), "<abbr title=\"x &amp; y &lt;z&gt; 'w'\">a</abbr>");
+    assert.equal(sanitizeHtml('<abbr title="plain">a</abbr>'), '<abbr title="plain">a</abbr>');
+    assert.equal(sanitizeHtml("<p>plain text</p>"), "<p>plain text</p>");
+  });
+
+  it("reads prefixed XHTML elements by their local name", () => {
+    assert.equal(sanitizeHtml('<x:p xmlns:x="http://www.w3.org/1999/xhtml"><x:script>s</x:script><x:b>b</x:b></x:p>'), "<p><b>b</b></p>");
+  });
+
+  it("trims the result and keeps inner white space", () => {
+    assert.equal(sanitizeHtml("  <p> a  b </p>\n "), "<p> a  b </p>");
+  });
+
+  it(`nests at most ${MAX_HTML_DEPTH} elements and keeps all the text`, () => {
+    const at = (depth: number) => `${"<b>".repeat(depth)}x${"</b>".repeat(depth)}`;
+    assert.equal(sanitizeHtml(at(MAX_HTML_DEPTH)), at(MAX_HTML_DEPTH), "as deep as allowed: untouched");
+    const deeper = sanitizeHtml(`${at(MAX_HTML_DEPTH + 10)}y`);
+    assert.ok(deeper.endsWith("y") && deeper.includes("x"));
+    assert.ok(deeper.split("<b>").length - 1 <= MAX_HTML_DEPTH, "no deeper than allowed");
   });
 });

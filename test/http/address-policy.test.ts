@@ -35,4 +35,37 @@ describe("isBlockedAddress", () => {
   it("allows public addresses, also when embedded in IPv6 translation forms", () => {
     for (const address of allowed) assert.equal(isBlockedAddress(address), false, address);
   });
+
+  it("reads the embedded IPv4 address in every spelling: dotted with octets of any width, full or compressed, bracketed", () => {
+    const refused = [
+      "64:ff9b::172.16.100.200", "::ffff:0:192.168.100.200", "::172.16.100.200", "::ffff:172.16.100.200",
+      "64:ff9b:0:0:0:0:a00:1", "64:ff9b:0:0:0:0:10.0.0.1", "2002:a00:1:0:0:0:0:1", "0:0:0:0:ffff:0:a00:1",
+      "[64:ff9b::7f00:1]", "[::ffff:0:10.0.0.1]",
+    ];
+    for (const address of refused) assert.equal(isBlockedAddress(address), true, address);
+    const public_ = [
+      "64:ff9b::93.184.216.34", "::ffff:0:93.184.216.34", "::93.184.216.34", "64:ff9b:0:0:0:0:8.8.8.8", "64:ff9b:0:0:0:0:808:808",
+      "0:0:0:0:ffff:0:8.8.8.8", "2002:808:808:0:0:0:0:1", "[2606:4700::1]", "[64:ff9b::8.8.8.8]", "2606:4700::1:8.8.8.8",
+    ];
+    for (const address of public_) assert.equal(isBlockedAddress(address), false, address);
+  });
+
+  it("reads an IPv4 address only out of the exact translation forms: a lookalike one byte off is judged as the IPv6 address it is", () => {
+    // Each ends in what would be 127.0.0.1 or 10.0.0.1 and differs from one form (mapped ::ffff:0:0/96,
+    // SIIT ::ffff:0:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16) in one place. Those starting 0: lie in
+    // reserved space, which the policy does not list (nothing routes there).
+    const lookalikes = [
+      // global unicast addresses
+      "2606:4700::ffff:7f00:1", "2606:4700::ff:7f00:1", "2606:4700::ffff:0:7f00:1", "2606:4700::ff:0:7f00:1",
+      "2064:ff9b::7f00:1", "2606:a00:1::1", "2a02:a00:1::1", "2003:a00:1::1",
+      // reserved space
+      "::ff:7f00:1", "::ff00:7f00:1", "::ff:0:7f00:1", "::ff00:0:7f00:1", "::1:0:7f00:1", "::ffff:1:7f00:1",
+      "65:ff9b::7f00:1", "64:fe9b::7f00:1", "64:ff9a::7f00:1", "64:ff9b:0:0:0:1:7f00:1",
+    ];
+    for (const address of lookalikes) assert.equal(isBlockedAddress(address), false, address);
+  });
+
+  it("takes brackets only at the ends of the address", () => {
+    for (const address of ["8.8[.8.8", "8.8].8.8", "2606:4700::[1]", "2606:[4700::1"]) assert.equal(isBlockedAddress(address), true, address);
+  });
 });
