@@ -14,8 +14,8 @@ export const groups = {
     tests: ["test/push/signature.test.ts"],
   },
   "login-csrf": {
-    mutate: ["lib/standalone/auth.ts", "lib/admin/csrf.ts"],
-    tests: ["test/standalone/authenticator.test.ts", "test/admin/csrf.test.ts"],
+    mutate: ["lib/standalone/auth.ts", "lib/standalone/sessions.ts", "lib/admin/csrf.ts"],
+    tests: ["test/standalone/authenticator.test.ts", "test/standalone/sessions.test.ts", "test/admin/csrf.test.ts"],
   },
   sanitiser: {
     mutate: ["lib/feeds/sanitize.ts"],
