@@ -33,3 +33,18 @@ it("how a blog is kept fresh: its schedule's reason, or why it is not fetched", 
   assert.equal(freshnessOf(blog({ skipItemFetch: true })), "external");
   assert.equal(freshnessOf(blog({ origins: [], fetchReason: "posting-rate" })), "unlisted");
 });
+
+it("health at the edges: an inactive blog is inactive, failing from exactly a week, dormant only past dormantAfterDays", () => {
+  assert.equal(healthState(blog({ status: "inactive", lastPostAt: ago(400) }), query), "inactive");
+  assert.equal(healthState(blog({ status: "error", failingSince: ago(7) }), query), "failing");
+  assert.equal(healthState(blog({ status: "error", failingSince: ago(6.99) }), query), "erroring");
+  assert.equal(healthState(blog({ status: "error", failingSince: null }), query), "erroring");
+  assert.equal(healthState(blog({ lastPostAt: ago(180) }), query), "healthy", "dormant after, not at, dormantAfterDays");
+  assert.equal(healthState(blog({ lastPostAt: null }), query), "healthy");
+});
+
+it("a failing blog waits for the server's Retry-After only when that wait is what sets its next try", () => {
+  assert.equal(freshnessOf(blog({ status: "error", waitUntil: ago(-0.1), nextFetchAt: ago(-0.5) })), "backoff", "the back-off ends later");
+  assert.equal(freshnessOf(blog({ status: "error", waitUntil: ago(-0.1), nextFetchAt: null })), "backoff");
+  assert.equal(freshnessOf(blog({ status: "error", waitUntil: ago(-0.5), nextFetchAt: ago(-0.1) })), "retry-after");
+});

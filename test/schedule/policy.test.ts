@@ -42,6 +42,22 @@ describe("posting rate", () => {
   });
 });
 
+describe("posting rate at the edges", () => {
+  it("counts a post dated exactly now, and one exactly 90 days old", () => {
+    assert.equal(postingInterval([now], now), MINUTE, "at least a minute");
+    assert.equal(postingInterval([ago(90 * DAY)], now), 90 * DAY);
+    assert.equal(postingInterval([ago(90 * DAY + 1)], now), Infinity);
+  });
+
+  it("takes the newest twenty whatever order the dates come in", () => {
+    const hourly = postsEvery(HOUR, 20);
+    const older = [ago(60 * DAY), ago(61 * DAY), ago(62 * DAY), ago(63 * DAY), ago(64 * DAY)];
+    for (const dates of [[...older, ...hourly], [...hourly].reverse().concat(older), [...older, ...hourly].reverse()]) {
+      assert.equal(postingInterval(dates, now), HOUR);
+    }
+  });
+});
+
 describe("the square-root rule", () => {
   it("fetches a blog at a rate proportional to the square root of its posting rate", () => {
     // Four times the posting rate, twice the fetch rate.
@@ -100,6 +116,20 @@ describe("server floors", () => {
     assert.ok(waitOf(decision) <= DAY);
   });
 
+  it("reads Retry-After as the wait from now; waits that are not finite or not ahead set no floor", () => {
+    assert.equal(serverFloor({ retryAfter: new Date(now.getTime() + 2 * HOUR) }, now, limits), 2 * HOUR);
+    assert.equal(serverFloor({ retryAfter: new Date(now.getTime() - HOUR) }, now, limits), 0);
+    assert.equal(serverFloor({ maxAge: Infinity, expiresIn: Number.NaN, ttlMinutes: null, updateInterval: 0 }, now, limits), 0);
+    assert.equal(serverFloor({ maxAge: -HOUR, expiresIn: 2 * HOUR }, now, limits), 2 * HOUR);
+  });
+
+  it("a floor exactly the schedule's interval leaves the reason with the posting rate", () => {
+    const interval = Math.sqrt(DAY * REFERENCE_INTERVAL);
+    const decision = planNextFetch(signals({ postDates: postsEvery(DAY), hints: { maxAge: interval } }), limits, middle);
+    assert.equal(decision.reason, "posting-rate");
+    assert.equal(decision.interval, interval);
+  });
+
   it("a floor below the schedule changes nothing", () => {
     const plain = planNextFetch(signals({ postDates: postsEvery(7 * DAY) }), limits, middle);
     const hinted = planNextFetch(signals({ postDates: postsEvery(7 * DAY), hints: { maxAge: 5 * MINUTE } }), limits, middle);
@@ -111,6 +141,21 @@ describe("failures", () => {
   it("back off as before: 5, 10, 20 minutes ... up to maxFetchInterval", () => {
     const waits = [1, 2, 3, 12].map((failureCount) => waitOf(planNextFetch(signals({ outcome: "failed", failureCount }), limits, middle)));
     assert.deepEqual(waits, [5 * MINUTE, 10 * MINUTE, 20 * MINUTE, DAY]);
+    assert.deepEqual(planNextFetch(signals({ outcome: "failed", failureCount: 2 }), limits, middle), {
+      nextFetchAt: new Date(now.getTime() + 10 * MINUTE),
+      interval: 10 * MINUTE,
+      waitUntil: null,
+      reason: "backoff",
+    });
+  });
+
+  it("a Retry-After that is not ahead of now is no wait: the back-off applies", () => {
+    for (const retryAfter of [now, new Date(now.getTime() - HOUR)]) {
+      const decision = planNextFetch(signals({ outcome: "failed", failureCount: 1, hints: { retryAfter } }), limits, middle);
+      assert.equal(decision.reason, "backoff", retryAfter.toISOString());
+      assert.equal(decision.waitUntil, null);
+      assert.equal(waitOf(decision), 5 * MINUTE);
+    }
   });
 
   it("Retry-After on 429/503 sets the next try (sooner or later than the back-off), remembered as waitUntil, capped at maxFetchInterval", () => {
@@ -121,6 +166,7 @@ describe("failures", () => {
     assert.equal(decision.reason, "retry-after");
     assert.deepEqual(decision.nextFetchAt, retryAfter);
     assert.deepEqual(decision.waitUntil, retryAfter);
+    assert.equal(decision.interval, 3 * HOUR);
     const far = planNextFetch(signals({ outcome: "failed", failureCount: 1, hints: { retryAfter: new Date(now.getTime() + 9 * DAY) } }), limits, middle);
     assert.equal(waitOf(far), DAY);
     assert.equal(far.waitUntil!.getTime() - now.getTime(), DAY);
