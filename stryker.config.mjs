@@ -23,5 +23,5 @@ export default {
   clearTextReporter: { allowColor: false, logTests: false },
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
-  ignorePatterns: ["dist", "data", "bench/results", "test/artifacts", "docs/images", "reports"],
+  ignorePatterns: ["dist", "data", "bench/results", "test/artifacts", "docs/images", "reports", ".stryker-tmp*"],
 };
