@@ -34,8 +34,8 @@ it("how a blog is kept fresh: its schedule's reason, or why it is not fetched", 
   assert.equal(freshnessOf(blog({ origins: [], fetchReason: "posting-rate" })), "unlisted");
 });
 
-it("health at the edges: an inactive blog is inactive, failing from exactly a week, dormant only past dormantAfterDays", () => {
-  assert.equal(healthState(blog({ status: "inactive", lastPostAt: ago(400) }), query), "inactive");
+it("health at the edges: an unlisted blog is unlisted even when failing, failing from exactly a week, dormant only past dormantAfterDays", () => {
+  assert.equal(healthState(blog({ origins: [], status: "error", failingSince: ago(8) }), query), "unlisted");
   assert.equal(healthState(blog({ status: "error", failingSince: ago(7) }), query), "failing");
   assert.equal(healthState(blog({ status: "error", failingSince: ago(6.99) }), query), "erroring");
   assert.equal(healthState(blog({ status: "error", failingSince: null }), query), "erroring");
