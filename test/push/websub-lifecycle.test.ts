@@ -12,12 +12,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import * as bson7 from "bson7";
+import { BSON } from "mongodb";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp } from "../../lib/standalone/app.js";
 import { COLLECTION_NAMES } from "../../lib/storage/open.js";
 import type { Blog, Storage } from "../../lib/storage/types.js";
-import { createFakeDb } from "../support/fake-mongo.js";
+import { BSON6, createFakeDb } from "../support/fake-mongo.js";
 import { startLocalHub } from "../support/local-push.js";
 import { trustLoopbackCertificate } from "../support/loopback-tls.js";
 import { ADMIN_TOKEN, memoryLogger, startTestServer, type TestServer } from "../support/server.js";
@@ -61,9 +61,9 @@ describe("a restart keeps subscriptions and their callbacks", () => {
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-push-restart-"));
   after(() => rmSync(folder, { recursive: true, force: true }));
   backends.push(["SQLite file", () => ({ options: { databasePath: path.join(folder, "blogroll.db"), mongodbUrl: null }, collections: new Map() })]);
-  for (const [name, bson] of [["bson 6", undefined], ["bson 7", bson7]] as const) {
+  for (const [name, bson] of [["bson 6", BSON6], ["bson 7", BSON]] as const) {
     backends.push([`MongoDB adapter on the mingo stand-in (${name}; not a real MongoDB server)`, () => {
-      const db = createFakeDb(bson ? { bson } : {});
+      const db = createFakeDb({ bson });
       const collections = new Map<string, unknown>();
       for (const collection of Object.values(COLLECTION_NAMES)) collections.set(collection, db.collection(collection));
       return { options: {}, collections };

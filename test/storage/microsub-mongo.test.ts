@@ -1,22 +1,22 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import * as bson7 from "bson7";
 import { BSON, type ObjectId } from "mongodb";
 import { createMongoMicrosubStore } from "../../lib/storage/microsub/mongo.js";
-import { createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
+import { BSON6, createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
 
 /*
  * The Microsub reader on the Microsub plugin's collections, which the host
  * hands over: run on the mingo stand-in (not a real MongoDB server) playing a
- * driver on bson 6 (this package's) and on bson 7 (Indiekit's), so every
- * filter goes through that serializer.
+ * driver on bson 7 (Indiekit's since 1.0.0-beta.25, and this package's) and on
+ * bson 6 (Indiekit's up to 1.0.0-beta.24), so every filter goes through that
+ * serializer.
  */
 
 type ObjectIdClass = new (hex?: string) => ObjectId;
 
 const drivers: Array<[string, { ObjectId: ObjectIdClass } & BsonLibrary]> = [
-  ["BSON 6 serializer (the plugin's own mongodb 6 driver)", BSON],
-  ["BSON 7 serializer (Indiekit's mongodb 7 driver)", bson7],
+  ["BSON 6 serializer (the mongodb 6 driver of Indiekit up to 1.0.0-beta.24)", BSON6],
+  ["BSON 7 serializer (mongodb 7: Indiekit's since 1.0.0-beta.25, and the plugin's own)", BSON],
 ];
 console.log(`microsub reader runs on the mingo stand-in (not a real MongoDB server) with: ${drivers.map(([name]) => name).join("; ")}`);
 

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
-import * as bson7 from "bson7";
 import { BSON, MongoClient, ObjectId, type Collection, type Document } from "mongodb";
 import { connectMongoStorage, createMongoStorage, databaseNameFromUrl, MONGO_COLLECTION_NAMES, type MongoCollections } from "../../lib/storage/mongo/index.js";
 import { OWNER_ORIGIN, StorageError, type Storage } from "../../lib/storage/types.js";
-import { createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
+import { BSON6, createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
 import { checkMigrated, LEGACY_CASES, legacyFeedUrl, type LegacySourceName } from "./legacy-blogs.js";
@@ -14,7 +13,7 @@ const FAKE = "mongodb adapter on mingo in-memory stand-in (not a real MongoDB se
 const REAL = "mongodb adapter on a real MongoDB server (MONGODB_URL)";
 const mongodbUrl = process.env.MONGODB_URL;
 
-/** An ObjectId class of one BSON library (the plugin's bson 6, or bson 7 as in Indiekit's driver). */
+/** An ObjectId class of one BSON library (bson 7 of the plugin's and Indiekit's driver, or bson 6 of older Indiekit's). */
 type ObjectIdClass = new (hex?: string) => ObjectId;
 
 /** One set of collections, the ObjectId class of the driver that owns them, and a way to throw them away. */
@@ -60,11 +59,12 @@ function storageOn(backend: Backend): Storage {
   return createMongoStorage(backend.collections, { close: () => backend.dispose() });
 }
 
-// bson 6 is the plugin's own driver (its own MongoClient); bson 7 is Indiekit's
-// driver, which hands the plugin its collections.
+// bson 7 is the plugin's own driver (its own MongoClient) and Indiekit's since
+// 1.0.0-beta.25; bson 6 is the driver of Indiekit up to 1.0.0-beta.24. The host
+// hands the plugin collections of its driver.
 const backends: Array<[string, () => Promise<Backend>]> = [
-  [`${FAKE}, BSON 6 serializer (the plugin's own mongodb 6 driver)`, fakeBackend(BSON)],
-  [`${FAKE}, BSON 7 serializer (Indiekit's mongodb 7 driver)`, fakeBackend(bson7)],
+  [`${FAKE}, BSON 6 serializer (the mongodb 6 driver of Indiekit up to 1.0.0-beta.24)`, fakeBackend(BSON6)],
+  [`${FAKE}, BSON 7 serializer (mongodb 7: Indiekit's since 1.0.0-beta.25, and the plugin's own)`, fakeBackend(BSON)],
 ];
 if (mongodbUrl) backends.push([REAL, realBackend]);
 console.log(`storage backends run: ${backends.map(([name]) => name).join("; ")}`);
@@ -475,19 +475,20 @@ describe("fake-mongo: the mingo stand-in itself (test double, not MongoDB)", () 
     assert.equal(await items.countDocuments({ uid: "c" }), 1, "unordered: later operations still ran");
   });
 
-  it("plays a driver on bson 7: refuses bson 6 ObjectIds in documents and filters, and hands out bson 7 ones", async () => {
-    const col = createFakeDb({ bson: bson7 }).collection("c");
-    const refused = /Unsupported BSON version, bson types must be from bson 7/;
+  it("plays a driver on bson 6: refuses bson 7 ObjectIds in documents and filters, and hands out bson 6 ones", async () => {
+    const col = createFakeDb({ bson: BSON6 }).collection("c");
+    const refused = /Unsupported BSON version, bson types must be from bson 6/;
     await assert.rejects(col.insertOne({ _id: new ObjectId() }), refused);
     await assert.rejects(col.insertOne({ ref: new ObjectId() }), refused);
     const doc: Document = { title: "t" };
     await col.insertOne(doc);
-    assert.ok(doc._id instanceof bson7.ObjectId, "a new _id comes from the driver's own factory");
+    assert.ok(doc._id instanceof BSON6.ObjectId, "a new _id comes from the driver's own factory");
     await assert.rejects(col.findOne({ _id: new ObjectId(doc._id.toHexString()) }), refused);
     await assert.rejects(col.updateMany({}, { $set: { ref: new ObjectId() } }), refused);
     await assert.rejects(col.aggregate([{ $match: { _id: { $in: [new ObjectId()] } } }]).toArray(), refused);
-    const read = (await col.findOne({ _id: new bson7.ObjectId(doc._id.toHexString()) })) as Document;
-    assert.ok(read._id instanceof bson7.ObjectId && !(read._id instanceof ObjectId));
+    const read = (await col.findOne({ _id: new BSON6.ObjectId(doc._id.toHexString()) })) as Document;
+    assert.equal(read._id instanceof ObjectId, false, "not this package's bson 7 class");
+    assert.ok(read._id instanceof BSON6.ObjectId);
     assert.equal(read._id.toHexString(), doc._id.toHexString());
   });
 

@@ -2,16 +2,18 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, it } from "node:test";
-import * as bson7 from "bson7";
+import * as bson6 from "bson6";
 import { BSON, MongoClient, ObjectId } from "mongodb";
 import { isObjectId, objectIdClassOf, objectIdsFor, refHex } from "../../lib/storage/mongo/object-ids.js";
 import { realHostMissing, setUpKit } from "../e2e/real-indiekit.js";
+import { createFakeDb } from "../support/fake-mongo.js";
 
 /*
  * Which ObjectId class the adapter uses for a collection, checked on
  * collection objects of the real drivers (no server needed: a client that
- * never connects still builds its collections): this package's mongodb 6, and
- * Indiekit's mongodb 7 from the real host kit when it is present.
+ * never connects still builds its collections): this package's mongodb 7, and
+ * Indiekit's from the real host kit when it is present; a host on bson 6
+ * (Indiekit up to 1.0.0-beta.24) through its primary-key factory.
  */
 
 const HEX = "65a1b2c3d4e5f60718293a4b";
@@ -25,15 +27,15 @@ function unconnected(Client: typeof MongoClient) {
 describe("ObjectIds of the driver that owns the collections", () => {
   it("recognises ObjectIds of bson 6 and bson 7 by their tag, not by class", () => {
     assert.equal(isObjectId(new ObjectId()), true);
-    assert.equal(isObjectId(new bson7.ObjectId()), true);
-    assert.equal(refHex(new bson7.ObjectId(HEX)), HEX);
+    assert.equal(isObjectId(new bson6.ObjectId()), true);
+    assert.equal(refHex(new bson6.ObjectId(HEX)), HEX);
     assert.equal(refHex(HEX), HEX);
-    for (const other of [HEX, null, undefined, {}, { _bsontype: "ObjectId" }, new Date(), new bson7.Decimal128("1")]) {
+    for (const other of [HEX, null, undefined, {}, { _bsontype: "ObjectId" }, new Date(), new bson6.Decimal128("1")]) {
       assert.equal(isObjectId(other), false, String(other));
     }
   });
 
-  it("uses mongodb 6's class on a collection of this package's own client", async () => {
+  it("uses mongodb 7's class on a collection of this package's own client", async () => {
     const { collection, close } = unconnected(MongoClient);
     try {
       assert.equal(objectIdClassOf(collection), ObjectId);
@@ -48,7 +50,16 @@ describe("ObjectIds of the driver that owns the collections", () => {
   it("falls back to its own class when the collection shows no primary-key factory that makes ObjectIds", () => {
     assert.equal(objectIdClassOf({}), ObjectId);
     assert.equal(objectIdClassOf({ db: { options: { pkFactory: { createPk: () => "text-id" } } } }), ObjectId);
-    assert.equal(objectIdClassOf({ db: { options: { pkFactory: { createPk: () => new bson7.ObjectId() } } } }), bson7.ObjectId);
+    assert.equal(objectIdClassOf({ db: { options: { pkFactory: { createPk: () => new bson6.ObjectId() } } } }), bson6.ObjectId);
+  });
+
+  it("uses a bson 6 driver's class on its collections (Indiekit up to 1.0.0-beta.24), whose serializer refuses this package's own", async () => {
+    const collection = createFakeDb({ bson: bson6 }).collection("blogrollBlogs");
+    assert.equal(objectIdClassOf(collection), bson6.ObjectId);
+    const ids = objectIdsFor(collection);
+    const filter = { _id: ids.of(HEX), sourceIds: { $in: ids.refCandidates(HEX) }, created: ids.create() };
+    assert.equal(refHex(bson6.deserialize(bson6.serialize(filter))._id), HEX);
+    assert.throws(() => bson6.serialize({ _id: new ObjectId(HEX) }), /Unsupported BSON version, bson types must be from bson 6/);
   });
 
   const missing = realHostMissing();
@@ -67,7 +78,7 @@ describe("ObjectIds of the driver that owns the collections", () => {
       const filter = { _id: ids.of(HEX), sourceIds: { $in: ids.refCandidates(HEX) }, created: ids.create() };
       const read = host.BSON.deserialize(host.BSON.serialize(filter));
       assert.equal(refHex(read._id), HEX, "the host's serializer takes the ids, and they read back as hex");
-      assert.throws(() => host.BSON.serialize({ _id: new ObjectId(HEX) }), /Unsupported BSON version/, "this package's own ObjectIds are refused");
+      assert.doesNotThrow(() => host.BSON.serialize({ _id: new ObjectId(HEX) }), "this package's own ObjectIds are of the same major: the two drivers agree");
     } finally {
       await close();
     }

@@ -21,6 +21,7 @@
  * "Unsupported BSON version", as the real driver does), and the ObjectIds it
  * stores and returns are that library's.
  */
+import * as bson6 from "bson6";
 import { Aggregator, Query, updateOne as applyUpdate } from "mingo";
 import { ObjectId, type Collection, type Db, type Document } from "mongodb";
 
@@ -41,6 +42,13 @@ export interface BsonLibrary {
   serialize(document: Document): Uint8Array;
   deserialize(bytes: Uint8Array): Document;
 }
+
+/**
+ * bson 6, the BSON library of Indiekit's driver up to 1.0.0-beta.24 (mongodb 6),
+ * typed as this package's driver's bson 7: the adapter's typings say bson 7
+ * while such a host hands it bson 6 ids, and only the runtime class differs.
+ */
+export const BSON6 = bson6 as unknown as BsonLibrary & { ObjectId: typeof ObjectId };
 
 /** Any BSON library's value type (ObjectId, Decimal128...): known by its tag, whichever library made it. */
 function isBsonValue(value: unknown): value is { _bsontype: string; toHexString?: () => string } {

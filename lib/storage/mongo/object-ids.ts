@@ -4,11 +4,12 @@ import { isValidId } from "../id.js";
 
 /*
  * ObjectIds of the driver that owns the collections. Indiekit hands over
- * collections of its own driver (mongodb 7, bson 7) while this package brings
- * mongodb 6 (bson 6) for its own client. A BSON serializer refuses values of
- * another major version ("Unsupported BSON version"), and ids read back are
- * instances of the host's class, so ids are made with the owning driver's
- * class and recognised by their BSON tag, never with `instanceof`.
+ * collections of its own driver: mongodb 7 (bson 7) since 1.0.0-beta.25, like
+ * this package's own client, but mongodb 6 (bson 6) up to 1.0.0-beta.24. A
+ * BSON serializer refuses values of another major version ("Unsupported BSON
+ * version"), and ids read back are instances of the host's class, so ids are
+ * made with the owning driver's class and recognised by their BSON tag, never
+ * with `instanceof`.
  *
  * The TypeScript type stays the driver's `ObjectId` (the plugin's typings):
  * both majors share that shape; only the runtime class differs.
