@@ -11,6 +11,7 @@ import { blogrollOwner, type BlogrollOwner } from "./owner.js";
 import { recordBlogrollDates } from "./api/blogroll-dates.js";
 import { PushManager } from "./push/manager.js";
 import { LiveHub } from "./live/hub.js";
+import { FirstReads } from "./sync/first-reads.js";
 
 export interface Logger {
   info(message: string): void;
@@ -25,6 +26,8 @@ export interface BlogrollContext {
   /** The Microsub plugin's data, or null while its collections are absent (checked per call). */
   getMicrosub(): MicrosubStore | null;
   scheduler: Scheduler;
+  /** Feeds read while being added, kept for the new blog's first fetch. */
+  firstReads: FirstReads;
   /** WebSub and rssCloud subscriptions and their callbacks. */
   push: PushManager;
   /** Live events (Server-Sent Events) of this process's clients. */
@@ -51,8 +54,10 @@ export function createBlogrollContext(options: BlogrollOptions, host: HostLink, 
   const getMicrosub = () => detectMicrosub(host.collections());
   // Inside Indiekit push callbacks go to the host's address, read late (the host may learn it from its first request).
   const push = new PushManager({ options, getStorage, publicUrl: () => host.publicUrl(), log });
+  const firstReads = new FirstReads();
   const runSync = createSyncRunner({
     options,
+    firstReads,
     refreshSources: async (storage, signal) => {
       const counts = await refreshSources(storage, options, getMicrosub(), signal);
       // A source may have dropped pushed blogs: their hubs are told now, not at their next renewal.
@@ -80,6 +85,7 @@ export function createBlogrollContext(options: BlogrollOptions, host: HostLink, 
     getStorage,
     getMicrosub,
     scheduler,
+    firstReads,
     push,
     live: new LiveHub({ options, getStorage, log }),
     log,

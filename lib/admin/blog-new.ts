@@ -98,7 +98,11 @@ export function createBlogController(context: BlogrollContext) {
       return renderNewBlog(context, response, values, null, { url: message });
     }
     if (result.outcome === "skipped-deleted") return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });
-    if (result.outcome === "added") context.scheduler.fetchNewBlogs();
+    if (result.outcome === "added") {
+      // Its feed was just read to know it is one: that read is its first fetch (one request, not two).
+      if (result.read) context.firstReads.remember(result.feedUrl, result.read);
+      context.scheduler.fetchNewBlogs();
+    }
     if (Object.keys(result.proposed).length > 0) return renderReAdd(context, response, result.blog, result.proposed);
     redirectWithNotice(response, `${context.options.mountPath}/blogs/${result.blog.id}`, result.outcome === "added" ? "blogAdded" : "blogExists");
   };

@@ -1,5 +1,5 @@
 import { FeedParseError } from "../feeds/errors.js";
-import { FetchError } from "../http/fetch.js";
+import { FetchError, type FetchResult } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
 import { feedUrlKey } from "../url/normalise.js";
 import { parseHttpUrl } from "../url/http-url.js";
@@ -22,6 +22,8 @@ export interface DiscoveredFeed {
   ownTitle?: string | null;
   /** True when discovery fetched it and found a feed there; a feed a page only advertises is not checked. */
   checked?: boolean;
+  /** That fetch's response (a feed found at the address itself, or checked), for the blog's first fetch to use. */
+  response?: FetchResult;
 }
 
 /** A feed that could not be read, and why (for the owner: the address and what it answered). */
@@ -126,10 +128,10 @@ async function probe(
     const page = await fetchPage(url, options, signal);
     if (!isSuccess(page)) return null;
     const feed = await readAsFeed(page);
-    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title, ownTitle: feed.title, checked: true };
+    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title, ownTitle: feed.title, checked: true, response: page.result };
     if (allowHFeed && page.format === "html") {
       const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
-      if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title, checked: true };
+      if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title, checked: true, response: page.result };
     }
   } catch {
     // An address that cannot be fetched is simply not a feed.
@@ -176,7 +178,7 @@ async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, sign
     return entry === "probe" ? probe(link.href, link.title, options, signal, true) : entry;
   });
   const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);
-  if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title, checked: true });
+  if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title, checked: true, response: page.result });
   return { feeds, pageTitle: head.title, icon: bestIcon(head.links), blogrolls: blogrollsOfHead(head.links) };
 }
 
@@ -208,7 +210,7 @@ export interface DiscoveredPage {
 export async function discoverFeeds(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveryResult> {
   const { result } = await discoverSite(input, options, signal);
   // The feed's own title is for the caller that stores a blog; the listing shows what the site says.
-  return result.success ? { ...result, feeds: result.feeds.map(({ ownTitle: _own, checked: _checked, ...feed }) => feed) } : result;
+  return result.success ? { ...result, feeds: result.feeds.map(({ ownTitle: _own, checked: _checked, response: _response, ...feed }) => feed) } : result;
 }
 
 /**
@@ -262,7 +264,10 @@ async function discoverAddress(
   if (direct) {
     const siteUrl = direct.siteUrl ?? `${new URL(page.url).origin}/`;
     const blogrolls = withoutRepeats([...blogrollsOfLinkHeader(page.result.link, page.url), ...(direct.blogroll ? [{ url: direct.blogroll, title: null }] : [])]);
-    return { result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title, ownTitle: direct.title, checked: true }], pageTitle: direct.title, siteUrl, blogrolls }, page: null };
+    return {
+      result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title, ownTitle: direct.title, checked: true, response: page.result }], pageTitle: direct.title, siteUrl, blogrolls },
+      page: null,
+    };
   }
 
   let feeds: DiscoveredFeed[] = [];
@@ -301,10 +306,10 @@ export async function checkFeed(feed: DiscoveredFeed, options: BlogrollOptions, 
   }
   if (!isSuccess(page)) return { problem: describeHttpStatus(page.result.status) };
   const read = await readAsFeed(page);
-  if (read) return { feed: { url: page.url, type: read.type, title: feed.title ?? read.title, ownTitle: read.title, checked: true } };
+  if (read) return { feed: { url: page.url, type: read.type, title: feed.title ?? read.title, ownTitle: read.title, checked: true, response: page.result } };
   if (feed.type === "hfeed" && page.format === "html") {
     const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
-    if (hfeed) return { feed: { url: page.url, type: "hfeed", title: feed.title ?? hfeed.title, checked: true } };
+    if (hfeed) return { feed: { url: page.url, type: "hfeed", title: feed.title ?? hfeed.title, checked: true, response: page.result } };
   }
   return { problem: "Not a feed" };
 }

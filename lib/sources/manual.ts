@@ -1,5 +1,6 @@
 import { checkFeed, discoverSite, type DiscoveredFeed, type UnreadableFeed } from "../discovery/discover.js";
 import { writeIconRecord } from "../discovery/icon-records.js";
+import type { FetchResult } from "../http/fetch.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, BlogEdit, NewBlog, Storage, UpsertOutcome } from "../storage/types.js";
 import { findAccount } from "../fediverse/webfinger.js";
@@ -22,7 +23,8 @@ export interface ManualBlogInput {
 export type ProposedChanges = Partial<Record<"title" | "category", { from: string | null; to: string }>>;
 
 export type ManualBlogResult =
-  | { ok: true; outcome: UpsertOutcome; blog: Blog; feedUrl: string; proposed: ProposedChanges }
+  /** `read`: the feed's response as discovery read it (the new blog's first fetch can be that read), null when not read. */
+  | { ok: true; outcome: UpsertOutcome; blog: Blog; feedUrl: string; proposed: ProposedChanges; read: FetchResult | null }
   /**
    * `noFeed`: the address answered, but neither is nor names a feed;
    * `unreadable`: the feeds it names, each with what its address answered, none readable.
@@ -81,7 +83,7 @@ export async function addManualBlog(
     if (account && blog.fediverse === null) blog = (await storage.blogs.edit(blog.id, handle)) ?? blog;
   }
   if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url, blogrolls: page.blogrolls }, new Date());
-  return { ok: true, outcome, blog, feedUrl: feed.url, proposed };
+  return { ok: true, outcome, blog, feedUrl: feed.url, proposed, read: feed.response ?? null };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { fetchUrl, FetchError, type FetchResult } from "../http/fetch.js";
 import type { HostLimiter } from "../http/host-limiter.js";
+import type { FirstReads } from "./first-reads.js";
 import type { ParsedFeed, ParseFeedOptions, PushLinks } from "../feeds/types.js";
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
@@ -30,6 +31,8 @@ export interface SyncBlogDeps {
   random?: () => number;
   /** Push subscriptions, when push is on (lib/push); without it no blog counts as pushed. */
   pushSignal?: PushSignal;
+  /** Feeds read while being added: a blog never fetched takes its read from here instead of asking again. */
+  firstReads?: FirstReads;
   /** This fetch answers a push notification: new posts are what the push announced, not posts it missed. */
   answersPush?: boolean;
 }
@@ -87,8 +90,9 @@ const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDelete
 export const DEAD_END_GONE_AFTER = 7 * DAY;
 
 /**
- * Fetches one blog's feed (conditionally, with its ETag / Last-Modified) and
- * records the outcome in one `recordFetch`:
+ * Fetches one blog's feed (conditionally, with its ETag / Last-Modified; a
+ * blog never fetched takes the read made while it was added, if one is kept)
+ * and records the outcome in one `recordFetch`:
  * Every outcome but 410 sets the blog's next fetch by its schedule
  * (lib/schedule/policy.ts): its posting rate, the server's floors, back-off.
  * - 304: fetch recorded, nothing parsed or written;
@@ -129,7 +133,8 @@ export async function syncBlog(
   };
   let response: FetchResult;
   try {
-    response = await fetchUrl(blog.feedUrl, {
+    const added = blog.lastFetchAt === null ? deps.firstReads?.take(blog.feedUrl) : null;
+    response = added ?? await fetchUrl(blog.feedUrl, {
       timeout: options.fetchTimeout,
       maxBodySize: options.maxBodySize,
       allowPrivateNetworks: options.allowPrivateNetworks,

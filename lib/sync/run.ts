@@ -39,6 +39,8 @@ export interface SyncRunnerDeps {
   onFeedRead?: SyncBlogDeps["onFeedRead"];
   /** Which blogs a push subscription delivers (their schedule is then a safety poll: see SyncBlogDeps.pushSignal). */
   pushSignal?: SyncBlogDeps["pushSignal"];
+  /** Feeds read while being added (see SyncBlogDeps.firstReads). */
+  firstReads?: SyncBlogDeps["firstReads"];
 }
 
 /**
@@ -82,7 +84,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       items.deleted += result.itemsDeleted;
     };
     const limiter = new HostLimiter(options.perHostConcurrency);
-    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log, onFeedRead: deps.onFeedRead, pushSignal: deps.pushSignal };
+    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log, onFeedRead: deps.onFeedRead, pushSignal: deps.pushSignal, firstReads: deps.firstReads };
     // Icon requests are small (a page's head, a favicon's first bytes) and parse nothing: their own lane, as wide as the feeds'.
     const lane = new HostLimiter(options.concurrency);
     const icons = createSiteIconLookups({ storage, options, limiter, lane, signal, now, dispatcher: deps.dispatcher, log });

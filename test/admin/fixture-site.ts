@@ -12,6 +12,8 @@ const ALIASES: Record<string, string> = { "/delta/": "delta.html", "/opml": "blo
 
 export interface FixtureSite {
   base: string;
+  /** Every path asked for (with its query), in order: what the blogroll cost the site. */
+  requests: string[];
   /** A fixture's text with the site's address and recent dates filled in. */
   text(name: string): string;
   close(): Promise<void>;
@@ -20,6 +22,7 @@ export interface FixtureSite {
 /** Serves test/admin/fixtures on a loopback port: an OPML blogroll and the feeds and site it lists. */
 export async function startFixtureSite(): Promise<FixtureSite> {
   let base = "";
+  const requests: string[] = [];
   const text = (name: string) => {
     return readFileSync(path.join(FIXTURES, name), "utf8")
       .replaceAll("{{base}}", base)
@@ -30,6 +33,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://x");
     const pathname = url.pathname;
+    requests.push(pathname + url.search);
     if (pathname === "/getusercategories" && url.searchParams.get("screenname") === "dave") {
       // FeedLand's answer: comma-separated category names.
       response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ screenname: "dave", categories: "Friends,Work" }));
@@ -51,6 +55,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     base,
+    requests,
     text,
     close: async () => {
       server.closeAllConnections();

@@ -71,6 +71,59 @@ describe("a suggestion added is fetched at once (standalone host, scheduler runn
   });
 });
 
+describe("a blog added in the add form costs its site one request for its feed (standalone host, scheduler running, first sync an hour away)", () => {
+  let server: TestServer;
+  let site: FixtureSite;
+
+  before(async () => {
+    site = await startFixtureSite();
+    server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: HOUR, syncInterval: HOUR });
+  });
+  after(async () => {
+    await server?.close();
+    await site?.close();
+  });
+
+  /** Posts the add form as the owner and waits for the new blog's first fetch. */
+  async function add(fields: Record<string, string>, feedUrl: string): Promise<Blog | null> {
+    const response = await server.get(`${server.plugin.mountPath}/blogs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields),
+      redirect: "manual",
+    });
+    assert.equal(response.status, 303, await response.text());
+    return until(
+      () => server.storage.blogs.getByFeedUrl(feedUrl),
+      (found) => found?.lastFetchAt != null,
+    );
+  }
+
+  /** How often the site was asked for one path. */
+  const asked = (pathname: string) => site.requests.filter((request) => request === pathname).length;
+
+  it("a feed address: the feed is read once, to know it is a feed, and that read is the blog's first fetch", async () => {
+    const blog = await add({ action: "add", url: `${site.base}/gamma.xml` }, `${site.base}/gamma.xml`);
+    assert.ok(blog?.lastFetchAt, "fetched without waiting for a sync");
+    assert.equal(blog.status, "active", blog.lastError ?? "");
+    assert.equal(blog.itemCount, 1, "its post is stored");
+    assert.equal(asked("/gamma.xml"), 1, site.requests.join(", "));
+  });
+
+  it("a site address: its page once, its feed once; a feed picked after Find feeds: once", async () => {
+    const blog = await add({ action: "add", url: `${site.base}/delta/` }, `${site.base}/delta.xml`);
+    assert.ok(blog?.lastFetchAt);
+    assert.ok(blog.itemCount > 0, "its posts are stored");
+    assert.equal(asked("/delta/"), 1, site.requests.join(", "));
+    assert.equal(asked("/delta.xml"), 1, site.requests.join(", "));
+
+    const picked = await add({ action: "add", url: `${site.base}/delta/`, feedUrl: `${site.base}/delta-comments.xml` }, `${site.base}/delta-comments.xml`);
+    assert.ok(picked?.lastFetchAt);
+    assert.equal(picked.status, "active", picked.lastError ?? "");
+    assert.equal(asked("/delta-comments.xml"), 1, site.requests.join(", "));
+  });
+});
+
 describe("BLOGROLL_CONFIG sources are read and their blogs fetched at start-up (the standalone server process)", () => {
   let site: FixtureSite;
   let folder: string;
