@@ -148,6 +148,7 @@ async function renderBlogPage(context: BlogrollContext, response: Response, blog
       pending: isAwaitingFetch(blog),
       ownBlogroll: blogroll,
       relationshipGroups: relationshipGroups(values, __, errors.relationship),
+      limits: LIMITS,
     },
     errors,
   );

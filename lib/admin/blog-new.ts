@@ -46,6 +46,7 @@ async function renderNewBlog(context: BlogrollContext, response: Response, value
         checked: feed.url === chosen,
       })) ?? null,
       categories: (await storage.blogs.categories()).map((entry) => entry.name),
+      limits: LIMITS,
     },
     errors,
   );

@@ -45,6 +45,7 @@ export function suggestionsController(context: BlogrollContext) {
       suggestions,
       categories: (await storage.blogs.categories()).map((entry) => entry.name),
       minRecommenders: context.options.minRecommenders,
+      limits: LIMITS,
     });
   };
 }

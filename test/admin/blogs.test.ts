@@ -3,12 +3,21 @@ import { after, describe, it } from "node:test";
 import { closeParsePool } from "../../lib/sync/parse-pool.js";
 import { ADMIN_TOKEN, type TestServer } from "../support/server.js";
 import { feedLabel } from "../../lib/admin/blog-new.js";
+import { LIMITS } from "../../lib/admin/blog-limits.js";
 import { addBlog, addItems, item } from "../support/seed.js";
 import { OWNER_ORIGIN } from "../../lib/storage/types.js";
 import { summaryErrors, useAdminFixture, type AdminSession } from "./admin-session.js";
 import type { FixtureSite } from "./fixture-site.js";
 
 after(() => closeParsePool());
+
+/** The maxlength of the field with this id (input or textarea), or null when it has none. */
+function maxLength(html: string, id: string): number | null {
+  const field = new RegExp(`<(?:input|textarea)\\b[^>]*\\bid="${id}"[^>]*>`).exec(html)?.[0];
+  assert.ok(field, `a field #${id}`);
+  const value = /\bmaxlength="(\d+)"/.exec(field)?.[1];
+  return value === undefined ? null : Number(value);
+}
 
 /** Titles of the blogs the list page shows, in order. */
 function listedTitles(html: string): string[] {
@@ -175,6 +184,19 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.equal(edited?.notes, "Met at IWC");
     assert.deepEqual([...(edited?.ownerEdited ?? [])].sort(), ["notes", "pinned", "tags"], "unchanged title and category stay sync-owned");
     assert.match((await admin.page(saved.location ?? "")).html, /Blog saved/);
+  });
+
+  it("the browser holds each field to the length the server accepts (title, category, private notes)", async () => {
+    const added = await admin.page(`${blogs}/new`);
+    assert.equal(maxLength(added.html, "title"), LIMITS.title);
+    assert.equal(maxLength(added.html, "category"), LIMITS.category);
+    const blog = await addBlog(server.storage, { title: "Limited" });
+    const edit = await admin.page(`${blogs}/${blog.id}`);
+    assert.equal(maxLength(edit.html, "title"), LIMITS.title);
+    assert.equal(maxLength(edit.html, "category"), LIMITS.category);
+    assert.equal(maxLength(edit.html, "notes"), LIMITS.notes);
+    // The public note counts characters as the fediverse does, not the UTF-16 units maxlength counts: the server alone says.
+    assert.equal(maxLength(edit.html, "note"), null);
   });
 
   it("hides a blog from the public API", async () => {

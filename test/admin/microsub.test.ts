@@ -4,6 +4,7 @@ import { ObjectId } from "mongodb";
 import { installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { logIn, type AdminSession } from "./admin-session.js";
 import { addBlog } from "../support/seed.js";
+import { NAME_MAX } from "../../lib/admin/source-settings.js";
 
 /** The Microsub plugin's collections with two channels and a feed, on the stand-in database. */
 async function installMicrosub(server: TestServer) {
@@ -41,6 +42,7 @@ describe("admin: Microsub sources (MongoDB adapter on the mingo stand-in, not a 
     const form = await admin.page(`${sources}/new?type=microsub`);
     assert.match(form.html, /<option value="friends">Friends<\/option>/);
     assert.match(form.html, /<option value="news">News<\/option>/);
+    assert.match(form.html, new RegExp(`<input[^>]*id="categoryPrefix"[^>]*maxlength="${NAME_MAX}"`), "the prefix is held in the browser to what the server keeps");
 
     const unknown = await admin.post(sources, { type: "microsub", name: "Follows", channelUid: "gone", action: "save" });
     assert.equal(unknown.status, 422);
