@@ -117,6 +117,27 @@ describe("admin with the keyboard (Chromium)", { skip }, () => {
     }
   });
 
+  it("a long list's Hide and Delete follow the table too: ticked at the bottom, acted on without going back up", async () => {
+    for (let n = 0; n < 12; n++) await addBlog(server.storage, { title: `Filler ${String(n).padStart(2, "0")}` });
+    await page.goto(`${server.baseUrl}${mount}/blogs`);
+    const last = page.locator("input[name=ids]").last();
+    const title = (await last.getAttribute("aria-label")) ?? "";
+    await last.focus();
+    await page.keyboard.press("Space");
+    assert.equal(await last.isChecked(), true);
+    // Forward from the last row (its links), a few stops at most, to an action.
+    let tabs = 0;
+    while (tabs < 8 && (await page.evaluate(() => document.activeElement?.textContent?.trim())) !== "Hide") {
+      await page.keyboard.press("Tab");
+      tabs++;
+    }
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Hide", `reached from the last row in ${tabs} stops`);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/notice=/);
+    const hidden = (await server.storage.blogs.list({ limit: 100, offset: 0, visibility: "admin" })).items.filter((blog) => blog.hidden).map((blog) => blog.title);
+    assert.deepEqual(hidden, [title.replace(/^Select /, "")], "the ticked blog is hidden");
+  });
+
   it("tabs are told apart: the public page, the admin's dashboard, its pages and error pages", async () => {
     await page.goto(`${server.baseUrl}/`);
     const home = await page.title();
