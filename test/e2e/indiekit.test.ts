@@ -202,8 +202,9 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.equal(await storage.sources.get(pasted.id), null);
   });
 
-  it("manual blogs: discover, add, edit, refresh, delete", async () => {
-    await renders(`${MOUNT}/blogs/new`);
+  it("manual blogs: discover, add (one request for the feed), edit, refresh, delete; fields held to the server's limits", async () => {
+    const form = await renders(`${MOUNT}/blogs/new`);
+    assert.match(form.html, /<input[^>]*id="category"[^>]*maxlength="100"/, "the host's input component carries the limit");
     const found = await owner.post(`${MOUNT}/blogs`, { url: `${site.base}/delta/`, title: "", category: "", action: "discover" });
     assert.equal(found.status, 200);
     assert.match(found.html, /Delta comments/);
@@ -211,8 +212,13 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
     assert.equal(added.status, 303, added.html.slice(0, 300));
     const blog = await storage.blogs.getByFeedUrl(`${site.base}/delta.xml`);
     assert.ok(blog);
+    // Fetched at once in the background, from the read that found the feed.
+    for (let n = 0; n < 300 && !(await storage.blogs.get(blog.id))?.lastFetchAt; n++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok((await storage.blogs.get(blog.id))?.itemCount, "its posts are stored");
+    assert.equal(site.requests.filter((request) => request === "/delta.xml").length, 1, site.requests.join(", "));
 
-    await renders(`${MOUNT}/blogs/${blog.id}`);
+    const page = await renders(`${MOUNT}/blogs/${blog.id}`);
+    assert.match(page.html, /<textarea[^>]*id="notes"[^>]*maxlength="2000"/);
     const edited = await owner.post(`${MOUNT}/blogs/${blog.id}`, { title: "Delta (edited)", category: "Friends", tags: "indie", pinned: "true", notes: "" });
     assert.equal(edited.status, 303);
     assert.equal((await storage.blogs.get(blog.id))?.title, "Delta (edited)");
