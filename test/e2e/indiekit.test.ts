@@ -14,7 +14,7 @@ import { Browser, catalogKeys, pageProblems } from "./http-client.js";
 import { startLocalCloud, startLocalHub } from "../support/local-push.js";
 import { startFediverseWeb } from "../support/fediverse-web.js";
 import { startFeedServer } from "../sync/feed-server.js";
-import { fontOf, gapBetween, measureFilters, measureForm, measureNavigation, visibleCaptions } from "./look.js";
+import { fontOf, gapBetween, measureFilters, measureForm, measureNavigation, visibleCaptions, visibleHeaders } from "./look.js";
 import { axeViolations } from "../support/axe.js";
 import { browserSkip, CHROMIUM } from "../support/browser.js";
 import { dataOf, openEventStream } from "../support/event-stream.js";
@@ -581,6 +581,8 @@ describe("inside the real Indiekit (1.0.0-beta.29, Node 24, plugin installed fro
         await page.goto(host.url + pathname);
         assert.deepEqual(await visibleCaptions(page), [], `${pathname}: no table repeats the heading as a caption`);
       }
+      // The tick boxes' column names itself to screen readers only: it takes no room above the boxes.
+      assert.equal((await visibleHeaders(page))[0], "", `the blogs list's first column: ${JSON.stringify(await visibleHeaders(page))}`);
       await page.goto(`${host.url}${MOUNT}`);
       // The sections are drawn as the host draws its own navigation (the header's), not as underlined links.
       const hostNavigation = await measureNavigation(page, ".header .navigation");

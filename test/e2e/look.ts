@@ -67,6 +67,22 @@ export function visibleCaptions(page: Page): Promise<string[]> {
   );
 }
 
+/** The text each column header of the first table shows on screen ("" for a header whose text is for screen readers only). */
+export function visibleHeaders(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("table thead tr:first-child > *")].map((cell) => {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      const shown: string[] = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        // The text's element, not the text's own extent: a visually hidden element is a 1 px box its text overflows unseen.
+        const box = node.parentElement!.getBoundingClientRect();
+        if (box.width > 1 && box.height > 1 && node.textContent!.trim()) shown.push(node.textContent!.trim());
+      }
+      return shown.join(" ");
+    }),
+  );
+}
+
 export interface NavigationLook {
   /** A link that is not the current one: colour, underline colour, padding. */
   link: { color: string; decoration: string; padding: string };
