@@ -1,7 +1,14 @@
 import type { Router } from "express";
 import { displayedOptions, hostEnvironmentDefaults, resolveOptions, type BlogrollOptions } from "./lib/options.js";
 import { packageRoot } from "./lib/package-root.js";
-import { consoleLogger, createBlogrollContext, startBackgroundJobs, stopBackgroundJobs, type BlogrollContext, type Logger } from "./lib/context.js";
+import {
+  consoleLogger,
+  createBlogrollContext,
+  startBackgroundJobs,
+  stopBackgroundJobs,
+  type BlogrollContext,
+  type Logger,
+} from "./lib/context.js";
 import { HostLink, type IndiekitHost } from "./lib/host/indiekit-host.js";
 import { holdExitWhileStopping } from "./lib/host/exit-guard.js";
 import { StorageOnFirstUse } from "./lib/storage/on-first-use.js";
@@ -47,7 +54,11 @@ export default class BlogrollEndpoint {
   constructor(options: Partial<BlogrollOptions> & Record<string, unknown> = {}, log: Logger = consoleLogger) {
     this.settings = resolveOptions({ ...hostEnvironmentDefaults(process.env), ...options });
     const { mongodbUrl, databasePath } = this.settings;
-    this.storage = new StorageOnFirstUse(() => ({ hostCollections: this.host.collections(), mongodbUrl, databasePath }));
+    this.storage = new StorageOnFirstUse(() => ({
+      hostCollections: this.host.collections(),
+      mongodbUrl,
+      databasePath,
+    }));
     this.context = createBlogrollContext(this.settings, this.host, () => this.getStorage(), log);
     this.page = createPageResponder(this.context);
   }
@@ -98,7 +109,11 @@ export default class BlogrollEndpoint {
   async init(Indiekit: IndiekitHost): Promise<void> {
     this.host.attach(Indiekit, this);
     if (this.settings.wellKnown) {
-      this.wellKnownInFront = mountWellKnownFirst(Indiekit.endpoints, `${this.name}: well-known files`, this.wellKnownRoutes());
+      this.wellKnownInFront = mountWellKnownFirst(
+        Indiekit.endpoints,
+        `${this.name}: well-known files`,
+        this.wellKnownRoutes(),
+      );
     }
     // The host connects its database before plugins start, so the choice is known now.
     this.context.log.info(`data: ${this.describeStorage()}`);

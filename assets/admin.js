@@ -89,7 +89,11 @@
 
   /** Replaces each region with its fresh copy; true while something is still pending. */
   async function refresh() {
-    const response = await fetch(window.location.href, { cache: "no-store", credentials: "same-origin", headers: { Accept: "text/html" } });
+    const response = await fetch(window.location.href, {
+      cache: "no-store",
+      credentials: "same-origin",
+      headers: { Accept: "text/html" },
+    });
     if (!response.ok || response.redirected) return false;
     const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
     for (const region of document.querySelectorAll("[data-blogroll-region][id]")) {
@@ -130,7 +134,8 @@
         field.checked = freshField.hasAttribute("checked");
       } else if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) {
         if (field.value !== shown.value) continue;
-        field.value = freshField instanceof HTMLTextAreaElement ? freshField.value : freshField.getAttribute("value") || "";
+        field.value =
+          freshField instanceof HTMLTextAreaElement ? freshField.value : freshField.getAttribute("value") || "";
       } else continue;
       shown.value = freshShown.getAttribute("value") || "";
     }
@@ -156,6 +161,9 @@
 
   if (document.querySelector("[data-blogroll-pending]")) void watch();
   document.addEventListener("blogroll:changed", () => {
-    if (!refreshing) void refresh().then((pending) => pending && watch()).catch(() => undefined);
+    if (!refreshing)
+      void refresh()
+        .then((pending) => pending && watch())
+        .catch(() => undefined);
   });
 })();

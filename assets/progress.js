@@ -23,7 +23,11 @@
 
   async function poll() {
     try {
-      const response = await fetch(url, { cache: "no-store", credentials: "same-origin", headers: { Accept: "application/json" } });
+      const response = await fetch(url, {
+        cache: "no-store",
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      });
       const remaining = Number.parseInt(response.headers.get("RateLimit-Remaining") ?? "", 10);
       if (response.status === 429 || remaining < KEEP_FOR_OTHER_PAGES) return; // leave the owner's budget to the admin pages
       if (!response.ok) return;
@@ -31,9 +35,13 @@
       if (status.isRunning) {
         sawRunning = true;
         const progress = status.progress;
-        show(progress && progress.total > 0
-          ? line.dataset.progressText.replace("{done}", String(progress.done)).replace("{total}", String(progress.total))
-          : line.dataset.runningText);
+        show(
+          progress && progress.total > 0
+            ? line.dataset.progressText
+                .replace("{done}", String(progress.done))
+                .replace("{total}", String(progress.total))
+            : line.dataset.runningText,
+        );
       } else if (sawRunning || (status.lastSync || null) !== lastSyncAtLoad) {
         show(line.dataset.finishedText);
         // admin.js brings the figures, latest items and errors on the page up to date.

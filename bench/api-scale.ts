@@ -65,7 +65,7 @@ async function seed(backend: Backend, blogCount: number, itemCount: number): Pro
         url: `https://blog${index}.example.net/posts/${n}`,
         title: `Post ${n} of blog ${index}`,
         summary: "A short plain-text summary of the post, as feeds give them, a sentence or two long.",
-        content: `<p>${"Some paragraph text of a seeded post with a <a href=\"https://example.org/\">link</a>. ".repeat(4)}</p>`,
+        content: `<p>${'Some paragraph text of a seeded post with a <a href="https://example.org/">link</a>. '.repeat(4)}</p>`,
         published: undated ? null : new Date(now - Math.floor(random() * 7 * DAY)),
         author: `Author ${index % 97}`,
         photo: n % 5 === 0 ? `https://blog${index}.example.net/img/${n}.jpg` : null,
@@ -84,10 +84,22 @@ async function seed(backend: Backend, blogCount: number, itemCount: number): Pro
     await storage.blogs.refreshItemStats(blogId);
   }
   // A small category whose posts are all old: a newest-first walk over every item reaches them last.
-  const { blog: small } = await storage.blogs.upsertFromSource({ feedUrl: "https://small.example.net/feed.xml", title: "Small blog", category: SMALL_CATEGORY, source: "opml" });
+  const { blog: small } = await storage.blogs.upsertFromSource({
+    feedUrl: "https://small.example.net/feed.xml",
+    title: "Small blog",
+    category: SMALL_CATEGORY,
+    source: "opml",
+  });
   const old: NewItem[] = Array.from({ length: 50 }, (_, n) => ({
-    uid: `https://small.example.net/posts/${n}`, url: `https://small.example.net/posts/${n}`, title: `Old post ${n}`, summary: null, content: null,
-    published: new Date(now - 6.5 * DAY - n * 60_000), author: null, photo: null, categories: [],
+    uid: `https://small.example.net/posts/${n}`,
+    url: `https://small.example.net/posts/${n}`,
+    title: `Old post ${n}`,
+    summary: null,
+    content: null,
+    published: new Date(now - 6.5 * DAY - n * 60_000),
+    author: null,
+    photo: null,
+    categories: [],
   }));
   await storage.items.upsertMany(small.id, old, new Date(now));
   await storage.blogs.refreshItemStats(small.id);
@@ -119,10 +131,12 @@ async function compareCategoryQueries(server: TestServer, file: string, count: n
         started = performance.now();
         const listed = await server.storage.items.list({ category, limit: 50, offset: 0 });
         after.push(performance.now() - started);
-        if (walked.length !== listed.length) throw new Error(`${category}: ${walked.length} rows walked, ${listed.length} listed`);
+        if (walked.length !== listed.length)
+          throw new Error(`${category}: ${walked.length} rows walked, ${listed.length} listed`);
       }
       const [b, a] = [percentile(before, 50), percentile(after, 50)];
-      out[`category "${category}", 50 items: walk over items (before) -> from its blogs (after), p50`] = `${round(b, 2)} ms -> ${round(a, 2)} ms (${round(b / a, 1)}x)`;
+      out[`category "${category}", 50 items: walk over items (before) -> from its blogs (after), p50`] =
+        `${round(b, 2)} ms -> ${round(a, 2)} ms (${round(b / a, 1)}x)`;
     }
   } finally {
     db.close();
@@ -133,7 +147,11 @@ async function compareCategoryQueries(server: TestServer, file: string, count: n
 const agent = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
 
 /** Times `count` sequential GETs of `path` (after a short warm-up), in ms. */
-async function time(server: TestServer, paths: () => string, count: number): Promise<{ p50: number; p99: number; bytes: number }> {
+async function time(
+  server: TestServer,
+  paths: () => string,
+  count: number,
+): Promise<{ p50: number; p99: number; bytes: number }> {
   const latencies: number[] = [];
   let bytes = 0;
   for (let i = -20; i < count; i++) {
@@ -156,10 +174,13 @@ const ENDPOINTS: Endpoint[] = [
   ["/api/blogs", () => () => "/blogs"],
   ["/api/blogs?sort=recent&limit=200", () => () => "/blogs?sort=recent&limit=200"],
   ["/api/blogs?category=", () => () => `/blogs?category=${encodeURIComponent("Category 7")}`],
-  ["/api/blogs/:id", (seeded) => {
-    let n = 0;
-    return () => `/blogs/${seeded.blogIds[(n++ * 7919) % seeded.blogIds.length]}`;
-  }],
+  [
+    "/api/blogs/:id",
+    (seeded) => {
+      let n = 0;
+      return () => `/blogs/${seeded.blogIds[(n++ * 7919) % seeded.blogIds.length]}`;
+    },
+  ],
   ["/api/items (offset 0)", () => () => "/items?limit=50"],
   ["/api/items?offset=10000", () => () => "/items?limit=50&offset=10000"],
   ["/api/items?category=", () => () => `/items?limit=50&category=${encodeURIComponent("Category 7")}`],
@@ -188,20 +209,29 @@ for (const [backend, label] of BACKENDS) {
   const large = await seed(backend, Number(args.blogs), Number(args.items));
   console.log(`${label}: large store seeded in ${large.seedSeconds} s`);
   const largeTimes = await measureAll(large);
-  const categoryFigures = backend === "sqlite" ? await compareCategoryQueries(large.server, large.server.plugin.settings.databasePath, 50) : {};
+  const categoryFigures =
+    backend === "sqlite"
+      ? await compareCategoryQueries(large.server, large.server.plugin.settings.databasePath, 50)
+      : {};
   await large.server.close();
 
   const figures: Record<string, string> = {};
   for (const [name] of ENDPOINTS) {
     const a = smallTimes.get(name)!;
     const b = largeTimes.get(name)!;
-    figures[name] = `p50 ${a.p50} / p99 ${a.p99} ms (1 000 items) -> p50 ${b.p50} / p99 ${b.p99} ms (${args.items} items), ${round(b.bytes / 1024)} KB`;
+    figures[name] =
+      `p50 ${a.p50} / p99 ${a.p99} ms (1 000 items) -> p50 ${b.p50} / p99 ${b.p99} ms (${args.items} items), ${round(b.bytes / 1024)} KB`;
   }
   const items0 = largeTimes.get("/api/items (offset 0)")!;
   const items0Small = smallTimes.get("/api/items (offset 0)")!;
   results.push({
     scenario: `4. API at scale (${label})`,
-    figures: { [`seed s (${args.blogs} blogs, ${args.items} items)`]: large.seedSeconds, requests: REQUESTS, ...figures, ...categoryFigures },
+    figures: {
+      [`seed s (${args.blogs} blogs, ${args.items} items)`]: large.seedSeconds,
+      requests: REQUESTS,
+      ...figures,
+      ...categoryFigures,
+    },
     // The issue sets its targets on SQLite; MongoDB figures are reported alongside.
     targets:
       backend === "sqlite"

@@ -34,7 +34,10 @@ import { parseFeed } from "../lib/feeds/parse.js";
 import type { ParsedFeed } from "../lib/feeds/types.js";
 import { fetchUrl } from "../lib/http/fetch.js";
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { verbose: { type: "boolean", default: false } } });
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { verbose: { type: "boolean", default: false } },
+});
 const testsDir = positionals[0];
 if (!testsDir) {
   console.error("usage: node --import tsx bench/feedparser-suite.ts <feedparser>/tests [--verbose]");
@@ -64,7 +67,8 @@ async function startCaseServer(root: string) {
       return void response.writeHead(404).end();
     }
     const headers: Record<string, string> = { "content-type": "text/xml" };
-    for (const [, name, value] of bytes.toString("latin1").matchAll(HEADER_RE)) headers[name.trim().toLowerCase()] = value.trim();
+    for (const [, name, value] of bytes.toString("latin1").matchAll(HEADER_RE))
+      headers[name.trim().toLowerCase()] = value.trim();
     response.writeHead(200, headers).end(bytes);
   });
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(HTTP_PORT, "127.0.0.1", resolve));
@@ -78,17 +82,29 @@ async function startCaseServer(root: string) {
  */
 async function reader(file: string, url: string, overHttp: boolean) {
   const maxItems = 1000;
-  if (!overHttp) return { body: new Uint8Array(readFileSync(file)), parse: (body: Uint8Array | string) => parseFeed(body, { url, maxItems }) };
+  if (!overHttp)
+    return {
+      body: new Uint8Array(readFileSync(file)),
+      parse: (body: Uint8Array | string) => parseFeed(body, { url, maxItems }),
+    };
   const response = await fetchUrl(url, { timeout: 5000, maxBodySize: 10_000_000, allowPrivateNetworks: true });
   if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
   const { contentType, contentLocation, contentLanguage } = response;
-  return { body: response.body, parse: (body: Uint8Array | string) => parseFeed(body, { url: response.url, contentType, contentLocation, contentLanguage, maxItems }) };
+  return {
+    body: response.body,
+    parse: (body: Uint8Array | string) =>
+      parseFeed(body, { url: response.url, contentType, contentLocation, contentLanguage, maxItems }),
+  };
 }
 
 const ENTRY_RE = /<(entry|item)\b[^>]*>[\s\S]*?<\/\1>/g;
 
 /** Each entry read on its own, when the parse kept fewer items than the document has entries (exact repeats are stored once). */
-async function perEntry(text: string, parsed: ParsedFeed, parse: (text: string) => Promise<ParsedFeed>): Promise<ParsedFeed> {
+async function perEntry(
+  text: string,
+  parsed: ParsedFeed,
+  parse: (text: string) => Promise<ParsedFeed>,
+): Promise<ParsedFeed> {
   const entries = [...text.matchAll(ENTRY_RE)];
   if (entries.length <= parsed.items.length) return parsed;
   const items = [];
@@ -104,7 +120,9 @@ let server: Awaited<ReturnType<typeof startCaseServer>> | null = null;
 try {
   server = await startCaseServer(root);
 } catch (error) {
-  console.error(`HTTP cases skipped: cannot listen on 127.0.0.1:${HTTP_PORT} (${error instanceof Error ? error.message : error})`);
+  console.error(
+    `HTTP cases skipped: cannot listen on 127.0.0.1:${HTTP_PORT} (${error instanceof Error ? error.message : error})`,
+  );
 }
 
 const cases = [];
@@ -112,7 +130,9 @@ for (const file of xmlFiles(path.join(testsDir, "wellformed"))) {
   const name = path.relative(testsDir, file);
   const overHttp = name.includes("http");
   if (overHttp && !server) continue;
-  const url = overHttp ? `http://127.0.0.1:${HTTP_PORT}/${path.relative(root, file).split(path.sep).join("/")}` : "http://feedparser.test/feed.xml";
+  const url = overHttp
+    ? `http://127.0.0.1:${HTTP_PORT}/${path.relative(root, file).split(path.sep).join("/")}`
+    : "http://feedparser.test/feed.xml";
   try {
     const { body, parse } = await reader(file, url, overHttp);
     const parsed = await perEntry(Buffer.from(body).toString("utf8"), await parse(body), parse);

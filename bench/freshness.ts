@@ -80,7 +80,12 @@ function postingHistory(kind: Kind): number[] {
     for (let n = 1; n < 12; n++) posts.unshift(posts[0] - gap(30 * DAY));
     return posts;
   }
-  const mean = kind === "several a day" ? DAY / between(2, 6) : kind === "daily to every few days" ? between(1, 4) * DAY : between(7, 30) * DAY;
+  const mean =
+    kind === "several a day"
+      ? DAY / between(2, 6)
+      : kind === "daily to every few days"
+        ? between(1, 4) * DAY
+        : between(7, 30) * DAY;
   const posts: number[] = [];
   // Older posts as well, so even a monthly blog has some history at the start.
   for (let at = start - 12 * mean + gap(mean); at < end; at += gap(mean)) posts.push(at);
@@ -94,7 +99,14 @@ function makeBlogs(): SimBlog[] {
   const blogs: SimBlog[] = [];
   for (let index = 0; index < BLOGS; index++) {
     const share = index / BLOGS;
-    const kind: Kind = share < 0.05 ? "several a day" : share < 0.25 ? "daily to every few days" : share < 0.6 ? "weekly to monthly" : "dormant";
+    const kind: Kind =
+      share < 0.05
+        ? "several a day"
+        : share < 0.25
+          ? "daily to every few days"
+          : share < 0.6
+            ? "weekly to monthly"
+            : "dormant";
     const roll = random();
     const push: Push = roll < 0.2 ? "websub" : roll < 0.25 ? "rsscloud" : null;
     const maxAge = random() < 0.3 ? maxAgeOf(random()) : null;
@@ -137,7 +149,8 @@ function store(blog: SimBlog, shown: number[], now: number, delays: Delays): num
 
 /** Posts of the week that were never stored: they left the feed before a fetch saw them. */
 function countMissed(blogs: SimBlog[], delays: Delays): void {
-  for (const blog of blogs) for (const at of blog.posts) if (at >= 0 && at < WEEK && !blog.stored.has(at)) delays.missed++;
+  for (const blog of blogs)
+    for (const at of blog.posts) if (at >= 0 && at < WEEK && !blog.stored.has(at)) delays.missed++;
 }
 
 function simulateSchedule(blogs: SimBlog[], referenceInterval = REFERENCE_INTERVAL) {
@@ -167,25 +180,50 @@ function simulateSchedule(blogs: SimBlog[], referenceInterval = REFERENCE_INTERV
       const response = {
         status: changed ? 200 : 304,
         retryAfter: null,
-        caching: { cacheControl: blog.maxAge ? `public, max-age=${blog.maxAge / 1000}` : null, expires: null, date: null },
+        caching: {
+          cacheControl: blog.maxAge ? `public, max-age=${blog.maxAge / 1000}` : null,
+          expires: null,
+          date: null,
+        },
       } as unknown as FetchResult;
       const parsed = changed
         ? ({ feed: { type: "rss" }, items: shown.map((at) => ({ published: new Date(at) })) } as unknown as ParsedFeed)
         : null;
       const decision = nextFetch(
         blog.state,
-        { outcome: changed ? "fetched" : "unchanged", at: new Date(now), failureCount: 0, response, parsed, pushActive: blog.push !== null },
+        {
+          outcome: changed ? "fetched" : "unchanged",
+          at: new Date(now),
+          failureCount: 0,
+          response,
+          parsed,
+          pushActive: blog.push !== null,
+        },
         limits,
         random,
       );
       Object.assign(blog.state, { ...decision.schedule, lastFetchAt: new Date(now) });
       blog.nextAt = decision.nextFetchAt!.getTime();
-      if (now >= 0 && now < WEEK) reasons.set(decision.schedule!.fetchReason, (reasons.get(decision.schedule!.fetchReason) ?? 0) + 1);
+      if (now >= 0 && now < WEEK)
+        reasons.set(decision.schedule!.fetchReason, (reasons.get(decision.schedule!.fetchReason) ?? 0) + 1);
     }
   }
-  countMissed(blogs.filter((blog) => !blog.push), polled);
-  countMissed(blogs.filter((blog) => blog.push), pushed);
-  return { requests, polled, pushed, dormantPerDay: dormantRequests.count / dormantRequests.blogs / 7, reasons, requestsByGroup };
+  countMissed(
+    blogs.filter((blog) => !blog.push),
+    polled,
+  );
+  countMissed(
+    blogs.filter((blog) => blog.push),
+    pushed,
+  );
+  return {
+    requests,
+    polled,
+    pushed,
+    dormantPerDay: dormantRequests.count / dormantRequests.blogs / 7,
+    reasons,
+    requestsByGroup,
+  };
 }
 
 function simulateHourly(blogs: SimBlog[]) {
@@ -213,21 +251,29 @@ function summary(delays: Delays) {
     missed: delays.missed,
   };
 }
-const line = (s: ReturnType<typeof summary>) => `${s.posts} posts, mean ${s.mean} min, p50 ${s.p50}, p95 ${s.p95}, max ${s.max}, missed ${s.missed}`;
+const line = (s: ReturnType<typeof summary>) =>
+  `${s.posts} posts, mean ${s.mean} min, p50 ${s.p50}, p95 ${s.p95}, max ${s.max}, missed ${s.missed}`;
 
 type ScheduleRun = ReturnType<typeof simulateSchedule>;
 /** Sums of several weeks' runs of one policy. */
 function pool(runs: ScheduleRun[]): ScheduleRun {
   const delays = (pick: (run: ScheduleRun) => Delays): Delays => {
     const byGroup = new Map<string, number[]>();
-    for (const run of runs) for (const [group, values] of pick(run).byGroup ?? []) byGroup.set(group, [...(byGroup.get(group) ?? []), ...values]);
-    return { values: runs.flatMap((run) => pick(run).values), missed: runs.reduce((sum, run) => sum + pick(run).missed, 0), byGroup };
+    for (const run of runs)
+      for (const [group, values] of pick(run).byGroup ?? [])
+        byGroup.set(group, [...(byGroup.get(group) ?? []), ...values]);
+    return {
+      values: runs.flatMap((run) => pick(run).values),
+      missed: runs.reduce((sum, run) => sum + pick(run).missed, 0),
+      byGroup,
+    };
   };
   const reasons = new Map<string, number>();
   const requestsByGroup = new Map<string, number>();
   for (const run of runs) {
     for (const [reason, count] of run.reasons) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
-    for (const [group, count] of run.requestsByGroup) requestsByGroup.set(group, (requestsByGroup.get(group) ?? 0) + count);
+    for (const [group, count] of run.requestsByGroup)
+      requestsByGroup.set(group, (requestsByGroup.get(group) ?? 0) + count);
   }
   return {
     requests: runs.reduce((sum, run) => sum + run.requests, 0),
@@ -251,7 +297,10 @@ const schedule = pool(weeks.map(({ fresh }) => simulateSchedule(fresh())));
 const hourlyRuns = weeks.map(({ fresh }) => simulateHourly(fresh()));
 const hourly = {
   requests: hourlyRuns.reduce((sum, run) => sum + run.requests, 0),
-  delays: { values: hourlyRuns.flatMap((run) => run.delays.values), missed: hourlyRuns.reduce((sum, run) => sum + run.delays.missed, 0) },
+  delays: {
+    values: hourlyRuns.flatMap((run) => run.delays.values),
+    missed: hourlyRuns.reduce((sum, run) => sum + run.delays.missed, 0),
+  },
 };
 const seconds = round((performance.now() - started) / 1000, 1);
 // How the constant trades requests for delay, to show why REFERENCE_INTERVAL is what it is.
@@ -264,7 +313,10 @@ const allBlogs = weeks.flatMap((week) => week.blogs);
 
 const polled = summary(schedule.polled);
 const pushed = summary(schedule.pushed);
-const all = summary({ values: [...schedule.polled.values, ...schedule.pushed.values], missed: schedule.polled.missed + schedule.pushed.missed });
+const all = summary({
+  values: [...schedule.polled.values, ...schedule.pushed.values],
+  missed: schedule.polled.missed + schedule.pushed.missed,
+});
 const baseline = summary(hourly.delays);
 const perDay = (requests: number) => round(requests / 7 / WEEKS, 0);
 const ratio = schedule.requests / hourly.requests;
@@ -288,7 +340,10 @@ const result: BenchResult = {
         const values = schedule.polled.byGroup!.get(group) ?? [];
         const count = allBlogs.filter((blog) => groupOf(blog) === group).length;
         const mean = values.length ? minutes(values.reduce((a, b) => a + b, 0) / values.length) : "-";
-        return [`  ${group} (${round(count / WEEKS, 0)} blogs a week)`, `${round(schedule.requestsByGroup.get(group)! / 7 / count, 2)} requests a day each; polled posts ${values.length}, mean delay ${mean} min`];
+        return [
+          `  ${group} (${round(count / WEEKS, 0)} blogs a week)`,
+          `${round(schedule.requestsByGroup.get(group)! / 7 / count, 2)} requests a day each; polled posts ${values.length}, mean delay ${mean} min`,
+        ];
       }),
     ),
     "reference interval of the square-root rule": `${REFERENCE_INTERVAL / MINUTE} min`,

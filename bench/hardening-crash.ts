@@ -16,7 +16,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { createSqliteStorage } from "../lib/storage/sqlite/index.js";
-import { checkDatabase, farmConfig, killHard, startFeedFarm, startStandalone, waitFor } from "../test/hardening/standalone-process.js";
+import {
+  checkDatabase,
+  farmConfig,
+  killHard,
+  startFeedFarm,
+  startStandalone,
+  waitFor,
+} from "../test/hardening/standalone-process.js";
 
 const FEEDS = 300;
 
@@ -59,7 +66,11 @@ test("SIGKILL at three points, restarts, and a final sync that completes", { tim
     const finalStart = Date.now();
     const server = await startStandalone(folder, config);
     try {
-      type Status = { isRunning: boolean; lastSync: string | null; lastSyncStats: { blogs: { total: number; failed: number } } | null };
+      type Status = {
+        isRunning: boolean;
+        lastSync: string | null;
+        lastSyncStats: { blogs: { total: number; failed: number } } | null;
+      };
       let status: Status | null = null;
       await waitFor(
         "a sync completing after the last restart",

@@ -43,17 +43,34 @@ const entry = (n: number) => `<article class="h-entry"><a class="u-url p-name" h
 
 /** The hostile documents, by path on the local "remote" site. */
 const DOCUMENTS: Record<string, { type: string; body: string }> = {
-  "/deep-content.xml": { type: "application/rss+xml", body: rss(`<description><![CDATA[${"<div>".repeat(100_000)}text]]></description>`) },
+  "/deep-content.xml": {
+    type: "application/rss+xml",
+    body: rss(`<description><![CDATA[${"<div>".repeat(100_000)}text]]></description>`),
+  },
   "/ampersands.xml": { type: "application/rss+xml", body: rss(`<description>${"&".repeat(1_200_000)};</description>`) },
-  "/deep-xml.xml": { type: "application/rss+xml", body: rss(`<description>a</description><x>${"<y>".repeat(200_000)}</x>`) },
-  "/deep-hfeed.html": { type: "text/html", body: `<html><body><div class="h-feed">${entry(1)}${entry(2)}${"<div>".repeat(50_000)}</div></body></html>` },
-  "/deep-page-200k.html": { type: "text/html", body: `<html><head><title>Deep</title></head><body>${"<div>".repeat(40_000)}</body></html>` },
-  "/deep-page-5m.html": { type: "text/html", body: `<html><head><title>Deep</title></head><body>${"<div>".repeat(1_000_000)}</body></html>` },
+  "/deep-xml.xml": {
+    type: "application/rss+xml",
+    body: rss(`<description>a</description><x>${"<y>".repeat(200_000)}</x>`),
+  },
+  "/deep-hfeed.html": {
+    type: "text/html",
+    body: `<html><body><div class="h-feed">${entry(1)}${entry(2)}${"<div>".repeat(50_000)}</div></body></html>`,
+  },
+  "/deep-page-200k.html": {
+    type: "text/html",
+    body: `<html><head><title>Deep</title></head><body>${"<div>".repeat(40_000)}</body></html>`,
+  },
+  "/deep-page-5m.html": {
+    type: "text/html",
+    body: `<html><head><title>Deep</title></head><body>${"<div>".repeat(1_000_000)}</body></html>`,
+  },
 };
 
 function opmlDocument(outlines: number): string {
-  const lines = Array.from({ length: outlines }, (_, index) =>
-    `<outline type="rss" text="Blog number ${index} with a fairly long title" xmlUrl="https://blog${index}.example.org/feed.xml" htmlUrl="https://blog${index}.example.org/" category="Category ${index % 40}"/>`,
+  const lines = Array.from(
+    { length: outlines },
+    (_, index) =>
+      `<outline type="rss" text="Blog number ${index} with a fairly long title" xmlUrl="https://blog${index}.example.org/feed.xml" htmlUrl="https://blog${index}.example.org/" category="Category ${index % 40}"/>`,
   );
   return `<?xml version="1.0"?><opml version="2.0"><head><title>Big</title></head><body>${lines.join("\n")}</body></opml>`;
 }
@@ -73,7 +90,15 @@ async function startChild(folder: string) {
   writeFileSync(config, JSON.stringify({ allowPrivateNetworks: true, scheduler: false, fetchTimeout: 60_000 }));
   const child = spawn(process.execPath, ["--import", "tsx", "lib/standalone/cli.ts"], {
     cwd: REPO,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", BLOGROLL_DATABASE: path.join(folder, "blogroll.db"), BLOGROLL_CONFIG: config, BLOGROLL_ADMIN_TOKEN: TOKEN, MONGODB_URL: "" },
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      BLOGROLL_DATABASE: path.join(folder, "blogroll.db"),
+      BLOGROLL_CONFIG: config,
+      BLOGROLL_ADMIN_TOKEN: TOKEN,
+      MONGODB_URL: "",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -123,7 +148,13 @@ function probeStatus(url: string) {
     async stop() {
       running = false;
       await loop;
-      return { count: latencies.length, failures, p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), max: round(Math.max(...latencies)) };
+      return {
+        count: latencies.length,
+        failures,
+        p50: round(percentile(latencies, 50)),
+        p99: round(percentile(latencies, 99)),
+        max: round(Math.max(...latencies)),
+      };
     },
   };
 }
@@ -162,7 +193,15 @@ async function main(): Promise<void> {
     console.log(`${scenario}: ${run.seconds} s, status max ${run.latency.max} ms (${run.outcome})`);
     results.push({
       scenario,
-      figures: { "processing (s)": run.seconds, outcome: run.outcome, "status p50 (ms)": run.latency.p50, "status p99 (ms)": run.latency.p99, "status max (ms)": run.latency.max, "status requests": run.latency.count, "status failures": run.latency.failures },
+      figures: {
+        "processing (s)": run.seconds,
+        outcome: run.outcome,
+        "status p50 (ms)": run.latency.p50,
+        "status p99 (ms)": run.latency.p99,
+        "status max (ms)": run.latency.max,
+        "status requests": run.latency.count,
+        "status failures": run.latency.failures,
+      },
       targets: [target("worst /api/status latency", run.latency.max, "<=", 1000, "ms")],
       notes: [],
     });
@@ -178,9 +217,13 @@ async function main(): Promise<void> {
       });
       record(`admin refresh: ${feed}`, run);
     }
-    for (const page of args["skip-5mb-page"] ? ["/deep-page-200k.html"] : ["/deep-page-200k.html", "/deep-page-5m.html"]) {
+    for (const page of args["skip-5mb-page"]
+      ? ["/deep-page-200k.html"]
+      : ["/deep-page-200k.html", "/deep-page-5m.html"]) {
       const run = await measured(statusUrl, async () => {
-        const response = await fetch(`${mount}/api/discover?url=${encodeURIComponent(`${site.origin}${page}`)}`, { headers: AUTH });
+        const response = await fetch(`${mount}/api/discover?url=${encodeURIComponent(`${site.origin}${page}`)}`, {
+          headers: AUTH,
+        });
         const body = (await response.json()) as { success: boolean; error?: string };
         return `HTTP ${response.status}, ${body.success ? "success" : body.error}`;
       });
@@ -193,7 +236,11 @@ async function main(): Promise<void> {
       form.set("action", "preview");
       form.set("opmlFile", new Blob([opmlDocument(20_000)], { type: "text/x-opml" }), "big.opml");
       const run = await measured(statusUrl, async () => {
-        const response = await fetch(`${mount}/sources`, { method: "POST", headers: { Authorization: AUTH.Authorization }, body: form });
+        const response = await fetch(`${mount}/sources`, {
+          method: "POST",
+          headers: { Authorization: AUTH.Authorization },
+          body: form,
+        });
         await response.arrayBuffer();
         return `HTTP ${response.status}`;
       });
@@ -208,7 +255,8 @@ async function main(): Promise<void> {
         for (;;) {
           await new Promise((resolve) => setTimeout(resolve, 200));
           const status = await readStatus();
-          if (!status.isRunning && status.lastSync !== before) return `blogs ${JSON.stringify(status.lastSyncStats?.blogs ?? null)}`;
+          if (!status.isRunning && status.lastSync !== before)
+            return `blogs ${JSON.stringify(status.lastSyncStats?.blogs ?? null)}`;
         }
       });
       record("sync of the four hostile feeds", run);

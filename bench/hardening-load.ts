@@ -13,7 +13,13 @@ import { startTestServer } from "../test/support/server.js";
 import { addBlog, daysAgo, item } from "../test/support/seed.js";
 import { startFeedFarm } from "../test/hardening/standalone-process.js";
 
-const { values } = parseArgs({ options: { blogs: { type: "string", default: "10000" }, items: { type: "string", default: "20" }, duration: { type: "string", default: "30" } } });
+const { values } = parseArgs({
+  options: {
+    blogs: { type: "string", default: "10000" },
+    items: { type: "string", default: "20" },
+    duration: { type: "string", default: "30" },
+  },
+});
 const BLOGS = Number(values.blogs);
 const ITEMS_PER_BLOG = Number(values.items);
 const DURATION = Number(values.duration);
@@ -24,19 +30,38 @@ const seeded = Date.now();
 const ids: string[] = [];
 const origin = new URL(farm.opmlUrl).origin;
 for (let index = 0; index < BLOGS; index++) {
-  const blog = await addBlog(server.storage, { title: `Blog ${index}`, category: `Group ${index % 25}`, feedUrl: `${origin}/feeds/${index}.xml`, source: "opml" });
+  const blog = await addBlog(server.storage, {
+    title: `Blog ${index}`,
+    category: `Group ${index % 25}`,
+    feedUrl: `${origin}/feeds/${index}.xml`,
+    source: "opml",
+  });
   ids.push(blog.id);
-  await server.storage.items.upsertMany(blog.id, Array.from({ length: ITEMS_PER_BLOG }, (_, n) => item(`b${index}-i${n}`, daysAgo((n % 6) + Math.random()))), new Date());
+  await server.storage.items.upsertMany(
+    blog.id,
+    Array.from({ length: ITEMS_PER_BLOG }, (_, n) => item(`b${index}-i${n}`, daysAgo((n % 6) + Math.random()))),
+    new Date(),
+  );
   await server.storage.blogs.refreshItemStats(blog.id);
 }
 const seedSeconds = (Date.now() - seeded) / 1000;
 
 const requests = [
-  "/blogs", "/blogs?limit=1000", "/blogs?sort=recent&category=Group%203", "/items", "/items?limit=200", "/categories", "/status", "/opml",
+  "/blogs",
+  "/blogs?limit=1000",
+  "/blogs?sort=recent&category=Group%203",
+  "/items",
+  "/items?limit=200",
+  "/categories",
+  "/status",
+  "/opml",
 ].map((path) => ({ method: "GET" as const, path: `${server.plugin.mountPath}/api${path}` }));
 for (let n = 0; n < 20; n++) {
   const id = ids[Math.floor(Math.random() * ids.length)];
-  requests.push({ method: "GET", path: `${server.plugin.mountPath}/api/blogs/${id}` }, { method: "GET", path: `${server.plugin.mountPath}/api/items?blog=${id}` });
+  requests.push(
+    { method: "GET", path: `${server.plugin.mountPath}/api/blogs/${id}` },
+    { method: "GET", path: `${server.plugin.mountPath}/api/items?blog=${id}` },
+  );
 }
 
 async function load(label: string) {
@@ -64,7 +89,8 @@ const status = await server.plugin.context.scheduler.getStatus();
 await server.close();
 await farm.server.close();
 
-const row = (r: typeof idle) => `| ${r.label} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${r.timeouts} | ${r.non2xx} |`;
+const row = (r: typeof idle) =>
+  `| ${r.label} | ${r.requests} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${r.timeouts} | ${r.non2xx} |`;
 console.log(`## Load (hardening)
 
 \`node --import tsx bench/hardening-load.ts\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}):

@@ -42,16 +42,26 @@ import { startFeedServer } from "../test/sync/feed-server.js";
 import { loadavg, uptime } from "node:os";
 import { MB, percentile, probeLatency, report, round, target, type BenchResult } from "./support/measure.js";
 
-const { values } = parseArgs({ options: { clients: { type: "string", default: "1000" }, posts: { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: { clients: { type: "string", default: "1000" }, posts: { type: "string", default: "20" } },
+});
 const CLIENTS = Number(values.clients);
 const POSTS = Number(values.posts);
 const PER_ADDRESS = 8;
 
 /** The server process and a way to ask it things. */
-function startServer(): Promise<{ child: ChildProcess; ask: (command: Record<string, unknown>) => Promise<Record<string, unknown>>; api: string; databasePath: string }> {
+function startServer(): Promise<{
+  child: ChildProcess;
+  ask: (command: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  api: string;
+  databasePath: string;
+}> {
   const child = fork(fileURLToPath(new URL("./support/live-server.ts", import.meta.url)), {
     execArgv: ["--import", "tsx", "--expose-gc"],
-    env: { ...process.env, LIVE_OPTIONS: JSON.stringify({ liveMaxConnections: CLIENTS, liveMaxPerAddress: PER_ADDRESS }) },
+    env: {
+      ...process.env,
+      LIVE_OPTIONS: JSON.stringify({ liveMaxConnections: CLIENTS, liveMaxPerAddress: PER_ADDRESS }),
+    },
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   let next = 1;
@@ -98,7 +108,9 @@ function openClient(api: string, localAddress: string, lastEventId?: number): Cl
   });
   socket.setEncoding("utf8");
   const resume = lastEventId === undefined ? "" : `Last-Event-ID: ${lastEventId}\r\n`;
-  socket.on("connect", () => socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n${resume}\r\n`));
+  socket.on("connect", () =>
+    socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n${resume}\r\n`),
+  );
   socket.on("data", (chunk: string) => {
     const at = Date.now();
     const text = tail + chunk;
@@ -106,7 +118,8 @@ function openClient(api: string, localAddress: string, lastEventId?: number): Cl
       if (!text.startsWith("HTTP/1.1 200")) rejectOpened(new Error(text.split("\r\n")[0]));
       else if (text.includes("\n\n", text.indexOf("\r\n\r\n") + 4)) resolveOpened();
     }
-    for (const match of text.matchAll(/event: post\ndata: \{[^\n]*?"title":"([^"]+)"/g)) if (!arrivals.has(match[1])) arrivals.set(match[1], at);
+    for (const match of text.matchAll(/event: post\ndata: \{[^\n]*?"title":"([^"]+)"/g))
+      if (!arrivals.has(match[1])) arrivals.set(match[1], at);
     tail = text.slice(-2048);
   });
   socket.on("error", (error) => rejectOpened(error));
@@ -134,7 +147,9 @@ async function main(): Promise<void> {
   await Promise.all(clients.map((client) => client.opened));
   const held = (await server.ask({ cmd: "memory" })) as { rss: number; heapUsed: number; connections: number };
   const extraMb = (held.rss - before.rss) / MB;
-  console.log(`${held.connections} live connections held: RSS ${round(before.rss / MB)} -> ${round(held.rss / MB)} MB (+${round(extraMb)} MB, ${round(((held.rss - before.rss) / held.connections) / 1024)} KB each); heap +${round((held.heapUsed - before.heapUsed) / MB)} MB`);
+  console.log(
+    `${held.connections} live connections held: RSS ${round(before.rss / MB)} -> ${round(held.rss / MB)} MB (+${round(extraMb)} MB, ${round((held.rss - before.rss) / held.connections / 1024)} KB each); heap +${round((held.heapUsed - before.heapUsed) / MB)} MB`,
+  );
 
   /** Stores POSTS posts one after another with `store`, and the delay of each to each client. */
   async function fanOut(label: string, store: (uid: string) => Promise<number>): Promise<number[]> {
@@ -153,7 +168,10 @@ async function main(): Promise<void> {
     return delays;
   }
 
-  const own = await fanOut("own", async (uid) => ((await server.ask({ cmd: "post", blogId, uid })) as { storedAt: number }).storedAt);
+  const own = await fanOut(
+    "own",
+    async (uid) => ((await server.ask({ cmd: "post", blogId, uid })) as { storedAt: number }).storedAt,
+  );
   const writer = createSqliteStorage(server.databasePath);
   await writer.init();
   const other = await fanOut("other", async (uid) => {
@@ -162,11 +180,19 @@ async function main(): Promise<void> {
   });
   await writer.close();
   const missed = [...own, ...other].filter((delay) => !Number.isFinite(delay)).length;
-  const stats = (delays: number[]) => ({ p50: percentile(delays, 50), p95: percentile(delays, 95), max: Math.max(...delays) });
+  const stats = (delays: number[]) => ({
+    p50: percentile(delays, 50),
+    p95: percentile(delays, 95),
+    max: Math.max(...delays),
+  });
   const ownStats = stats(own);
   const otherStats = stats(other);
-  console.log(`stored by the server's process: p50 ${ownStats.p50} ms, p95 ${ownStats.p95} ms, max ${ownStats.max} ms over ${own.length} deliveries`);
-  console.log(`stored by another process: p50 ${otherStats.p50} ms, p95 ${otherStats.p95} ms, max ${otherStats.max} ms over ${other.length} deliveries`);
+  console.log(
+    `stored by the server's process: p50 ${ownStats.p50} ms, p95 ${ownStats.p95} ms, max ${ownStats.max} ms over ${own.length} deliveries`,
+  );
+  console.log(
+    `stored by another process: p50 ${otherStats.p50} ms, p95 ${otherStats.p95} ms, max ${otherStats.max} ms over ${other.length} deliveries`,
+  );
   if (missed > 0) notes.push(`${missed} deliveries never arrived within 10 s`);
 
   for (const client of clients) client.socket.destroy();
@@ -211,9 +237,17 @@ async function hubToPage(): Promise<BenchResult> {
   const atom = () =>
     `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Pushed</title><id>urn:bench:pushed</id><updated>2026-01-01T00:00:00Z</updated>` +
     `<link rel="hub" href="${hub.url}"/><link rel="self" href="${feedUrl}"/>` +
-    entries.map((entry) => `<entry><id>urn:bench:${entry.id}</id><title>${entry.id}</title><link href="https://pushed.example/${entry.id}"/><updated>${entry.at.toISOString()}</updated></entry>`).join("") +
+    entries
+      .map(
+        (entry) =>
+          `<entry><id>urn:bench:${entry.id}</id><title>${entry.id}</title><link href="https://pushed.example/${entry.id}"/><updated>${entry.at.toISOString()}</updated></entry>`,
+      )
+      .join("") +
     `</feed>`;
-  feeds.route("/pushed.atom", (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom()));
+  feeds.route(
+    "/pushed.atom",
+    (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom()),
+  );
   const server = await startTestServer("sqlite");
   (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
   await server.storage.blogs.upsertFromSource({ feedUrl, title: "Pushed", source: "manual" });
@@ -241,7 +275,8 @@ async function hubToPage(): Promise<BenchResult> {
     const seen: Record<string, number> = {};
     (window as unknown as { seen: Record<string, number> }).seen = seen;
     new MutationObserver(() => {
-      for (const link of document.querySelectorAll("blogroll-items a.blogroll__title")) seen[link.textContent ?? ""] ??= Date.now();
+      for (const link of document.querySelectorAll("blogroll-items a.blogroll__title"))
+        seen[link.textContent ?? ""] ??= Date.now();
     }).observe(document.body, { childList: true, subtree: true });
   });
   const delays: number[] = [];
@@ -265,7 +300,9 @@ async function hubToPage(): Promise<BenchResult> {
   await feeds.close();
   await hub.close();
   const p95 = percentile(delays, 95);
-  console.log(`hub notification to the page's DOM: p50 ${percentile(delays, 50)} ms, p95 ${p95} ms, max ${Math.max(...delays)} ms over ${delays.length} posts`);
+  console.log(
+    `hub notification to the page's DOM: p50 ${percentile(delays, 50)} ms, p95 ${p95} ms, max ${Math.max(...delays)} ms over ${delays.length} posts`,
+  );
   return {
     scenario: "Live events: a post pushed by a local WebSub hub, to a live widget's DOM in Chromium",
     figures: { posts: delays.length, p50Ms: percentile(delays, 50), p95Ms: p95, maxMs: Math.max(...delays) },
@@ -278,7 +315,14 @@ async function hubToPage(): Promise<BenchResult> {
 async function oneSender(server: Awaited<ReturnType<typeof startServer>>, blogId: string): Promise<BenchResult> {
   const attacker = "127.0.2.1";
   const tries = Array.from({ length: 100 }, () => openClient(server.api, attacker));
-  const outcomes = await Promise.all(tries.map((client) => client.opened.then(() => "held", () => "refused")));
+  const outcomes = await Promise.all(
+    tries.map((client) =>
+      client.opened.then(
+        () => "held",
+        () => "refused",
+      ),
+    ),
+  );
   const held = tries.filter((_, index) => outcomes[index] === "held");
   for (const [index, client] of tries.entries()) if (outcomes[index] === "refused") client.socket.destroy();
   for (const client of held) client.socket.pause();
@@ -288,9 +332,22 @@ async function oneSender(server: Awaited<ReturnType<typeof startServer>>, blogId
   const posts = 300;
   await server.ask({ cmd: "bulk", blogId, count: posts, size: 16 * 1024 });
   const deadline = Date.now() + 60_000;
-  while (honest.some((client) => [...client.arrivals.keys()].filter((title) => title.startsWith("Post bulk-")).length < posts) && Date.now() < deadline) await sleep(50);
-  const delivered = honest.every((client) => [...client.arrivals.keys()].filter((title) => title.startsWith("Post bulk-")).length === posts);
-  const during = (await server.ask({ cmd: "memory" })) as { rss: number; heapUsed: number; unreadBytes: number; connections: number };
+  while (
+    honest.some(
+      (client) => [...client.arrivals.keys()].filter((title) => title.startsWith("Post bulk-")).length < posts,
+    ) &&
+    Date.now() < deadline
+  )
+    await sleep(50);
+  const delivered = honest.every(
+    (client) => [...client.arrivals.keys()].filter((title) => title.startsWith("Post bulk-")).length === posts,
+  );
+  const during = (await server.ask({ cmd: "memory" })) as {
+    rss: number;
+    heapUsed: number;
+    unreadBytes: number;
+    connections: number;
+  };
   console.log(
     `one sender: ${held.length} of 100 held, ${100 - held.length} refused; its stalled streams queue ${round(during.unreadBytes / 1024)} KB in all; ` +
       `heap ${round(before.heapUsed / MB)} -> ${round(during.heapUsed / MB)} MB, RSS ${round(before.rss / MB)} -> ${round(during.rss / MB)} MB; honest clients got every post: ${delivered}`,
@@ -326,7 +383,9 @@ async function oneSender(server: Awaited<ReturnType<typeof startServer>>, blogId
     }),
   );
   const loaded = await probe.stop();
-  console.log(`replays by one sender: ${replays} in 10 s; /api/blogs p99 ${idleLatency.p99} ms idle, ${loaded.p99} ms meanwhile`);
+  console.log(
+    `replays by one sender: ${replays} in 10 s; /api/blogs p99 ${idleLatency.p99} ms idle, ${loaded.p99} ms meanwhile`,
+  );
   return {
     scenario: "Live events: what one sender (one address) can make the server hold and do",
     figures: {
@@ -344,14 +403,16 @@ async function oneSender(server: Awaited<ReturnType<typeof startServer>>, blogId
     },
     targets: [
       target("connections one address holds", held.length, "<=", PER_ADDRESS, "connections"),
-      target("bytes queued for its stalled streams", during.unreadBytes / 1024, "<=", (PER_ADDRESS * 64), "KB"),
+      target("bytes queued for its stalled streams", during.unreadBytes / 1024, "<=", PER_ADDRESS * 64, "KB"),
     ],
     notes: [`${uptimeNote()}`],
   };
 }
 
 function uptimeNote(): string {
-  return `load average ${loadavg().map((value) => value.toFixed(2)).join(", ")} (uptime ${round(uptime() / 60)} min)`;
+  return `load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ")} (uptime ${round(uptime() / 60)} min)`;
 }
 
 await main();

@@ -37,18 +37,25 @@ interface AutocannonSummary {
 /** Runs autocannon in a child process (so its work is not the server's) and returns its JSON summary. */
 function autocannon(url: string): Promise<AutocannonSummary> {
   const bin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
-  const child = spawn(process.execPath, [bin, "-c", String(args.clients), "-d", String(args.seconds), "-j", url], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [bin, "-c", String(args.clients), "-d", String(args.seconds), "-j", url], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk));
   return new Promise((resolve, reject) => {
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(output) as AutocannonSummary) : reject(new Error(`autocannon exited ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(output) as AutocannonSummary) : reject(new Error(`autocannon exited ${code}`)),
+    );
   });
 }
 
 const fixture = await startFeedFixture({ feeds: FEEDS, hosts: 100, delayMs: 200 });
 const server = await startTestServer("sqlite", { mongodbUrl: null });
-await addBlogs(server.storage, Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index)));
+await addBlogs(
+  server.storage,
+  Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index)),
+);
 // The product's default pool (16 fetches, 2 per host).
 const options = resolveOptions({ allowPrivateNetworks: true, mongodbUrl: null });
 const dispatcher = loopbackDispatcher(2);

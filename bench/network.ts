@@ -24,7 +24,9 @@ import { addBlogs } from "./support/stores.js";
 import { openTempStorage } from "../test/sync/harness.js";
 import { HOUR } from "../lib/time/durations.js";
 
-const { values: args } = parseArgs({ options: { feeds: { type: "string", default: "1000" }, delay: { type: "string", default: "200" } } });
+const { values: args } = parseArgs({
+  options: { feeds: { type: "string", default: "1000" }, delay: { type: "string", default: "200" } },
+});
 const FEEDS = Number(args.feeds);
 const DELAY = Number(args.delay);
 
@@ -32,7 +34,11 @@ const options = resolveOptions({ allowPrivateNetworks: true, mongodbUrl: null })
 const dispatcher = loopbackDispatcher(options.perHostConcurrency);
 
 function grown(before: FixtureStats["byKind"], after: FixtureStats["byKind"]): Record<string, number> {
-  return Object.fromEntries(Object.entries(after).map(([key, count]) => [key, (count ?? 0) - (before[key as keyof typeof before] ?? 0)]).filter(([, count]) => count !== 0));
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([key, count]) => [key, (count ?? 0) - (before[key as keyof typeof before] ?? 0)])
+      .filter(([, count]) => count !== 0),
+  );
 }
 
 interface Measured {
@@ -52,24 +58,38 @@ async function syncOnce(storage: Storage, fixture: FeedFixture, now: Date): Prom
     contentDone: () => void (contentSeconds = (performance.now() - started) / 1000),
   });
   const seconds = (performance.now() - started) / 1000;
-  return { stats, seconds: round(seconds, 1), contentSeconds: round(contentSeconds, 1), requests: grown(before, (await fixture.stats()).byKind) };
+  return {
+    stats,
+    seconds: round(seconds, 1),
+    contentSeconds: round(contentSeconds, 1),
+    requests: grown(before, (await fixture.stats()).byKind),
+  };
 }
 
 async function scenario(name: string, blogrolls: boolean) {
   const fixture = await startFeedFixture({ feeds: FEEDS, hosts: 100, delayMs: DELAY, homePages: true, blogrolls });
   const store = await openTempStorage();
-  await addBlogs(store.storage, Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index)));
+  await addBlogs(
+    store.storage,
+    Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index)),
+  );
   let clock = new Date("2026-06-01T08:00:00Z");
   const first = await syncOnce(store.storage, fixture, clock);
-  console.log(`${name} first sync: posts stored ${first.contentSeconds} s, whole ${first.seconds} s, requests ${JSON.stringify(first.requests)}, blogrolls ${JSON.stringify(first.stats.blogrolls)}`);
+  console.log(
+    `${name} first sync: posts stored ${first.contentSeconds} s, whole ${first.seconds} s, requests ${JSON.stringify(first.requests)}, blogrolls ${JSON.stringify(first.stats.blogrolls)}`,
+  );
   // The first week: the first sync and the hourly runs that catch up with what the budget deferred.
-  const week = { runs: 1, requests: first.stats.blogrolls?.requests ?? 0, byKind: { ...first.requests } as Record<string, number> };
+  const week = {
+    runs: 1,
+    requests: first.stats.blogrolls?.requests ?? 0,
+    byKind: { ...first.requests } as Record<string, number>,
+  };
   const add = (measured: Measured) => {
     week.runs++;
     week.requests += measured.stats.blogrolls?.requests ?? 0;
     for (const [kind, count] of Object.entries(measured.requests)) week.byKind[kind] = (week.byKind[kind] ?? 0) + count;
   };
-  let catchUp: Measured[] = [];
+  const catchUp: Measured[] = [];
   if (blogrolls) {
     // Hourly re-syncs until nothing waits for the run's request budget.
     let last = first;
@@ -78,13 +98,17 @@ async function scenario(name: string, blogrolls: boolean) {
       last = await syncOnce(store.storage, fixture, clock);
       catchUp.push(last);
       add(last);
-      console.log(`${name} +${catchUp.length} h: whole ${last.seconds} s, blogrolls ${JSON.stringify(last.stats.blogrolls)}`);
+      console.log(
+        `${name} +${catchUp.length} h: whole ${last.seconds} s, blogrolls ${JSON.stringify(last.stats.blogrolls)}`,
+      );
     }
   }
   // A week after the first sync, everything is due for its weekly look.
   clock = new Date(new Date("2026-06-01T08:00:00Z").getTime() + BLOGROLL_RECHECK);
   const weekly = await syncOnce(store.storage, fixture, clock);
-  console.log(`${name} a week later: whole ${weekly.seconds} s, requests ${JSON.stringify(weekly.requests)}, blogrolls ${JSON.stringify(weekly.stats.blogrolls)}`);
+  console.log(
+    `${name} a week later: whole ${weekly.seconds} s, requests ${JSON.stringify(weekly.requests)}, blogrolls ${JSON.stringify(weekly.stats.blogrolls)}`,
+  );
   let found = 0;
   for (const blog of (await store.storage.blogs.list({ visibility: "admin", limit: FEEDS, offset: 0 })).items) {
     if ((await store.storage.recommendations.getBlogroll(blog.id))?.url) found++;
@@ -94,10 +118,20 @@ async function scenario(name: string, blogrolls: boolean) {
   return { first, catchUp, weekly, week, found };
 }
 
-console.log(`load before: ${(await import("node:os")).loadavg().map((value) => value.toFixed(1)).join(" ")}; budget ${BLOGROLL_REQUESTS_PER_RUN} blogroll requests per run`);
+console.log(
+  `load before: ${(await import("node:os"))
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ")}; budget ${BLOGROLL_REQUESTS_PER_RUN} blogroll requests per run`,
+);
 const a = await scenario("A (no blogrolls)", false);
 const b = await scenario("B (half announce)", true);
-console.log(`load after: ${(await import("node:os")).loadavg().map((value) => value.toFixed(1)).join(" ")}`);
+console.log(
+  `load after: ${(await import("node:os"))
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ")}`,
+);
 console.log(
   JSON.stringify(
     {
@@ -109,14 +143,29 @@ console.log(
       },
       firstWeek: {
         A: { blogrollRequests: a.week.requests, perBlog: round(a.week.requests / FEEDS, 2), runs: a.week.runs },
-        B: { blogrollRequests: b.week.requests, perBlog: round(b.week.requests / FEEDS, 2), runs: b.week.runs, byKind: b.week.byKind, catchUpRuns: b.catchUp.length },
+        B: {
+          blogrollRequests: b.week.requests,
+          perBlog: round(b.week.requests / FEEDS, 2),
+          runs: b.week.runs,
+          byKind: b.week.byKind,
+          catchUpRuns: b.catchUp.length,
+        },
       },
       blogsWithABlogrollFound: { A: a.found, B: b.found },
       aWeekLater: {
-        A: { blogrollRequests: a.weekly.stats.blogrolls?.requests, perBlog: round((a.weekly.stats.blogrolls?.requests ?? 0) / FEEDS, 2), whole: a.weekly.seconds, requests: a.weekly.requests },
-        B: { blogrollRequests: b.weekly.stats.blogrolls?.requests, perBlog: round((b.weekly.stats.blogrolls?.requests ?? 0) / FEEDS, 2), whole: b.weekly.seconds, requests: b.weekly.requests },
+        A: {
+          blogrollRequests: a.weekly.stats.blogrolls?.requests,
+          perBlog: round((a.weekly.stats.blogrolls?.requests ?? 0) / FEEDS, 2),
+          whole: a.weekly.seconds,
+          requests: a.weekly.requests,
+        },
+        B: {
+          blogrollRequests: b.weekly.stats.blogrolls?.requests,
+          perBlog: round((b.weekly.stats.blogrolls?.requests ?? 0) / FEEDS, 2),
+          whole: b.weekly.seconds,
+          requests: b.weekly.requests,
+        },
       },
-
     },
     null,
     2,

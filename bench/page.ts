@@ -35,7 +35,9 @@ for (let b = 0; b < blogCount; b++) {
     photo: b % 3 === 0 ? `https://b${b}.example/icon.png` : null,
   });
   blogIds.push(blog.id);
-  const posts = Array.from({ length: 20 }, (_, n) => item(`b${b}-${n}`, new Date(now - (b + n * 300) * 60_000), { url: `https://b${b}.example/${n}` }));
+  const posts = Array.from({ length: 20 }, (_, n) =>
+    item(`b${b}-${n}`, new Date(now - (b + n * 300) * 60_000), { url: `https://b${b}.example/${n}` }),
+  );
   await addItems(server.storage, blog.id, posts);
 }
 
@@ -73,19 +75,32 @@ for (let round = 0; round < rounds; round++) {
     record(name, "repeat", (await timed(path)).ms);
     const etag = rebuilt.response.headers.get("etag") ?? "";
     const revalidated = await timed(path, { "If-None-Match": etag });
-    if (revalidated.response.status !== 304) throw new Error(`${path}: expected 304, got ${revalidated.response.status}`);
+    if (revalidated.response.status !== 304)
+      throw new Error(`${path}: expected 304, got ${revalidated.response.status}`);
     record(name, "304", revalidated.ms);
   }
 }
 
-const figures: Record<string, number | string> = { backend, blogs: blogCount, rounds, load: loadavg().map((n) => round(n, 2)).join(" "), cpus: cpus().length };
-console.log(`${blogCount} blogs × 20 posts, ${rounds} rounds, ${backend}, Node ${process.version}, load average ${figures.load} on ${figures.cpus} CPUs`);
+const figures: Record<string, number | string> = {
+  backend,
+  blogs: blogCount,
+  rounds,
+  load: loadavg()
+    .map((n) => round(n, 2))
+    .join(" "),
+  cpus: cpus().length,
+};
+console.log(
+  `${blogCount} blogs × 20 posts, ${rounds} rounds, ${backend}, Node ${process.version}, load average ${figures.load} on ${figures.cpus} CPUs`,
+);
 console.log("| Path | bytes | case | median ms | p99 ms | max ms |\n|---|---|---|---|---|---|");
 for (const [key, list] of times) {
   const [name, which] = key.split(" ");
   const median = percentile(list, 50);
   const p99 = percentile(list, 99);
-  console.log(`| ${name} | ${sizes.get(name)} | ${which} | ${round(median, 2)} | ${round(p99, 2)} | ${round(Math.max(...list), 2)} |`);
+  console.log(
+    `| ${name} | ${sizes.get(name)} | ${which} | ${round(median, 2)} | ${round(p99, 2)} | ${round(Math.max(...list), 2)} |`,
+  );
   figures[`${key} p50`] = round(median, 2);
   figures[`${key} p99`] = round(p99, 2);
 }

@@ -34,7 +34,13 @@ function generatedSamples(count: number): Sample[] {
   const now = new Date();
   return Array.from({ length: count }, (_, index) => {
     const feed = generateFeed(index, `h${index % 100}.bench.test`, now);
-    return { name: `generated/${index}`, bytes: new Uint8Array(Buffer.from(feed.body)), url: `https://h${index % 100}.bench.test/feed`, contentType: feed.contentType, xml: feed.format !== "json" };
+    return {
+      name: `generated/${index}`,
+      bytes: new Uint8Array(Buffer.from(feed.body)),
+      url: `https://h${index % 100}.bench.test/feed`,
+      contentType: feed.contentType,
+      xml: feed.format !== "json",
+    };
   });
 }
 
@@ -46,7 +52,13 @@ function corpusSamples(): Sample[] {
       if (!/\.(xml|atom|json)$/.test(file)) continue;
       const raw = readFileSync(`${CORPORA}${folder}/${file}`);
       const bytes = new Uint8Array(raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw);
-      samples.push({ name: `${folder}/${file}`, bytes, url: "https://example.com/feed.xml", contentType: null, xml: !file.endsWith(".json") });
+      samples.push({
+        name: `${folder}/${file}`,
+        bytes,
+        url: "https://example.com/feed.xml",
+        contentType: null,
+        xml: !file.endsWith(".json"),
+      });
     }
   }
   return samples;
@@ -57,7 +69,8 @@ type Pipeline = (sample: Sample) => Promise<number> | number;
 /** Items per feed from our pipeline; feeds it refuses count as 0 items (and are listed). */
 const ours: Pipeline = async (sample) => {
   try {
-    return (await parseFeed(sample.bytes, { url: sample.url, contentType: sample.contentType, maxItems: 1000 })).items.length;
+    return (await parseFeed(sample.bytes, { url: sample.url, contentType: sample.contentType, maxItems: 1000 })).items
+      .length;
   } catch {
     return 0;
   }
@@ -84,7 +97,11 @@ const tokeniseSaxes: Pipeline = (sample) => {
 };
 
 /** Best of three rounds, each going over the samples as often as it takes to fill `minMs`. */
-async function measure(samples: Sample[], pipeline: Pipeline, minMs = 1000): Promise<{ mbPerS: number; itemsPerS: number; items: number }> {
+async function measure(
+  samples: Sample[],
+  pipeline: Pipeline,
+  minMs = 1000,
+): Promise<{ mbPerS: number; itemsPerS: number; items: number }> {
   const bytes = samples.reduce((sum, sample) => sum + sample.bytes.length, 0);
   let best = { mbPerS: 0, itemsPerS: 0, items: 0 };
   for (let round_ = 0; round_ < 3; round_++) {
@@ -97,7 +114,8 @@ async function measure(samples: Sample[], pipeline: Pipeline, minMs = 1000): Pro
     } while (performance.now() - started < minMs);
     const seconds = (performance.now() - started) / 1000;
     const mbPerS = (bytes * passes) / 1e6 / seconds;
-    if (mbPerS > best.mbPerS) best = { mbPerS: round(mbPerS), itemsPerS: Math.round(items / seconds), items: items / passes };
+    if (mbPerS > best.mbPerS)
+      best = { mbPerS: round(mbPerS), itemsPerS: Math.round(items / seconds), items: items / passes };
   }
   return best;
 }
@@ -111,7 +129,8 @@ const sets: Array<[string, Sample[]]> = [
 ];
 
 // Warm up every pipeline once so JIT compilation is not what gets measured.
-for (const pipeline of [ours, legacy, tokeniseHtmlparser2, tokeniseSaxes]) await measure(corpora.slice(0, 5), pipeline, 50);
+for (const pipeline of [ours, legacy, tokeniseHtmlparser2, tokeniseSaxes])
+  await measure(corpora.slice(0, 5), pipeline, 50);
 
 const figures: Record<string, string | number> = {};
 const speedups: number[] = [];
@@ -121,12 +140,14 @@ for (const [name, samples] of sets) {
   const floorHtml = await measure(samples, tokeniseHtmlparser2);
   const floorSaxes = await measure(samples, tokeniseSaxes);
   figures[`${name}: ${samples.length} feeds, ${size} MB`] = "";
-  figures[`  ours (parseFeed)`] = `${ourFigures.mbPerS} MB/s, ${ourFigures.itemsPerS} items/s (${ourFigures.items} items)`;
+  figures[`  ours (parseFeed)`] =
+    `${ourFigures.mbPerS} MB/s, ${ourFigures.itemsPerS} items/s (${ourFigures.items} items)`;
   figures[`  floor: htmlparser2 tokenise`] = `${floorHtml.mbPerS} MB/s`;
   figures[`  floor: saxes tokenise`] = `${floorSaxes.mbPerS} MB/s`;
   if (samples.every((sample) => sample.xml)) {
     const legacyFigures = await measure(samples, legacy);
-    figures[`  earlier pipeline (feedparser + sanitize-html + sha256)`] = `${legacyFigures.mbPerS} MB/s, ${legacyFigures.itemsPerS} items/s (${legacyFigures.items} items)`;
+    figures[`  earlier pipeline (feedparser + sanitize-html + sha256)`] =
+      `${legacyFigures.mbPerS} MB/s, ${legacyFigures.itemsPerS} items/s (${legacyFigures.items} items)`;
     figures[`  speed-up over the earlier pipeline`] = `${round(ourFigures.mbPerS / legacyFigures.mbPerS)}x`;
     speedups.push(ourFigures.mbPerS / legacyFigures.mbPerS);
   }
@@ -142,7 +163,9 @@ for (const [name, samples] of sets) {
 const result: BenchResult = {
   scenario: "5. Parsing pipeline throughput",
   figures,
-  targets: speedups.map((speedup, index) => target(`speed-up over the earlier pipeline (${index === 0 ? "generated XML" : "corpora"})`, speedup, ">=", 3, "x")),
+  targets: speedups.map((speedup, index) =>
+    target(`speed-up over the earlier pipeline (${index === 0 ? "generated XML" : "corpora"})`, speedup, ">=", 3, "x"),
+  ),
   notes: ["one thread; maxItems 1000 so both pipelines handle every item; feeds a pipeline refuses count 0 items"],
 };
 report(result);

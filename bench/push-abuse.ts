@@ -53,12 +53,19 @@ interface Followed {
 }
 
 function atom(feedUrl: string, hubUrl: string, entries: Entry[], content = ""): string {
-  return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>${feedUrl}</title><id>urn:${feedUrl}</id><updated>2026-01-01T00:00:00Z</updated>` +
+  return (
+    `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>${feedUrl}</title><id>urn:${feedUrl}</id><updated>2026-01-01T00:00:00Z</updated>` +
     `<link rel="hub" href="${hubUrl}"/><link rel="self" href="${feedUrl}"/>` +
-    entries.slice(0, 10).map((entry) => `<entry><id>urn:${entry.id}</id><title>${entry.id}</title><updated>${entry.published.toISOString()}</updated>${content}</entry>`).join("") +
-    `</feed>`;
+    entries
+      .slice(0, 10)
+      .map(
+        (entry) =>
+          `<entry><id>urn:${entry.id}</id><title>${entry.id}</title><updated>${entry.published.toISOString()}</updated>${content}</entry>`,
+      )
+      .join("") +
+    `</feed>`
+  );
 }
-
 
 /** The child's resident memory (all its threads), from /proc. */
 function childRss(pid: number): number {
@@ -66,11 +73,22 @@ function childRss(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
-async function startPlugin(folder: string, opmlUrl: string): Promise<{ child: ChildProcess; base: string; stop(): Promise<void> }> {
+async function startPlugin(
+  folder: string,
+  opmlUrl: string,
+): Promise<{ child: ChildProcess; base: string; stop(): Promise<void> }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const configFile = path.join(folder, "config.json");
-  writeFileSync(configFile, JSON.stringify({ allowPrivateNetworks: true, initialSyncDelay: 0, syncInterval: 3_600_000, sources: [{ type: "opml_url", name: "Followed", url: opmlUrl }] }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      allowPrivateNetworks: true,
+      initialSyncDelay: 0,
+      syncInterval: 3_600_000,
+      sources: [{ type: "opml_url", name: "Followed", url: opmlUrl }],
+    }),
+  );
   const child = spawn(process.execPath, ["--import", "tsx", "lib/standalone/cli.ts"], {
     cwd: REPO,
     env: {
@@ -123,7 +141,9 @@ function publishHonestly(hub: LocalHub, others: Followed[], api: string) {
         (async () => {
           await notified.catch(() => undefined);
           for (;;) {
-            const body = (await (await fetch(`${api}/items?blog=${blog.id}&limit=5`)).json()) as { items: Array<{ title: string }> };
+            const body = (await (await fetch(`${api}/items?blog=${blog.id}&limit=5`)).json()) as {
+              items: Array<{ title: string }>;
+            };
             if (body.items.some((item) => item.title === post.id)) return void delays.push(performance.now() - sent);
             if (performance.now() - sent > 30_000) return void missed++;
             await new Promise((resolve) => setTimeout(resolve, 25));
@@ -138,7 +158,13 @@ function publishHonestly(hub: LocalHub, others: Followed[], api: string) {
       running = false;
       await loop;
       await Promise.all(waits);
-      return { count: delays.length, missed, p50: round(percentile(delays, 50)), p95: round(percentile(delays, 95)), max: round(Math.max(...delays)) };
+      return {
+        count: delays.length,
+        missed,
+        p50: round(percentile(delays, 50)),
+        p95: round(percentile(delays, 95)),
+        max: round(Math.max(...delays)),
+      };
     },
   };
 }
@@ -157,13 +183,21 @@ async function notices(callback: string, secret: string, perSecond: number, unti
   const started = performance.now();
   const one = () =>
     new Promise<void>((resolve) => {
-      const request = httpRequest(callback, { method: "POST", agent, headers: { "content-type": "application/atom+xml", "content-length": "0", "x-hub-signature": signature } }, (response) => {
-        response.resume();
-        response.on("end", () => {
-          result.statuses[String(response.statusCode)] = (result.statuses[String(response.statusCode)] ?? 0) + 1;
-          resolve();
-        });
-      });
+      const request = httpRequest(
+        callback,
+        {
+          method: "POST",
+          agent,
+          headers: { "content-type": "application/atom+xml", "content-length": "0", "x-hub-signature": signature },
+        },
+        (response) => {
+          response.resume();
+          response.on("end", () => {
+            result.statuses[String(response.statusCode)] = (result.statuses[String(response.statusCode)] ?? 0) + 1;
+            resolve();
+          });
+        },
+      );
       request.on("error", () => resolve());
       request.end();
     });
@@ -192,11 +226,22 @@ async function trickle(callback: string, secret: string, count: number, until: n
   const start = (): void => {
     if (performance.now() >= until) return;
     result.sent++;
-    const request = httpRequest(callback, { method: "POST", headers: { "content-type": "application/atom+xml", "content-length": String(body.length), "x-hub-signature": signature } }, (response) => {
-      result.statuses[String(response.statusCode)] = (result.statuses[String(response.statusCode)] ?? 0) + 1;
-      response.resume();
-      done();
-    });
+    const request = httpRequest(
+      callback,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/atom+xml",
+          "content-length": String(body.length),
+          "x-hub-signature": signature,
+        },
+      },
+      (response) => {
+        result.statuses[String(response.statusCode)] = (result.statuses[String(response.statusCode)] ?? 0) + 1;
+        response.resume();
+        done();
+      },
+    );
     let sentBytes = 0;
     const timer = setInterval(() => void request.write(body.subarray(sentBytes, ++sentBytes)), 1000);
     const done = () => {
@@ -216,7 +261,15 @@ async function trickle(callback: string, secret: string, count: number, until: n
 }
 
 /** `count` signed notifications of a 4.8 MB feed, `parallel` at a time. */
-async function heavy(callback: string, secret: string, feedUrl: string, hubUrl: string, count: number, parallel: number, until: number): Promise<Attack> {
+async function heavy(
+  callback: string,
+  secret: string,
+  feedUrl: string,
+  hubUrl: string,
+  count: number,
+  parallel: number,
+  until: number,
+): Promise<Attack> {
   const result: Attack = { sent: 0, statuses: {} };
   const content = `<content type="text">${"x".repeat(480 * 1024)}</content>`;
   const entries = Array.from({ length: 10 }, (_, n) => ({ id: `heavy-${n}`, published: new Date() }));
@@ -225,7 +278,11 @@ async function heavy(callback: string, secret: string, feedUrl: string, hubUrl: 
   const send = async (): Promise<void> => {
     while (result.sent < count && performance.now() < until) {
       result.sent++;
-      const response = await fetch(callback, { method: "POST", headers: { "content-type": "application/atom+xml", "x-hub-signature": signature }, body }).catch(() => null);
+      const response = await fetch(callback, {
+        method: "POST",
+        headers: { "content-type": "application/atom+xml", "x-hub-signature": signature },
+        body,
+      }).catch(() => null);
       await response?.arrayBuffer().catch(() => undefined);
       const key = response ? String(response.status) : "error";
       result.statuses[key] = (result.statuses[key] ?? 0) + 1;
@@ -246,33 +303,61 @@ interface PhaseFigures {
 }
 
 /** Runs the quiet phase and then `attack` against a fresh plugin; the figures of both. */
-async function againstFreshPlugin(name: string, attack: (target: { callback: string; secret: string; feedUrl: string; hubUrl: string }, until: number) => Promise<Attack>): Promise<[PhaseFigures, PhaseFigures]> {
+async function againstFreshPlugin(
+  name: string,
+  attack: (
+    target: { callback: string; secret: string; feedUrl: string; hubUrl: string },
+    until: number,
+  ) => Promise<Attack>,
+): Promise<[PhaseFigures, PhaseFigures]> {
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-push-abuse-"));
   const hub = await startLocalHub({ tls: true, leaseSeconds: 86_400 });
   const feeds: FeedServer = await startFeedServer();
   const followed: Followed[] = [];
   for (let n = 0; n <= OTHERS; n++) {
     const feedPath = n === OTHERS ? "/target.atom" : `/other-${n}.atom`;
-    const blog: Followed = { path: feedPath, feedUrl: `${feeds.origins[0]}${feedPath}`, entries: [{ id: `${feedPath}-old`, published: new Date(Date.now() - 3_600_000) }], id: "" };
-    feeds.route(feedPath, (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom(blog.feedUrl, hub.url, blog.entries)));
+    const blog: Followed = {
+      path: feedPath,
+      feedUrl: `${feeds.origins[0]}${feedPath}`,
+      entries: [{ id: `${feedPath}-old`, published: new Date(Date.now() - 3_600_000) }],
+      id: "",
+    };
+    feeds.route(
+      feedPath,
+      (_request, response) =>
+        void response
+          .writeHead(200, { "content-type": "application/atom+xml" })
+          .end(atom(blog.feedUrl, hub.url, blog.entries)),
+    );
     followed.push(blog);
   }
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>Followed</title></head><body>${followed.map((blog) => `<outline type="rss" text="${blog.path}" xmlUrl="${blog.feedUrl}"/>`).join("")}</body></opml>`;
-  feeds.route("/followed.opml", (_request, response) => void response.writeHead(200, { "content-type": "text/x-opml" }).end(opml));
+  feeds.route(
+    "/followed.opml",
+    (_request, response) => void response.writeHead(200, { "content-type": "text/x-opml" }).end(opml),
+  );
   const plugin = await startPlugin(folder, `${feeds.origins[0]}/followed.opml`);
   const api = `${plugin.base}/blogrollapi/api`;
   try {
     const subscribing = performance.now();
     while (hub.subscriptions.size < followed.length) {
-      if (performance.now() - subscribing > 120_000) throw new Error(`only ${hub.subscriptions.size} of ${followed.length} blogs subscribed after 120 s`);
+      if (performance.now() - subscribing > 120_000)
+        throw new Error(`only ${hub.subscriptions.size} of ${followed.length} blogs subscribed after 120 s`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const listed = (await (await fetch(`${api}/blogs?limit=100`)).json()) as { items: Array<{ id: string; feedUrl: string }> };
+    const listed = (await (await fetch(`${api}/blogs?limit=100`)).json()) as {
+      items: Array<{ id: string; feedUrl: string }>;
+    };
     for (const blog of followed) blog.id = listed.items.find((item) => item.feedUrl === blog.feedUrl)?.id ?? "";
     const targetBlog = followed[OTHERS];
     const others = followed.slice(0, OTHERS);
     const subscription = [...hub.subscriptions.values()].find((entry) => entry.topic === targetBlog.feedUrl)!;
-    const target = { callback: subscription.callback, secret: subscription.secret!, feedUrl: targetBlog.feedUrl, hubUrl: hub.url };
+    const target = {
+      callback: subscription.callback,
+      secret: subscription.secret!,
+      feedUrl: targetBlog.feedUrl,
+      hubUrl: hub.url,
+    };
 
     const phase = async (label: string, run: ((until: number) => Promise<Attack>) | null): Promise<PhaseFigures> => {
       const hitsBefore = feeds.hits(targetBlog.path);
@@ -287,7 +372,17 @@ async function againstFreshPlugin(name: string, attack: (target: { callback: str
       // Work the attack started (a fetch, a parse) counts for it too.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       clearInterval(sampler);
-      return { name: label, attack: attacked, targetRequests: feeds.hits(targetBlog.path) - hitsBefore, ...figures, peakRssMb: round(peak / MB), load: os.loadavg().map((value) => value.toFixed(2)).join(" ") };
+      return {
+        name: label,
+        attack: attacked,
+        targetRequests: feeds.hits(targetBlog.path) - hitsBefore,
+        ...figures,
+        peakRssMb: round(peak / MB),
+        load: os
+          .loadavg()
+          .map((value) => value.toFixed(2))
+          .join(" "),
+      };
     };
     return [await phase(`quiet, before: ${name}`, null), await phase(name, (until) => attack(target, until))];
   } finally {
@@ -300,27 +395,48 @@ async function againstFreshPlugin(name: string, attack: (target: { callback: str
 
 trustLoopbackCertificate();
 const runs = [
-  await againstFreshPlugin("1 000 notices a second at the target's callback", (target, until) => notices(target.callback, target.secret, 1000, until)),
-  await againstFreshPlugin("50 trickling bodies at once at the target's callback", (target, until) => trickle(target.callback, target.secret, 50, until)),
-  await againstFreshPlugin("100 signed 4.8 MB notifications at the target's callback", (target, until) => heavy(target.callback, target.secret, target.feedUrl, target.hubUrl, 100, 4, until)),
+  await againstFreshPlugin("1 000 notices a second at the target's callback", (target, until) =>
+    notices(target.callback, target.secret, 1000, until),
+  ),
+  await againstFreshPlugin("50 trickling bodies at once at the target's callback", (target, until) =>
+    trickle(target.callback, target.secret, 50, until),
+  ),
+  await againstFreshPlugin("100 signed 4.8 MB notifications at the target's callback", (target, until) =>
+    heavy(target.callback, target.secret, target.feedUrl, target.hubUrl, 100, 4, until),
+  ),
 ];
 const budget = HINT_BURST + Math.floor((SECONDS * 1000) / HINT_INTERVAL);
 const figuresOf = (one: PhaseFigures) => ({
   "attack requests sent": one.attack?.sent ?? 0,
-  "attack answers": one.attack ? Object.entries(one.attack.statuses).map(([status, count]) => `${status}: ${count}`).join(", ") : "-",
+  "attack answers": one.attack
+    ? Object.entries(one.attack.statuses)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(", ")
+    : "-",
   "feed requests at the target": one.targetRequests,
   "other blogs' delivery delay p50 / p95 / max (ms)": `${one.delivery.p50} / ${one.delivery.p95} / ${one.delivery.max} (n=${one.delivery.count}, missed ${one.delivery.missed})`,
   "/api/items p50 / p99 / max (ms)": `${one.api.p50} / ${one.api.p99} / ${one.api.max} (n=${one.api.count}, failures ${one.api.failures})`,
   "plugin peak RSS (MB)": one.peakRssMb,
 });
 const results: BenchResult[] = runs.flatMap(([quiet, attacked]) => [
-  { scenario: `push abuse: ${quiet.name} (${SECONDS} s, load average ${quiet.load})`, figures: figuresOf(quiet), targets: [target("/api/items p99", quiet.api.p99, "<=", 50, "ms")], notes: [] },
+  {
+    scenario: `push abuse: ${quiet.name} (${SECONDS} s, load average ${quiet.load})`,
+    figures: figuresOf(quiet),
+    targets: [target("/api/items p99", quiet.api.p99, "<=", 50, "ms")],
+    notes: [],
+  },
   {
     scenario: `push abuse: ${attacked.name} (${SECONDS} s, load average ${attacked.load})`,
     figures: figuresOf(attacked),
     targets: [
       target("feed requests caused at the target (its hint budget)", attacked.targetRequests, "<=", budget, "requests"),
-      target("other blogs' delivery p95 above the quiet phase's", attacked.delivery.p95 - quiet.delivery.p95, "<=", 1000, "ms"),
+      target(
+        "other blogs' delivery p95 above the quiet phase's",
+        attacked.delivery.p95 - quiet.delivery.p95,
+        "<=",
+        1000,
+        "ms",
+      ),
       target("other blogs' posts not delivered", attacked.delivery.missed, "<=", 0, "posts"),
       target("/api/items p99", attacked.api.p99, "<=", 50, "ms"),
       target("plugin peak RSS above the quiet phase's", attacked.peakRssMb - quiet.peakRssMb, "<=", 64, "MB"),

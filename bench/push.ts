@@ -78,17 +78,33 @@ function figures(delays: number[], missed: number): PushFigures {
 }
 
 function atom(blog: PushBlog, hubUrl: string): string {
-  return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>${blog.id}</title><id>urn:${blog.id}</id>` +
+  return (
+    `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>${blog.id}</title><id>urn:${blog.id}</id>` +
     `<updated>2026-01-01T00:00:00Z</updated><link rel="hub" href="${hubUrl}"/><link rel="self" href="${blog.feedUrl}"/>` +
-    blog.posts.slice(0, 10).map((post) => `<entry><id>urn:${post.id}</id><title>${post.id}</title><updated>${post.published.toISOString()}</updated></entry>`).join("") +
-    `</feed>`;
+    blog.posts
+      .slice(0, 10)
+      .map(
+        (post) =>
+          `<entry><id>urn:${post.id}</id><title>${post.id}</title><updated>${post.published.toISOString()}</updated></entry>`,
+      )
+      .join("") +
+    `</feed>`
+  );
 }
 
 function rss(blog: PushBlog, cloud: { domain: string; port: number; path: string }): string {
-  return `<?xml version="1.0"?><rss version="2.0"><channel><title>${blog.id}</title><link>https://example.org/</link><description>d</description>` +
+  return (
+    `<?xml version="1.0"?><rss version="2.0"><channel><title>${blog.id}</title><link>https://example.org/</link><description>d</description>` +
     `<cloud domain="${cloud.domain}" port="${cloud.port}" path="${cloud.path}" registerProcedure="" protocol="http-post"/>` +
-    blog.posts.slice(0, 10).map((post) => `<item><guid>${post.id}</guid><title>${post.id}</title><pubDate>${post.published.toUTCString()}</pubDate></item>`).join("") +
-    `</channel></rss>`;
+    blog.posts
+      .slice(0, 10)
+      .map(
+        (post) =>
+          `<item><guid>${post.id}</guid><title>${post.id}</title><pubDate>${post.published.toUTCString()}</pubDate></item>`,
+      )
+      .join("") +
+    `</channel></rss>`
+  );
 }
 
 /** Runs the scenario: `blogs` blogs (a fifth on rssCloud), `posts` posts spread over `seconds`. */
@@ -105,18 +121,29 @@ export async function measurePush(input: { blogs: number; posts: number; seconds
     for (let n = 0; n < input.blogs; n++) {
       const kind = n % 5 === 4 ? "rsscloud" : "websub";
       const path = `/${kind}-${n}.xml`;
-      const blog: PushBlog = { id: `blog-${n}`, kind, path, feedUrl: `${feeds.origins[0]}${path}`, posts: [{ id: `blog-${n}-old`, published: new Date(Date.now() - 3_600_000) }] };
+      const blog: PushBlog = {
+        id: `blog-${n}`,
+        kind,
+        path,
+        feedUrl: `${feeds.origins[0]}${path}`,
+        posts: [{ id: `blog-${n}-old`, published: new Date(Date.now() - 3_600_000) }],
+      };
       blogs.push(blog);
       feeds.route(path, (_request, response) => {
         const body = kind === "websub" ? atom(blog, hub.url) : rss(blog, cloud);
-        response.writeHead(200, { "content-type": kind === "websub" ? "application/atom+xml" : "application/rss+xml" }).end(body);
+        response
+          .writeHead(200, { "content-type": kind === "websub" ? "application/atom+xml" : "application/rss+xml" })
+          .end(body);
       });
       await server.storage.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.id, source: "manual" });
     }
     const subscribing = performance.now();
     await server.plugin.context.scheduler.syncNow();
     await server.plugin.context.push.idle();
-    while (hub.subscriptions.size + cloud.registrations.length < input.blogs && performance.now() - subscribing < DEADLINE_MS) {
+    while (
+      hub.subscriptions.size + cloud.registrations.length < input.blogs &&
+      performance.now() - subscribing < DEADLINE_MS
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const subscribeSeconds = (performance.now() - subscribing) / 1000;
@@ -142,7 +169,9 @@ export async function measurePush(input: { blogs: number; posts: number; seconds
       const hitsBefore = hitsOf(blog);
       const sent = performance.now();
       const notified =
-        way === "cloud" ? cloud.notify(blog.feedUrl) : hub.publish(blog.feedUrl, way === "fat" ? atom(blog, hub.url) : "");
+        way === "cloud"
+          ? cloud.notify(blog.feedUrl)
+          : hub.publish(blog.feedUrl, way === "fat" ? atom(blog, hub.url) : "");
       waits.push(
         (async () => {
           await notified;
@@ -186,8 +215,12 @@ export async function measurePush(input: { blogs: number; posts: number; seconds
 }
 
 /** The measurement as a BenchResult, with the issue's target (pushed posts stored within 10 s at p95). */
-export function pushResult(measured: PushMeasurement, input: { blogs: number; posts: number; seconds: number }): BenchResult {
-  const line = (f: PushFigures) => `n=${f.count} mean ${f.mean} s, p50 ${f.p50} s, p95 ${f.p95} s, max ${f.max} s, missed ${f.missed}`;
+export function pushResult(
+  measured: PushMeasurement,
+  input: { blogs: number; posts: number; seconds: number },
+): BenchResult {
+  const line = (f: PushFigures) =>
+    `n=${f.count} mean ${f.mean} s, p50 ${f.p50} s, p95 ${f.p95} s, max ${f.max} s, missed ${f.missed}`;
   return {
     scenario: `push end to end against local hubs, real time (${input.blogs} blogs, ${input.posts} posts in ${input.seconds} s)`,
     figures: {
@@ -196,9 +229,18 @@ export function pushResult(measured: PushMeasurement, input: { blogs: number; po
       "delay, WebSub without content (thin ping, fetches the feed)": line(measured.websubThin),
       "delay, rssCloud (fetches the feed)": line(measured.rsscloud),
       "delay, all pushed posts": line(measured.all),
-      "feed requests per fat ping": round(measured.requests.fatPings / Math.max(1, measured.websubFat.count + measured.websubFat.missed), 2),
-      "feed requests per thin ping": round(measured.requests.thinPings / Math.max(1, measured.websubThin.count + measured.websubThin.missed), 2),
-      "feed requests per rssCloud ping": round(measured.requests.cloudPings / Math.max(1, measured.rsscloud.count + measured.rsscloud.missed), 2),
+      "feed requests per fat ping": round(
+        measured.requests.fatPings / Math.max(1, measured.websubFat.count + measured.websubFat.missed),
+        2,
+      ),
+      "feed requests per thin ping": round(
+        measured.requests.thinPings / Math.max(1, measured.websubThin.count + measured.websubThin.missed),
+        2,
+      ),
+      "feed requests per rssCloud ping": round(
+        measured.requests.cloudPings / Math.max(1, measured.rsscloud.count + measured.rsscloud.missed),
+        2,
+      ),
     },
     targets: [
       target("pushed posts listed by /api/items, p95", measured.all.p95, "<=", 10, "s"),
@@ -212,9 +254,18 @@ export function pushResult(measured: PushMeasurement, input: { blogs: number; po
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { blogs: { type: "string", default: "100" }, posts: { type: "string", default: "120" }, seconds: { type: "string", default: "60" } } });
+  const { values } = parseArgs({
+    options: {
+      blogs: { type: "string", default: "100" },
+      posts: { type: "string", default: "120" },
+      seconds: { type: "string", default: "60" },
+    },
+  });
   const input = { blogs: Number(values.blogs), posts: Number(values.posts), seconds: Number(values.seconds) };
-  if (input.posts > HINT_BURST * input.blogs) throw new Error(`at most ${HINT_BURST} posts per blog (--posts ≤ ${HINT_BURST * input.blogs}): more would be past the blogs' hint budget`);
+  if (input.posts > HINT_BURST * input.blogs)
+    throw new Error(
+      `at most ${HINT_BURST} posts per blog (--posts ≤ ${HINT_BURST * input.blogs}): more would be past the blogs' hint budget`,
+    );
   const measured = await measurePush(input);
   report(pushResult(measured, input));
   await closeParsePool();

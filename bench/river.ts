@@ -18,15 +18,26 @@ const limit = Number(process.argv[3] ?? 100);
 const server = await startTestServer("sqlite");
 const now = Date.now();
 for (let b = 0; b < 100; b++) {
-  const blog = await addBlog(server.storage, { title: `Blog ${b}`, category: b % 2 ? "Odd" : "Even", siteUrl: `https://b${b}.example/` });
+  const blog = await addBlog(server.storage, {
+    title: `Blog ${b}`,
+    category: b % 2 ? "Odd" : "Even",
+    siteUrl: `https://b${b}.example/`,
+  });
   const posts = Array.from({ length: 20 }, (_, n) =>
-    item(`b${b}-${n}`, new Date(now - (b + n * 100) * 60_000), { content: `<p>${"Some content, ".repeat(40)}</p>`, categories: ["notes"] }),
+    item(`b${b}-${n}`, new Date(now - (b + n * 100) * 60_000), {
+      content: `<p>${"Some content, ".repeat(40)}</p>`,
+      categories: ["notes"],
+    }),
   );
   await addItems(server.storage, blog.id, posts);
 }
 
 const mount = server.plugin.mountPath;
-const paths = { "/api/items": `${mount}/api/items?limit=${limit}`, "/river.atom": `${mount}/river.atom?limit=${limit}`, "/river.json": `${mount}/river.json?limit=${limit}` };
+const paths = {
+  "/api/items": `${mount}/api/items?limit=${limit}`,
+  "/river.atom": `${mount}/river.atom?limit=${limit}`,
+  "/river.json": `${mount}/river.json?limit=${limit}`,
+};
 const times = new Map<string, number[]>(Object.keys(paths).map((name) => [name, []]));
 for (let round = 0; round < rounds; round++) {
   for (const [name, path] of Object.entries(paths)) {

@@ -40,13 +40,20 @@ console.log(`\n### Summary (${new Date().toISOString()}, Node ${process.version}
 for (const result of results) {
   console.log(result.scenario);
   for (const check of result.targets) {
-    console.log(`  [${check.pass ? "PASS" : "MISS"}] ${check.name}: ${check.value} ${check.unit} (target ${check.op} ${check.limit})`);
+    console.log(
+      `  [${check.pass ? "PASS" : "MISS"}] ${check.name}: ${check.value} ${check.unit} (target ${check.op} ${check.limit})`,
+    );
   }
 }
 const checks = results.flatMap((result) => result.targets);
-console.log(`\n${checks.filter((check) => check.pass).length} of ${checks.length} targets met${failed.length ? `; scripts that failed: ${failed.join(", ")}` : ""}`);
+console.log(
+  `\n${checks.filter((check) => check.pass).length} of ${checks.length} targets met${failed.length ? `; scripts that failed: ${failed.join(", ")}` : ""}`,
+);
 const summary = path.join(RESULTS_FOLDER, "summary.json");
 mkdirSync(RESULTS_FOLDER, { recursive: true });
-writeFileSync(summary, JSON.stringify({ date: new Date().toISOString(), node: process.version, store: "SQLite", results, failed }, null, 2));
+writeFileSync(
+  summary,
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, store: "SQLite", results, failed }, null, 2),
+);
 console.log(`results: ${path.relative(process.cwd(), summary)} and one JSON file per script beside it`);
 if (failed.length > 0) process.exitCode = 1;

@@ -19,7 +19,16 @@ import { defaultOptions, resolveOptions } from "../lib/options.js";
 import type { Storage } from "../lib/storage/types.js";
 import { startTestServer } from "../test/support/server.js";
 import { loopbackDispatcher, startFeedFixture, type FeedFixture, type FixtureStats } from "./support/fixture-server.js";
-import { cpuSeconds, probeLatency, report, round, sampleRss, target, watchEventLoop, type BenchResult } from "./support/measure.js";
+import {
+  cpuSeconds,
+  probeLatency,
+  report,
+  round,
+  sampleRss,
+  target,
+  watchEventLoop,
+  type BenchResult,
+} from "./support/measure.js";
 import { addBlogs } from "./support/stores.js";
 import { openTempStorage } from "../test/sync/harness.js";
 
@@ -47,7 +56,12 @@ const feedUrls = Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index
 const totalFeedMb = round(feedUrls.reduce((sum, _url, index) => sum + fixture.describe(index).bytes, 0) / 1e6);
 console.log(`fixture: ${FEEDS} feeds, ${totalFeedMb} MB, 100 hosts, ${DELAY} ms per response, port ${fixture.port}`);
 
-const options = resolveOptions({ concurrency: CONCURRENCY, perHostConcurrency: PER_HOST, allowPrivateNetworks: true, mongodbUrl: null });
+const options = resolveOptions({
+  concurrency: CONCURRENCY,
+  perHostConcurrency: PER_HOST,
+  allowPrivateNetworks: true,
+  mongodbUrl: null,
+});
 const dispatcher = loopbackDispatcher(PER_HOST);
 const noProgress = () => undefined;
 
@@ -66,7 +80,11 @@ async function serialBaseline(): Promise<{ seconds: number; perFeed: number; ext
   const seconds = (performance.now() - started) / 1000;
   if (stats.blogs.success !== BASELINE) throw new Error(`baseline: ${stats.blogs.failed} of ${BASELINE} feeds failed`);
   await store.cleanup();
-  return { seconds: round(seconds, 2), perFeed: round((seconds / BASELINE) * 1000), extrapolated: round((seconds / BASELINE) * FEEDS) };
+  return {
+    seconds: round(seconds, 2),
+    perFeed: round((seconds / BASELINE) * 1000),
+    extrapolated: round((seconds / BASELINE) * FEEDS),
+  };
 }
 
 async function itemCount(storage: Storage): Promise<number> {
@@ -74,7 +92,10 @@ async function itemCount(storage: Storage): Promise<number> {
 }
 
 /** Counts that grew between two fixture snapshots. */
-function grown(before: Record<string, number | undefined>, after: Record<string, number | undefined>): Record<string, number> {
+function grown(
+  before: Record<string, number | undefined>,
+  after: Record<string, number | undefined>,
+): Record<string, number> {
   return Object.fromEntries(Object.entries(after).map(([key, count]) => [key, (count ?? 0) - (before[key] ?? 0)]));
 }
 
@@ -117,13 +138,17 @@ async function syncOnce(storage: Storage, fixtureRef: FeedFixture, api: string) 
 }
 
 const baseline = await serialBaseline();
-console.log(`serial baseline: ${BASELINE} feeds in ${baseline.seconds} s (${baseline.perFeed} ms/feed) -> ${baseline.extrapolated} s for ${FEEDS}`);
+console.log(
+  `serial baseline: ${BASELINE} feeds in ${baseline.seconds} s (${baseline.perFeed} ms/feed) -> ${baseline.extrapolated} s for ${FEEDS}`,
+);
 
 const server = await startTestServer("sqlite", { mongodbUrl: null });
 await addBlogs(server.storage, feedUrls);
 
 const first = await syncOnce(server.storage, fixture, server.api);
-console.log(`first sync: ${first.seconds} s, ${first.stats.blogs.success}/${first.stats.blogs.total} ok, ${first.stats.items.added} items`);
+console.log(
+  `first sync: ${first.seconds} s, ${first.stats.blogs.success}/${first.stats.blogs.total} ok, ${first.stats.items.added} items`,
+);
 const second = await syncOnce(server.storage, fixture, server.api);
 console.log(`re-sync: ${second.seconds} s, ${second.stats.blogs.notModified} not modified`);
 
@@ -131,11 +156,16 @@ await server.close();
 
 // 1b: every blog has a home page; the site icons are looked up.
 const iconServer = await startTestServer("sqlite", { mongodbUrl: null });
-await addBlogs(iconServer.storage, Array.from({ length: FEEDS }, (_, index) => homePagesFixture.urlOf(index)));
+await addBlogs(
+  iconServer.storage,
+  Array.from({ length: FEEDS }, (_, index) => homePagesFixture.urlOf(index)),
+);
 const iconsFirst = await syncOnce(iconServer.storage, homePagesFixture, iconServer.api);
 const { items: iconBlogs } = await iconServer.storage.blogs.list({ limit: FEEDS, offset: 0, visibility: "admin" });
 const withIcon = iconBlogs.filter((blog) => blog.iconUrl).length;
-console.log(`first sync with icons: posts in ${iconsFirst.contentSeconds} s, icons in ${iconsFirst.seconds} s, ${JSON.stringify(iconsFirst.byKind)}`);
+console.log(
+  `first sync with icons: posts in ${iconsFirst.contentSeconds} s, icons in ${iconsFirst.seconds} s, ${JSON.stringify(iconsFirst.byKind)}`,
+);
 const iconsSecond = await syncOnce(iconServer.storage, homePagesFixture, iconServer.api);
 console.log(`re-sync: ${iconsSecond.seconds} s, ${JSON.stringify(iconsSecond.byKind)}`);
 await iconServer.close();
@@ -156,7 +186,7 @@ const results: BenchResult[] = [
       feeds: FEEDS,
       "feed MB (uncompressed)": totalFeedMb,
       "concurrency / per host": `${CONCURRENCY} / ${PER_HOST}`,
-      "parsing": args["main-thread-parse"] ? "main thread" : "worker pool",
+      parsing: args["main-thread-parse"] ? "main thread" : "worker pool",
       "wall s": first.seconds,
       "posts stored s": first.contentSeconds,
       "CPU s": first.cpuSeconds,
@@ -165,7 +195,8 @@ const results: BenchResult[] = [
       "main thread at peak": first.memory.atPeak,
       "blogs ok / failed": `${first.stats.blogs.success} / ${first.stats.blogs.failed}`,
       "items added": first.stats.items.added,
-      "icon requests (all to closed ports: the feeds' sites are https on the fixture's host names)": first.stats.icons?.requests ?? 0,
+      "icon requests (all to closed ports: the feeds' sites are https on the fixture's host names)":
+        first.stats.icons?.requests ?? 0,
       [`serial baseline s (${BASELINE} feeds, measured)`]: baseline.seconds,
       [`serial baseline s (${FEEDS} feeds, extrapolated)`]: baseline.extrapolated,
       "speed-up": round(speedup),
@@ -175,7 +206,9 @@ const results: BenchResult[] = [
       target("speed-up over the serial baseline", speedup, ">=", 7, "x"),
       target("peak RSS", first.memory.peakMb, "<=", 300, "MB"),
     ],
-    notes: [`serial baseline measured on every ${Math.floor(FEEDS / BASELINE)}th feed (${BASELINE} feeds) and scaled linearly to ${FEEDS}`],
+    notes: [
+      `serial baseline measured on every ${Math.floor(FEEDS / BASELINE)}th feed (${BASELINE} feeds) and scaled linearly to ${FEEDS}`,
+    ],
   },
   {
     scenario: "1b. First sync with site icons (every blog has a home page, no feed images)",
@@ -231,7 +264,7 @@ const results: BenchResult[] = [
     figures: {
       "wall s": second.seconds,
       "CPU s": second.cpuSeconds,
-      "responses": JSON.stringify(second.responses),
+      responses: JSON.stringify(second.responses),
       "bytes first sync": first.bytes,
       "bytes re-sync": second.bytes,
       "bytes ratio %": round(bytesRatio, 2),

@@ -41,7 +41,8 @@ export interface BlogrollContext {
 export const consoleLogger: Logger = {
   info: (message) => console.info(`[blogroll] ${message}`),
   warn: (message) => console.warn(`[blogroll] ${message}`),
-  error: (message, error) => console.error(`[blogroll] ${message}${error instanceof Error ? `: ${error.message}` : ""}`),
+  error: (message, error) =>
+    console.error(`[blogroll] ${message}${error instanceof Error ? `: ${error.message}` : ""}`),
 };
 
 /**
@@ -50,7 +51,12 @@ export const consoleLogger: Logger = {
  * live events, and what is read from the host. Nothing starts here: see
  * startBackgroundJobs.
  */
-export function createBlogrollContext(options: BlogrollOptions, host: HostLink, getStorage: () => Promise<Storage>, log: Logger): BlogrollContext {
+export function createBlogrollContext(
+  options: BlogrollOptions,
+  host: HostLink,
+  getStorage: () => Promise<Storage>,
+  log: Logger,
+): BlogrollContext {
   const getMicrosub = () => detectMicrosub(host.collections());
   // Inside Indiekit push callbacks go to the host's address, read late (the host may learn it from its first request).
   const push = new PushManager({ options, getStorage, publicUrl: () => host.publicUrl(), log });
@@ -73,7 +79,9 @@ export function createBlogrollContext(options: BlogrollOptions, host: HostLink, 
     run: async (storage, run) => {
       const stats = await runSync(storage, run);
       // A sync may change the blogroll: the OPML export's dateModified says so now, not at its next request.
-      await recordBlogrollDates(storage).catch((error: unknown) => log.error("Recording when the blogroll changed failed", error));
+      await recordBlogrollDates(storage).catch((error: unknown) =>
+        log.error("Recording when the blogroll changed failed", error),
+      );
       return stats;
     },
     interval: options.syncInterval,

@@ -22,4 +22,8 @@ function findPackageRoot(): string {
 }
 
 export const packageRoot = findPackageRoot();
-export const packageJson = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { name: string; version: string; homepage?: string };
+export const packageJson = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  homepage?: string;
+};

@@ -12,6 +12,8 @@ if (isBuildCurrent(root)) {
   console.log("dist/ is missing or older than the sources: building (npm run build)");
   // npm_execpath is the npm that runs this script; plain "npm" when started some other way.
   const npm = process.env.npm_execpath;
-  const build = npm ? spawnSync(process.execPath, [npm, "run", "build"], { cwd: root, stdio: "inherit" }) : spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
+  const build = npm
+    ? spawnSync(process.execPath, [npm, "run", "build"], { cwd: root, stdio: "inherit" })
+    : spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
   process.exit(build.status ?? 1);
 }

@@ -7,7 +7,19 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import path from "node:path";
 
 /** What the build reads: TypeScript sources, the folders copied beside them, and its own settings. */
-const INPUTS = ["index.ts", "lib", "views", "includes", "locales", "assets", "widget", "package.json", "tsconfig.json", "tsconfig.build.json", "scripts/prepare-dist.mjs"];
+const INPUTS = [
+  "index.ts",
+  "lib",
+  "views",
+  "includes",
+  "locales",
+  "assets",
+  "widget",
+  "package.json",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "scripts/prepare-dist.mjs",
+];
 /** Written into dist/ by a finished build; left out of the packed tarball (package.json "files"). */
 export const DIGEST_FILE = path.join("dist", ".build-digest");
 /** The compiled server: a dist/ without it is not a build, whatever the digest says. */
@@ -26,7 +38,11 @@ function filesUnder(root, entry) {
 export function inputsDigest(root) {
   const hash = createHash("sha256");
   const files = INPUTS.flatMap((entry) => filesUnder(root, entry)).sort();
-  for (const file of files) hash.update(`${file.split(path.sep).join("/")}\0`).update(readFileSync(path.join(root, file))).update("\0");
+  for (const file of files)
+    hash
+      .update(`${file.split(path.sep).join("/")}\0`)
+      .update(readFileSync(path.join(root, file)))
+      .update("\0");
   return hash.digest("hex");
 }
 

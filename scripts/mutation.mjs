@@ -17,12 +17,19 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const names = asked.length > 0 ? asked : Object.keys(groups);
-const stryker = path.join(path.dirname(createRequire(import.meta.url).resolve("@stryker-mutator/core/package.json")), "bin", "stryker.js");
+const stryker = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("@stryker-mutator/core/package.json")),
+  "bin",
+  "stryker.js",
+);
 
 let failed = false;
 for (const name of names) {
   console.log(`\n=== mutation testing: ${name} (${groups[name].mutate.join(", ")})`);
-  const run = spawnSync(process.execPath, [stryker, "run", "stryker.config.mjs"], { stdio: "inherit", env: { ...process.env, MUTATION_GROUP: name } });
+  const run = spawnSync(process.execPath, [stryker, "run", "stryker.config.mjs"], {
+    stdio: "inherit",
+    env: { ...process.env, MUTATION_GROUP: name },
+  });
   if (run.status !== 0) {
     console.error(`Stryker failed on ${name} (exit ${run.status})`);
     failed = true;
@@ -49,8 +56,10 @@ for (const name of names) {
     rows.push([file, detected, undetected]);
   }
 }
-const score = (detected, undetected) => (detected + undetected === 0 ? "n/a" : `${((100 * detected) / (detected + undetected)).toFixed(1)} %`);
+const score = (detected, undetected) =>
+  detected + undetected === 0 ? "n/a" : `${((100 * detected) / (detected + undetected)).toFixed(1)} %`;
 console.log("\nmodule | killed | survived | score");
-for (const [file, detected, undetected] of rows) console.log(`${file} | ${detected} | ${undetected} | ${score(detected, undetected)}`);
+for (const [file, detected, undetected] of rows)
+  console.log(`${file} | ${detected} | ${undetected} | ${score(detected, undetected)}`);
 console.log(`all | ${total.detected} | ${total.undetected} | ${score(total.detected, total.undetected)}`);
 process.exit(failed ? 1 : 0);

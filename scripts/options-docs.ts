@@ -14,7 +14,7 @@ export const CONFIGURATION_PAGE = fileURLToPath(new URL("../docs/configuration.m
 
 /** The generated parts, by the name their markers carry. */
 export function generatedParts(): Record<string, string> {
-  return { "options": optionsTables(), "option-variables": variablesTable() };
+  return { options: optionsTables(), "option-variables": variablesTable() };
 }
 
 function optionsTables(): string {
@@ -22,7 +22,8 @@ function optionsTables(): string {
     .map(([group, { title, ...rest }]) => {
       const intro = "intro" in rest ? `${rest.intro}\n\n` : "";
       const rows = OPTIONS.filter(([, option]) => option.group === group).map(
-        ([name, option]) => `| \`${name}\` | ${defaultCell(option)} | ${accepts(option)} | ${cell(option.doc + variableNote(option))} |`,
+        ([name, option]) =>
+          `| \`${name}\` | ${defaultCell(option)} | ${accepts(option)} | ${cell(option.doc + variableNote(option))} |`,
       );
       return `### ${title}\n\n${intro}| Option | Default | Accepts | Meaning |\n|---|---|---|---|\n${rows.join("\n")}`;
     })
@@ -31,8 +32,11 @@ function optionsTables(): string {
 
 function variablesTable(): string {
   const rows = OPTIONS.filter(([, option]) => option.env !== undefined).map(([name, option]) => {
-    const inside = option.envInsideIndiekit ? "; read inside Indiekit too, where the plugin's own configuration wins over it" : "";
-    const written = option.kind === "boolean" ? ": `true` or `1`, `false` or `0` (any case); any other value stops the start" : "";
+    const inside = option.envInsideIndiekit
+      ? "; read inside Indiekit too, where the plugin's own configuration wins over it"
+      : "";
+    const written =
+      option.kind === "boolean" ? ": `true` or `1`, `false` or `0` (any case); any other value stops the start" : "";
     return `| \`${option.env}\` | ${valueCell(option)} | The \`${name}\` option${inside}${written}. |`;
   });
   return `| Variable | Default | Meaning |\n|---|---|---|\n${rows.join("\n")}`;
@@ -53,7 +57,9 @@ function accepts(option: OptionDescriptor): string {
 
 function variableNote(option: OptionDescriptor): string {
   if (option.env === undefined) return "";
-  return option.envInsideIndiekit ? ` Also \`${option.env}\`, standalone and inside Indiekit.` : ` Standalone also \`${option.env}\`.`;
+  return option.envInsideIndiekit
+    ? ` Also \`${option.env}\`, standalone and inside Indiekit.`
+    : ` Standalone also \`${option.env}\`.`;
 }
 
 /** A table cell: a `|` inside would end it. */
@@ -69,7 +75,8 @@ export function withGeneratedParts(markdown: string): string {
     const end = `<!-- end of ${name} -->`;
     const from = page.indexOf(start);
     const to = page.indexOf(end);
-    if (from === -1 || to < from) throw new Error(`${path.basename(CONFIGURATION_PAGE)} lacks the markers of "${name}": ${start} … ${end}`);
+    if (from === -1 || to < from)
+      throw new Error(`${path.basename(CONFIGURATION_PAGE)} lacks the markers of "${name}": ${start} … ${end}`);
     page = `${page.slice(0, from + start.length)}\n\n${content}\n\n${page.slice(to)}`;
   }
   return page;

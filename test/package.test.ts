@@ -18,12 +18,18 @@ describe("package", () => {
     assert.ok(author?.name, "package.json names an author");
     assert.ok(licence.includes(author.name), "the licence names the same copyright holder");
     assert.ok((manifest.files as string[]).includes("LICENSE"));
-    assert.ok((manifest.keywords as string[]).includes("indiekit-plugin"), "Indiekit's plugin directory lists packages by this keyword");
+    assert.ok(
+      (manifest.keywords as string[]).includes("indiekit-plugin"),
+      "Indiekit's plugin directory lists packages by this keyword",
+    );
   });
 
   it("keeps packed tarballs out of git", () => {
     // `npm pack` writes indiekit-endpoint-blogroll-<version>.tgz into the checkout.
-    const ignored = execFileSync("git", ["check-ignore", "--no-index", "indiekit-endpoint-blogroll-0.1.0.tgz"], { cwd: packageRoot, encoding: "utf8" });
+    const ignored = execFileSync("git", ["check-ignore", "--no-index", "indiekit-endpoint-blogroll-0.1.0.tgz"], {
+      cwd: packageRoot,
+      encoding: "utf8",
+    });
     assert.equal(ignored.trim(), "indiekit-endpoint-blogroll-0.1.0.tgz");
   });
 });

@@ -69,7 +69,11 @@ describe("plugin class", () => {
       liveMaxPerAddress: 8,
       liveKeepAlive: 25_000,
     });
-    assert.deepEqual(resolveOptions({ allowPrivateNetworks: undefined, perHostConcurrency: undefined }), resolveOptions({}), "an option given as undefined takes its default");
+    assert.deepEqual(
+      resolveOptions({ allowPrivateNetworks: undefined, perHostConcurrency: undefined }),
+      resolveOptions({}),
+      "an option given as undefined takes its default",
+    );
   });
 
   it("merges options over the documented defaults", () => {
@@ -92,8 +96,15 @@ describe("plugin class", () => {
 
   it("accepts every duration option at its maximum", () => {
     const plugin = new BlogrollEndpoint({
-      mongodbUrl: null, syncInterval: 2 ** 31 - 1, initialSyncDelay: 2 ** 31 - 1, fetchTimeout: 2 ** 31 - 1, maxItemAge: 36_500, cacheMaxAge: 31_536_000,
-      minFetchInterval: 2 ** 31 - 1, maxFetchInterval: 2 ** 31 - 1, dormantAfterDays: 36_500,
+      mongodbUrl: null,
+      syncInterval: 2 ** 31 - 1,
+      initialSyncDelay: 2 ** 31 - 1,
+      fetchTimeout: 2 ** 31 - 1,
+      maxItemAge: 36_500,
+      cacheMaxAge: 31_536_000,
+      minFetchInterval: 2 ** 31 - 1,
+      maxFetchInterval: 2 ** 31 - 1,
+      dormantAfterDays: 36_500,
     });
     assert.equal(plugin.options.syncInterval, 2 ** 31 - 1);
     assert.equal(plugin.options.maxFetchInterval, 2 ** 31 - 1);
@@ -117,7 +128,10 @@ describe("plugin class", () => {
       [{ cacheMaxAge: 1e12 }, /cacheMaxAge/],
       [{ minFetchInterval: 999 }, /"minFetchInterval" must be a number from 1000 to 2147483647/],
       [{ maxFetchInterval: 2 ** 31 }, /"maxFetchInterval" must be a number from 1000 to 2147483647/],
-      [{ minFetchInterval: 7_200_000, maxFetchInterval: 3_600_000 }, /"maxFetchInterval" must be at least minFetchInterval/],
+      [
+        { minFetchInterval: 7_200_000, maxFetchInterval: 3_600_000 },
+        /"maxFetchInterval" must be at least minFetchInterval/,
+      ],
       [{ dormantAfterDays: 0 }, /dormantAfterDays/],
       [{ locale: "not a language" }, /"locale" must be a language tag/],
       [{ locale: 7 }, /"locale"/],
@@ -127,14 +141,21 @@ describe("plugin class", () => {
       [{ liveKeepAlive: 999 }, /"liveKeepAlive" must be a number from 1000 to 2147483647/],
     ];
     for (const [options, message] of bad) {
-      assert.throws(() => new BlogrollEndpoint(options), (error: unknown) => error instanceof OptionsError && message.test((error as Error).message));
+      assert.throws(
+        () => new BlogrollEndpoint(options),
+        (error: unknown) => error instanceof OptionsError && message.test((error as Error).message),
+      );
     }
   });
 
   it("the page's language: the locale option, else the host's publication.locale, else its application.locale, else English", async () => {
     const plugin = new BlogrollEndpoint({ mongodbUrl: null, scheduler: false });
     assert.equal(plugin.context.owner().locale, "en");
-    const host = (publication: Record<string, unknown>, application: Record<string, unknown>) => ({ addEndpoint() {}, publication, application });
+    const host = (publication: Record<string, unknown>, application: Record<string, unknown>) => ({
+      addEndpoint() {},
+      publication,
+      application,
+    });
     await plugin.init(host({ locale: "de" }, { locale: "fr" }));
     assert.equal(plugin.context.owner().locale, "de");
     await plugin.init(host({}, { locale: "pt-br" }));
@@ -149,7 +170,12 @@ describe("plugin class", () => {
   it("exposes the getters a host reads", () => {
     const plugin = new BlogrollEndpoint({ mongodbUrl: null });
     assert.equal(plugin.name, "Blogroll endpoint");
-    assert.deepEqual(plugin.navigationItems, { href: "/blogrollapi", text: "blogroll.title", iconName: "bookmark", requiresDatabase: false });
+    assert.deepEqual(plugin.navigationItems, {
+      href: "/blogrollapi",
+      text: "blogroll.title",
+      iconName: "bookmark",
+      requiresDatabase: false,
+    });
     assert.equal(plugin.shortcutItems.url, "/blogrollapi");
     // Indiekit reads views/, locales/, assets/ and package.json from the folder of the main module.
     for (const file of ["views/blogroll-dashboard.njk", "locales/en.json", "assets/styles.css", "package.json"]) {
@@ -173,11 +199,25 @@ describe("plugin class", () => {
     const folder = mkdtempSync(path.join(tmpdir(), "blogroll-plugin-"));
     const host = fakeIndiekit(false);
     const logged: string[] = [];
-    const plugin = new BlogrollEndpoint({ databasePath: path.join(folder, "sub", "b.db"), mongodbUrl: null, scheduler: false }, memoryLogger(logged));
+    const plugin = new BlogrollEndpoint(
+      { databasePath: path.join(folder, "sub", "b.db"), mongodbUrl: null, scheduler: false },
+      memoryLogger(logged),
+    );
     await plugin.init(host);
-    assert.ok(logged.some((line) => line.includes(`data: SQLite (${path.join(folder, "sub", "b.db")})`)), `the start says where the data goes: ${logged.join(" | ")}`);
+    assert.ok(
+      logged.some((line) => line.includes(`data: SQLite (${path.join(folder, "sub", "b.db")})`)),
+      `the start says where the data goes: ${logged.join(" | ")}`,
+    );
     assert.deepEqual(host.calls.endpoints, [plugin]);
-    assert.deepEqual(host.calls.collections, ["blogrollSources", "blogrollBlogs", "blogrollItems", "blogrollMeta", "blogrollPush", "blogrollRecommendations", "blogrollEvents"]);
+    assert.deepEqual(host.calls.collections, [
+      "blogrollSources",
+      "blogrollBlogs",
+      "blogrollItems",
+      "blogrollMeta",
+      "blogrollPush",
+      "blogrollRecommendations",
+      "blogrollEvents",
+    ]);
     assert.equal(typeof host.application.getBlogrollDb, "function");
     assert.equal((host.application.getBlogrollDb as () => unknown)(), null);
     assert.match(plugin.describeStorage(), /^SQLite/);
@@ -195,12 +235,17 @@ describe("plugin class", () => {
     const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null }, memoryLogger(logged));
     await plugin.init(host);
     assert.match(plugin.describeStorage(), /MongoDB \(host collections\)/);
-    assert.ok(logged.some((line) => line.includes("data: MongoDB (host collections)")), logged.join(" | "));
+    assert.ok(
+      logged.some((line) => line.includes("data: MongoDB (host collections)")),
+      logged.join(" | "),
+    );
     const storage = await plugin.getStorage();
     assert.equal(storage.kind, "mongodb");
     assert.equal((host.application.getBlogrollDb as () => unknown)(), host.db);
     await storage.blogs.upsertFromSource({ feedUrl: "https://a.example/feed", title: "A", source: "manual" });
-    const raw = await (host.collections.get("blogrollBlogs") as { findOne(filter: object): Promise<Record<string, unknown> | null> }).findOne({ feedUrl: "https://a.example/feed" });
+    const raw = await (
+      host.collections.get("blogrollBlogs") as { findOne(filter: object): Promise<Record<string, unknown> | null> }
+    ).findOne({ feedUrl: "https://a.example/feed" });
     assert.equal(raw?.title, "A");
     await plugin.destroy();
   });
@@ -219,7 +264,10 @@ describe("plugin class", () => {
 
   it("starts the scheduler on init and stops it on destroy", async () => {
     const folder = mkdtempSync(path.join(tmpdir(), "blogroll-plugin-"));
-    const plugin = new BlogrollEndpoint({ databasePath: path.join(folder, "b.db"), mongodbUrl: null, initialSyncDelay: 60_000 }, memoryLogger([]));
+    const plugin = new BlogrollEndpoint(
+      { databasePath: path.join(folder, "b.db"), mongodbUrl: null, initialSyncDelay: 60_000 },
+      memoryLogger([]),
+    );
     await plugin.init(fakeIndiekit(false));
     const status = await plugin.context.scheduler.getStatus();
     assert.ok(status.nextSync, "a first sync is scheduled");

@@ -19,10 +19,12 @@ const PORT_TYPES = "lib/storage/types.ts";
 /** Relative imports of a module (root-relative paths, .ts), with whether each is types only. */
 function importsOf(module: string): Array<{ target: string; typeOnly: boolean }> {
   const text = readFileSync(path.join(ROOT, module), "utf8");
-  return [...text.matchAll(/^(import|export)(\s+type)?\b[^;]*?\bfrom\s+"(\.[^"]+)"/gms)].map(([, , typeOnly, specifier]) => ({
-    target: path.join(path.dirname(module), specifier).replace(/\.js$/, ".ts"),
-    typeOnly: typeOnly !== undefined,
-  }));
+  return [...text.matchAll(/^(import|export)(\s+type)?\b[^;]*?\bfrom\s+"(\.[^"]+)"/gms)].map(
+    ([, , typeOnly, specifier]) => ({
+      target: path.join(path.dirname(module), specifier).replace(/\.js$/, ".ts"),
+      typeOnly: typeOnly !== undefined,
+    }),
+  );
 }
 
 describe("pure rooms", () => {
@@ -40,7 +42,9 @@ describe("pure rooms", () => {
     });
 
     it(`lib/${room}/ has no import circle, not even through types`, () => {
-      const graph = new Map(modulesUnder(`lib/${room}`).map((module) => [module, importsOf(module).map(({ target }) => target)]));
+      const graph = new Map(
+        modulesUnder(`lib/${room}`).map((module) => [module, importsOf(module).map(({ target }) => target)]),
+      );
       assert.deepEqual(circlesOf(graph), []);
     });
   }

@@ -23,20 +23,174 @@ const MODULE_BASE = new URL(".", import.meta.url).href;
 
 /** The few strings shown, in the admin's languages; the page's `lang` chooses (its full tag, else its language). */
 const STRINGS = {
-  en: { more: "More posts", loading: "Loading…", failed: "The blogroll could not be loaded right now.", noPosts: "No posts yet.", noBlogs: "No blogs yet.", other: "Other blogs", latest: "Latest posts", lastPost: "Last post", feed: "feed", newPost: "New post on {blog}" },
-  de: { more: "Weitere Beiträge", loading: "Wird geladen …", failed: "Die Blogroll konnte gerade nicht geladen werden.", noPosts: "Noch keine Beiträge.", noBlogs: "Noch keine Blogs.", other: "Weitere Blogs", latest: "Neueste Beiträge", lastPost: "Letzter Beitrag", feed: "Feed", newPost: "Neuer Beitrag auf {blog}" },
-  fr: { more: "Plus d’articles", loading: "Chargement…", failed: "La blogroll n’a pas pu être chargée pour le moment.", noPosts: "Aucun article pour l’instant.", noBlogs: "Aucun blog pour l’instant.", other: "Autres blogs", latest: "Derniers articles", lastPost: "Dernier article", feed: "flux", newPost: "Nouvel article sur {blog}" },
-  es: { more: "Más entradas", loading: "Cargando…", failed: "No se ha podido cargar el blogroll en este momento.", noPosts: "Todavía no hay entradas.", noBlogs: "Todavía no hay blogs.", other: "Otros blogs", latest: "Últimas entradas", lastPost: "Última entrada", feed: "feed", newPost: "Nueva entrada en {blog}" },
-  nl: { more: "Meer berichten", loading: "Laden…", failed: "De blogroll kon nu niet worden geladen.", noPosts: "Nog geen berichten.", noBlogs: "Nog geen blogs.", other: "Overige blogs", latest: "Nieuwste berichten", lastPost: "Laatste bericht", feed: "feed", newPost: "Nieuw bericht op {blog}" },
-  it: { more: "Altri articoli", loading: "Caricamento…", failed: "Non è stato possibile caricare il blogroll in questo momento.", noPosts: "Ancora nessun articolo.", noBlogs: "Ancora nessun blog.", other: "Altri blog", latest: "Ultimi articoli", lastPost: "Ultimo articolo", feed: "feed", newPost: "Nuovo articolo su {blog}" },
-  pt: { more: "Mais artigos", loading: "A carregar…", failed: "Não foi possível carregar o blogroll neste momento.", noPosts: "Ainda não há artigos.", noBlogs: "Ainda não há blogues.", other: "Outros blogues", latest: "Artigos recentes", lastPost: "Último artigo", feed: "feed", newPost: "Novo artigo em {blog}" },
-  pl: { more: "Więcej wpisów", loading: "Wczytywanie…", failed: "Nie udało się teraz wczytać blogrolla.", noPosts: "Brak wpisów.", noBlogs: "Brak blogów.", other: "Pozostałe blogi", latest: "Najnowsze wpisy", lastPost: "Ostatni wpis", feed: "kanał", newPost: "Nowy wpis: {blog}" },
-  "pt-br": { more: "Mais posts", loading: "Carregando…", failed: "Não foi possível carregar o blogroll agora.", noPosts: "Ainda não há posts.", noBlogs: "Ainda não há blogs.", other: "Outros blogs", latest: "Posts recentes", lastPost: "Último post", feed: "feed", newPost: "Novo post em {blog}" },
-  sv: { more: "Fler inlägg", loading: "Laddar…", failed: "Blogrollen kunde inte laddas just nu.", noPosts: "Inga inlägg än.", noBlogs: "Inga bloggar än.", other: "Övriga bloggar", latest: "Senaste inläggen", lastPost: "Senaste inlägg", feed: "flöde", newPost: "Nytt inlägg på {blog}" },
-  id: { more: "Tulisan lainnya", loading: "Memuat…", failed: "Blogroll tidak dapat dimuat saat ini.", noPosts: "Belum ada tulisan.", noBlogs: "Belum ada blog.", other: "Blog lainnya", latest: "Tulisan terbaru", lastPost: "Tulisan terakhir", feed: "feed", newPost: "Tulisan baru di {blog}" },
-  sr: { more: "Još članaka", loading: "Učitavanje…", failed: "Blogrol trenutno nije moguće učitati.", noPosts: "Još nema članaka.", noBlogs: "Još nema blogova.", other: "Ostali blogovi", latest: "Najnoviji članci", lastPost: "Poslednji članak", feed: "fid", newPost: "Novi članak: {blog}" },
-  hi: { more: "और पोस्ट", loading: "लोड हो रहा है…", failed: "ब्लॉगरोल अभी लोड नहीं हो सका।", noPosts: "अभी कोई पोस्ट नहीं।", noBlogs: "अभी कोई ब्लॉग नहीं।", other: "अन्य ब्लॉग", latest: "नवीनतम पोस्ट", lastPost: "आख़िरी पोस्ट", feed: "फ़ीड", newPost: "{blog} पर नई पोस्ट" },
-  zh: { more: "更多文章", loading: "加载中…", failed: "暂时无法加载博客列表。", noPosts: "还没有文章。", noBlogs: "还没有博客。", other: "其他博客", latest: "最新文章", lastPost: "最后一篇文章", feed: "订阅源", newPost: "{blog} 有新文章" },
+  en: {
+    more: "More posts",
+    loading: "Loading…",
+    failed: "The blogroll could not be loaded right now.",
+    noPosts: "No posts yet.",
+    noBlogs: "No blogs yet.",
+    other: "Other blogs",
+    latest: "Latest posts",
+    lastPost: "Last post",
+    feed: "feed",
+    newPost: "New post on {blog}",
+  },
+  de: {
+    more: "Weitere Beiträge",
+    loading: "Wird geladen …",
+    failed: "Die Blogroll konnte gerade nicht geladen werden.",
+    noPosts: "Noch keine Beiträge.",
+    noBlogs: "Noch keine Blogs.",
+    other: "Weitere Blogs",
+    latest: "Neueste Beiträge",
+    lastPost: "Letzter Beitrag",
+    feed: "Feed",
+    newPost: "Neuer Beitrag auf {blog}",
+  },
+  fr: {
+    more: "Plus d’articles",
+    loading: "Chargement…",
+    failed: "La blogroll n’a pas pu être chargée pour le moment.",
+    noPosts: "Aucun article pour l’instant.",
+    noBlogs: "Aucun blog pour l’instant.",
+    other: "Autres blogs",
+    latest: "Derniers articles",
+    lastPost: "Dernier article",
+    feed: "flux",
+    newPost: "Nouvel article sur {blog}",
+  },
+  es: {
+    more: "Más entradas",
+    loading: "Cargando…",
+    failed: "No se ha podido cargar el blogroll en este momento.",
+    noPosts: "Todavía no hay entradas.",
+    noBlogs: "Todavía no hay blogs.",
+    other: "Otros blogs",
+    latest: "Últimas entradas",
+    lastPost: "Última entrada",
+    feed: "feed",
+    newPost: "Nueva entrada en {blog}",
+  },
+  nl: {
+    more: "Meer berichten",
+    loading: "Laden…",
+    failed: "De blogroll kon nu niet worden geladen.",
+    noPosts: "Nog geen berichten.",
+    noBlogs: "Nog geen blogs.",
+    other: "Overige blogs",
+    latest: "Nieuwste berichten",
+    lastPost: "Laatste bericht",
+    feed: "feed",
+    newPost: "Nieuw bericht op {blog}",
+  },
+  it: {
+    more: "Altri articoli",
+    loading: "Caricamento…",
+    failed: "Non è stato possibile caricare il blogroll in questo momento.",
+    noPosts: "Ancora nessun articolo.",
+    noBlogs: "Ancora nessun blog.",
+    other: "Altri blog",
+    latest: "Ultimi articoli",
+    lastPost: "Ultimo articolo",
+    feed: "feed",
+    newPost: "Nuovo articolo su {blog}",
+  },
+  pt: {
+    more: "Mais artigos",
+    loading: "A carregar…",
+    failed: "Não foi possível carregar o blogroll neste momento.",
+    noPosts: "Ainda não há artigos.",
+    noBlogs: "Ainda não há blogues.",
+    other: "Outros blogues",
+    latest: "Artigos recentes",
+    lastPost: "Último artigo",
+    feed: "feed",
+    newPost: "Novo artigo em {blog}",
+  },
+  pl: {
+    more: "Więcej wpisów",
+    loading: "Wczytywanie…",
+    failed: "Nie udało się teraz wczytać blogrolla.",
+    noPosts: "Brak wpisów.",
+    noBlogs: "Brak blogów.",
+    other: "Pozostałe blogi",
+    latest: "Najnowsze wpisy",
+    lastPost: "Ostatni wpis",
+    feed: "kanał",
+    newPost: "Nowy wpis: {blog}",
+  },
+  "pt-br": {
+    more: "Mais posts",
+    loading: "Carregando…",
+    failed: "Não foi possível carregar o blogroll agora.",
+    noPosts: "Ainda não há posts.",
+    noBlogs: "Ainda não há blogs.",
+    other: "Outros blogs",
+    latest: "Posts recentes",
+    lastPost: "Último post",
+    feed: "feed",
+    newPost: "Novo post em {blog}",
+  },
+  sv: {
+    more: "Fler inlägg",
+    loading: "Laddar…",
+    failed: "Blogrollen kunde inte laddas just nu.",
+    noPosts: "Inga inlägg än.",
+    noBlogs: "Inga bloggar än.",
+    other: "Övriga bloggar",
+    latest: "Senaste inläggen",
+    lastPost: "Senaste inlägg",
+    feed: "flöde",
+    newPost: "Nytt inlägg på {blog}",
+  },
+  id: {
+    more: "Tulisan lainnya",
+    loading: "Memuat…",
+    failed: "Blogroll tidak dapat dimuat saat ini.",
+    noPosts: "Belum ada tulisan.",
+    noBlogs: "Belum ada blog.",
+    other: "Blog lainnya",
+    latest: "Tulisan terbaru",
+    lastPost: "Tulisan terakhir",
+    feed: "feed",
+    newPost: "Tulisan baru di {blog}",
+  },
+  sr: {
+    more: "Još članaka",
+    loading: "Učitavanje…",
+    failed: "Blogrol trenutno nije moguće učitati.",
+    noPosts: "Još nema članaka.",
+    noBlogs: "Još nema blogova.",
+    other: "Ostali blogovi",
+    latest: "Najnoviji članci",
+    lastPost: "Poslednji članak",
+    feed: "fid",
+    newPost: "Novi članak: {blog}",
+  },
+  hi: {
+    more: "और पोस्ट",
+    loading: "लोड हो रहा है…",
+    failed: "ब्लॉगरोल अभी लोड नहीं हो सका।",
+    noPosts: "अभी कोई पोस्ट नहीं।",
+    noBlogs: "अभी कोई ब्लॉग नहीं।",
+    other: "अन्य ब्लॉग",
+    latest: "नवीनतम पोस्ट",
+    lastPost: "आख़िरी पोस्ट",
+    feed: "फ़ीड",
+    newPost: "{blog} पर नई पोस्ट",
+  },
+  zh: {
+    more: "更多文章",
+    loading: "加载中…",
+    failed: "暂时无法加载博客列表。",
+    noPosts: "还没有文章。",
+    noBlogs: "还没有博客。",
+    other: "其他博客",
+    latest: "最新文章",
+    lastPost: "最后一篇文章",
+    feed: "订阅源",
+    newPost: "{blog} 有新文章",
+  },
 };
 
 /** Posts a visitor sees when a blog is opened: the one on its line and the ones below. */
@@ -44,7 +198,12 @@ const EXPANDED_POSTS = 5;
 /** Posts of the last 30 days get a relative date ("3 days ago"); older ones their date, as on the server's page. */
 const RELATIVE_WITHIN = 30 * 864e5;
 /** The media type a feed link announces, by the feed's format. */
-const FEED_TYPES = { rss: "application/rss+xml", atom: "application/atom+xml", json: "application/feed+json", hfeed: "text/html" };
+const FEED_TYPES = {
+  rss: "application/rss+xml",
+  atom: "application/atom+xml",
+  json: "application/feed+json",
+  hfeed: "text/html",
+};
 /** Ids for aria-controls, unique across every widget on the page. */
 let nextId = 0;
 /** How long a new post's line stays marked as new. */
@@ -54,7 +213,8 @@ const LIVE_REFRESH_MS = { min: 500, spread: 4500 };
 /** After the server turned the live stream away (503 when full) or it broke off for good: the first wait, and the longest. */
 const LIVE_RETRY_MS = { first: 30_000, most: 300_000 };
 
-const styled = (selector) => `:where(blogroll-blogs:not([unstyled]) ${selector},blogroll-items:not([unstyled]) ${selector})`;
+const styled = (selector) =>
+  `:where(blogroll-blogs:not([unstyled]) ${selector},blogroll-items:not([unstyled]) ${selector})`;
 
 /**
  * Default styles, all inside :where() so any rule of the page wins over them; the error colour readable on dark pages too.
@@ -138,7 +298,14 @@ function link(href, text, className) {
   return node;
 }
 
-const UNITS = [["year", 31_536e6], ["month", 2_592e6], ["week", 6_048e5], ["day", 864e5], ["hour", 36e5], ["minute", 6e4]];
+const UNITS = [
+  ["year", 31_536e6],
+  ["month", 2_592e6],
+  ["week", 6_048e5],
+  ["day", 864e5],
+  ["hour", 36e5],
+  ["minute", 6e4],
+];
 
 function intl(make, lang) {
   try {
@@ -164,7 +331,10 @@ function time(iso, lang, className, always = false) {
     return node;
   }
   const [unit, size] = UNITS.find(([, ms]) => Math.abs(diff) >= ms) ?? UNITS[UNITS.length - 1];
-  node.textContent = intl((l) => new Intl.RelativeTimeFormat(l, { numeric: "auto" }), lang).format(Math.round(diff / size), unit);
+  node.textContent = intl((l) => new Intl.RelativeTimeFormat(l, { numeric: "auto" }), lang).format(
+    Math.round(diff / size),
+    unit,
+  );
   return node;
 }
 
@@ -191,7 +361,17 @@ function announce(text) {
     announcer = element("p", "blogroll__announcer");
     announcer.setAttribute("role", "status");
     // Set through the style object, not a style attribute, which a strict CSP would refuse.
-    Object.assign(announcer.style, { position: "absolute", width: "1px", height: "1px", margin: "-1px", padding: "0", overflow: "hidden", clipPath: "inset(50%)", whiteSpace: "nowrap", border: "0" });
+    Object.assign(announcer.style, {
+      position: "absolute",
+      width: "1px",
+      height: "1px",
+      margin: "-1px",
+      padding: "0",
+      overflow: "hidden",
+      clipPath: "inset(50%)",
+      whiteSpace: "nowrap",
+      border: "0",
+    });
     document.body.append(announcer);
   }
   announcer.textContent = text;
@@ -306,7 +486,9 @@ class BlogrollElement extends HTMLElement {
   #follow() {
     this.#stopFollowing();
     if (!this.hasAttribute("live")) return;
-    this.#unfollow = LiveSource.for(new URL("api/events", this.base).href).subscribe((type, data) => this.#onLive(type, data));
+    this.#unfollow = LiveSource.for(new URL("api/events", this.base).href).subscribe((type, data) =>
+      this.#onLive(type, data),
+    );
   }
 
   #stopFollowing() {
@@ -318,7 +500,8 @@ class BlogrollElement extends HTMLElement {
 
   /** A live event; returns what to announce when it showed a new post. */
   #onLive(type, data) {
-    if (type === "post") return this.showPost(data) ? this.strings.newPost.replace("{blog}", data.blog?.title ?? "") : null;
+    if (type === "post")
+      return this.showPost(data) ? this.strings.newPost.replace("{blog}", data.blog?.title ?? "") : null;
     if (type === "reset") this.#schedule();
     else if (type === "blog") {
       if (data.change === "removed") this.dropBlog(data.id);
@@ -330,10 +513,13 @@ class BlogrollElement extends HTMLElement {
   /** Reads the blogroll again a little later (once for any number of changes meanwhile); what is shown stays until then. */
   refreshSoon() {
     if (this.#refreshTimer) return;
-    this.#refreshTimer = setTimeout(() => {
-      this.#refreshTimer = null;
-      if (this.isConnected) void this.refresh();
-    }, LIVE_REFRESH_MS.min + Math.random() * LIVE_REFRESH_MS.spread);
+    this.#refreshTimer = setTimeout(
+      () => {
+        this.#refreshTimer = null;
+        if (this.isConnected) void this.refresh();
+      },
+      LIVE_REFRESH_MS.min + Math.random() * LIVE_REFRESH_MS.spread,
+    );
   }
 
   /** Marks a line as new for a moment (a fading highlight; steady with reduced motion). */
@@ -370,9 +556,14 @@ class BlogrollElement extends HTMLElement {
   /** GET a path relative to `src` (the mount path), with the non-empty parameters; throws unless the answer is JSON with `list` an array. */
   async api(path, parameters, signal, list = "items") {
     const url = new URL(path, this.base);
-    for (const [key, value] of Object.entries(parameters)) if (value !== null && value !== undefined && value !== "") url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(parameters))
+      if (value !== null && value !== undefined && value !== "") url.searchParams.set(key, String(value));
     // Live: the browser's copy may be older than the events that follow (an ETag keeps asking cheap).
-    const response = await fetch(url, { signal, cache: this.hasAttribute("live") ? "no-cache" : "default", headers: { Accept: "application/json" } });
+    const response = await fetch(url, {
+      signal,
+      cache: this.hasAttribute("live") ? "no-cache" : "default",
+      headers: { Accept: "application/json" },
+    });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const body = await response.json();
     if (!body || !Array.isArray(body[list])) throw new Error("not a blogroll answer");
@@ -414,7 +605,11 @@ class BlogrollElement extends HTMLElement {
 
 /** A blog's letter tile: its picture's stand-in when it has none, or when the picture fails to load. */
 function letterTile(title) {
-  const tile = element("span", "blogroll__icon blogroll__icon--letter", [...(title ?? "").trim()][0]?.toLocaleUpperCase() ?? "?");
+  const tile = element(
+    "span",
+    "blogroll__icon blogroll__icon--letter",
+    [...(title ?? "").trim()][0]?.toLocaleUpperCase() ?? "?",
+  );
   tile.setAttribute("aria-hidden", "true");
   return tile;
 }
@@ -474,7 +669,14 @@ class BlogrollBlogs extends BlogrollElement {
     const photo = blog.photo ? httpUrl(blog.photo) : null;
     if (photo) {
       const icon = element("img", "blogroll__icon u-photo");
-      Object.assign(icon, { src: photo, alt: "", width: 16, height: 16, loading: "lazy", referrerPolicy: "no-referrer" });
+      Object.assign(icon, {
+        src: photo,
+        alt: "",
+        width: 16,
+        height: 16,
+        loading: "lazy",
+        referrerPolicy: "no-referrer",
+      });
       // A picture that fails (gone, not an image, refused by the page's CSP) becomes the letter tile.
       icon.addEventListener("error", () => icon.replaceWith(letterTile(blog.title)), { once: true });
       row.append(icon);
@@ -488,7 +690,8 @@ class BlogrollBlogs extends BlogrollElement {
     const [post] = blog.posts ?? [];
     const opens = post && (blog.itemCount > 1 || blog.source === "microsub") ? this.expander(blog, post, signal) : null;
     if (opens) row.append(" ", opens.button);
-    if (post) row.append(" ", entry(element("span", "blogroll__latest h-entry"), post, this.language, "blogroll__post"));
+    if (post)
+      row.append(" ", entry(element("span", "blogroll__latest h-entry"), post, this.language, "blogroll__post"));
     else if (blog.lastPostAt) {
       const line = element("span", "blogroll__latest", `${this.strings.lastPost} `);
       line.append(time(blog.lastPostAt, this.language, "blogroll__date", true));
@@ -528,7 +731,8 @@ class BlogrollBlogs extends BlogrollElement {
       ...blog,
       posts: [post, ...posts].sort(newest).slice(0, Math.max(1, posts.length)),
       itemCount: (blog.itemCount ?? 0) + 1,
-      lastPostAt: post.published && (!blog.lastPostAt || post.published > blog.lastPostAt) ? post.published : blog.lastPostAt,
+      lastPostAt:
+        post.published && (!blog.lastPostAt || post.published > blog.lastPostAt) ? post.published : blog.lastPostAt,
     };
     this.#shown.set(id, updated);
     const next = this.blog(updated, this.#signal);
@@ -538,7 +742,9 @@ class BlogrollBlogs extends BlogrollElement {
     if (recent) {
       // Newest first after the pinned ones (a pinned blog: first of all).
       const list = next.parentElement;
-      const first = [...list.children].find((line) => line === next || updated.pinned || !this.#shown.get(line.dataset.blog)?.pinned);
+      const first = [...list.children].find(
+        (line) => line === next || updated.pinned || !this.#shown.get(line.dataset.blog)?.pinned,
+      );
       if (first !== next) list.insertBefore(next, first);
     }
     if (open) next.querySelector(".blogroll__toggle")?.click();
@@ -578,7 +784,11 @@ class BlogrollBlogs extends BlogrollElement {
       try {
         const page = await this.api("api/items", { blog: blog.id, limit: EXPANDED_POSTS }, signal);
         const posts = page.items.filter((post) => post.id !== shown.id).slice(0, EXPANDED_POSTS - 1);
-        panel.replaceChildren(...posts.map((post) => entry(element("li", "blogroll__item h-entry"), post, this.language, "blogroll__title")));
+        panel.replaceChildren(
+          ...posts.map((post) =>
+            entry(element("li", "blogroll__item h-entry"), post, this.language, "blogroll__title"),
+          ),
+        );
         if (posts.length === 0) panel.append(element("li", "blogroll__status", this.strings.noPosts));
         loaded = true;
       } catch {
@@ -599,7 +809,11 @@ class BlogrollItems extends BlogrollElement {
 
   page(signal) {
     const limit = this.number("limit", 10);
-    return this.api("api/items", { category: this.getAttribute("category"), blog: this.getAttribute("blog"), limit, offset: this.#offset }, signal);
+    return this.api(
+      "api/items",
+      { category: this.getAttribute("category"), blog: this.getAttribute("blog"), limit, offset: this.#offset },
+      signal,
+    );
   }
 
   async render(signal) {

@@ -55,8 +55,10 @@ function words(random: () => number, count: number): string {
 function paragraph(random: () => number, host: string): string {
   const roll = random();
   const text = words(random, 30 + Math.floor(random() * 60));
-  if (roll < 0.15) return `<p>${text} <a href="/posts/${Math.floor(random() * 1e6)}">a relative link</a> &amp; more.</p>`;
-  if (roll < 0.3) return `<p><img src="https://${host}/img/${Math.floor(random() * 1e6)}.jpg" alt="photo" width="640" height="480"> ${text}</p>`;
+  if (roll < 0.15)
+    return `<p>${text} <a href="/posts/${Math.floor(random() * 1e6)}">a relative link</a> &amp; more.</p>`;
+  if (roll < 0.3)
+    return `<p><img src="https://${host}/img/${Math.floor(random() * 1e6)}.jpg" alt="photo" width="640" height="480"> ${text}</p>`;
   if (roll < 0.4) return `<blockquote><p>${text}</p></blockquote>`;
   if (roll < 0.5) return `<pre><code>const x = a &lt; b &amp;&amp; c &gt; d; // ${text.slice(0, 60)}</code></pre>`;
   if (roll < 0.55) return `<p style="color:red" onclick="alert(1)">${text}</p><script>track()</script>`;
@@ -110,7 +112,7 @@ export function generateFeed(index: number, host: string, now: Date, siteOptions
       title: i % 7 === 0 ? `${title} & “friends”` : title,
       html,
       summary: words(random, 25),
-      date: new Date(now.getTime() - Math.floor((i + random()) * (5 * DAY / itemCount)) - HOUR),
+      date: new Date(now.getTime() - Math.floor((i + random()) * ((5 * DAY) / itemCount)) - HOUR),
       author: `Author ${index % 37}`,
       categories: [words(random, 1), words(random, 1)],
     });
@@ -118,62 +120,99 @@ export function generateFeed(index: number, host: string, now: Date, siteOptions
   const feedTitle = `Blog number ${index}: ${words(random, 3)}`;
   switch (format) {
     case "rss":
-      return { index, format, items: itemCount, contentType: "application/rss+xml; charset=utf-8", body: rss(feedTitle, site, items, images) };
+      return {
+        index,
+        format,
+        items: itemCount,
+        contentType: "application/rss+xml; charset=utf-8",
+        body: rss(feedTitle, site, items, images),
+      };
     case "atom":
-      return { index, format, items: itemCount, contentType: "application/atom+xml; charset=utf-8", body: atom(feedTitle, site, items, images) };
+      return {
+        index,
+        format,
+        items: itemCount,
+        contentType: "application/atom+xml; charset=utf-8",
+        body: atom(feedTitle, site, items, images),
+      };
     case "rdf":
-      return { index, format, items: itemCount, contentType: "application/rdf+xml; charset=utf-8", body: rdf(feedTitle, site, items) };
+      return {
+        index,
+        format,
+        items: itemCount,
+        contentType: "application/rdf+xml; charset=utf-8",
+        body: rdf(feedTitle, site, items),
+      };
     case "json":
-      return { index, format, items: itemCount, contentType: "application/feed+json; charset=utf-8", body: jsonFeed(feedTitle, site, items, images) };
+      return {
+        index,
+        format,
+        items: itemCount,
+        contentType: "application/feed+json; charset=utf-8",
+        body: jsonFeed(feedTitle, site, items, images),
+      };
   }
 }
 
 function rss(title: string, site: string, items: DraftItem[], images: boolean): string {
-  const entries = items.map((item, i) =>
-    `<item><title>${escapeXml(item.title)}</title><link>${escapeXml(item.url)}</link>` +
-    `<guid isPermaLink="${i % 3 === 0 ? "true" : "false"}">${escapeXml(item.id)}</guid>` +
-    `<pubDate>${item.date.toUTCString()}</pubDate><dc:creator>${escapeXml(item.author)}</dc:creator>` +
-    item.categories.map((c) => `<category>${escapeXml(c)}</category>`).join("") +
-    `<description>${escapeXml(item.summary)}</description>` +
-    // Half CDATA, half escaped HTML: both are common.
-    (i % 2 === 0 ? `<content:encoded><![CDATA[${item.html}]]></content:encoded>` : `<content:encoded>${escapeXml(item.html)}</content:encoded>`) +
-    `</item>\n`,
+  const entries = items.map(
+    (item, i) =>
+      `<item><title>${escapeXml(item.title)}</title><link>${escapeXml(item.url)}</link>` +
+      `<guid isPermaLink="${i % 3 === 0 ? "true" : "false"}">${escapeXml(item.id)}</guid>` +
+      `<pubDate>${item.date.toUTCString()}</pubDate><dc:creator>${escapeXml(item.author)}</dc:creator>` +
+      item.categories.map((c) => `<category>${escapeXml(c)}</category>`).join("") +
+      `<description>${escapeXml(item.summary)}</description>` +
+      // Half CDATA, half escaped HTML: both are common.
+      (i % 2 === 0
+        ? `<content:encoded><![CDATA[${item.html}]]></content:encoded>`
+        : `<content:encoded>${escapeXml(item.html)}</content:encoded>`) +
+      `</item>\n`,
   );
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" ` +
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" ` +
     `xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:atom="http://www.w3.org/2005/Atom">\n<channel><title>${escapeXml(title)}</title>` +
     `<link>${site}</link><description>A benchmark blog &amp; its feed</description><language>en</language>` +
     `<atom:link rel="self" type="application/rss+xml" href="${site}feed.xml"/>` +
     (images ? `<image><url>${site}logo.png</url><title>${escapeXml(title)}</title><link>${site}</link></image>` : "") +
-    `\n${entries.join("")}</channel></rss>\n`;
+    `\n${entries.join("")}</channel></rss>\n`
+  );
 }
 
 function atom(title: string, site: string, items: DraftItem[], images: boolean): string {
-  const entries = items.map((item, i) =>
-    `<entry><title type="html">${escapeXml(escapeXml(item.title))}</title><link rel="alternate" href="${escapeXml(item.url)}"/>` +
-    `<id>${escapeXml(item.id)}</id><published>${item.date.toISOString()}</published><updated>${item.date.toISOString()}</updated>` +
-    `<author><name>${escapeXml(item.author)}</name></author>` +
-    item.categories.map((c) => `<category term="${escapeXml(c)}"/>`).join("") +
-    `<summary type="text">${escapeXml(item.summary)}</summary>` +
-    (i % 2 === 0 ? `<content type="html"><![CDATA[${item.html}]]></content>` : `<content type="html">${escapeXml(item.html)}</content>`) +
-    `</entry>\n`,
+  const entries = items.map(
+    (item, i) =>
+      `<entry><title type="html">${escapeXml(escapeXml(item.title))}</title><link rel="alternate" href="${escapeXml(item.url)}"/>` +
+      `<id>${escapeXml(item.id)}</id><published>${item.date.toISOString()}</published><updated>${item.date.toISOString()}</updated>` +
+      `<author><name>${escapeXml(item.author)}</name></author>` +
+      item.categories.map((c) => `<category term="${escapeXml(c)}"/>`).join("") +
+      `<summary type="text">${escapeXml(item.summary)}</summary>` +
+      (i % 2 === 0
+        ? `<content type="html"><![CDATA[${item.html}]]></content>`
+        : `<content type="html">${escapeXml(item.html)}</content>`) +
+      `</entry>\n`,
   );
-  return `<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom" xml:base="${site}">` +
+  return (
+    `<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom" xml:base="${site}">` +
     `<title>${escapeXml(title)}</title><link rel="alternate" href="${site}"/><link rel="self" href="${site}atom.xml"/>` +
-    `<id>${site}</id><updated>${items[0].date.toISOString()}</updated>${images ? "<icon>/favicon.png</icon>" : ""}\n${entries.join("")}</feed>\n`;
+    `<id>${site}</id><updated>${items[0].date.toISOString()}</updated>${images ? "<icon>/favicon.png</icon>" : ""}\n${entries.join("")}</feed>\n`
+  );
 }
 
 function rdf(title: string, site: string, items: DraftItem[]): string {
-  const entries = items.map((item) =>
-    `<item rdf:about="${escapeXml(item.id)}"><title>${escapeXml(item.title)}</title><link>${escapeXml(item.id)}</link>` +
-    `<dc:date>${item.date.toISOString()}</dc:date><dc:creator>${escapeXml(item.author)}</dc:creator>` +
-    `<dc:subject>${escapeXml(item.categories[0])}</dc:subject>` +
-    `<description>${escapeXml(item.summary)}</description><content:encoded><![CDATA[${item.html}]]></content:encoded></item>\n`,
+  const entries = items.map(
+    (item) =>
+      `<item rdf:about="${escapeXml(item.id)}"><title>${escapeXml(item.title)}</title><link>${escapeXml(item.id)}</link>` +
+      `<dc:date>${item.date.toISOString()}</dc:date><dc:creator>${escapeXml(item.author)}</dc:creator>` +
+      `<dc:subject>${escapeXml(item.categories[0])}</dc:subject>` +
+      `<description>${escapeXml(item.summary)}</description><content:encoded><![CDATA[${item.html}]]></content:encoded></item>\n`,
   );
-  return `<?xml version="1.0" encoding="utf-8"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" ` +
+  return (
+    `<?xml version="1.0" encoding="utf-8"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" ` +
     `xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:content="http://purl.org/rss/1.0/modules/content/">\n` +
     `<channel rdf:about="${site}"><title>${escapeXml(title)}</title><link>${site}</link><description>RDF benchmark blog</description>` +
     `<items><rdf:Seq>${items.map((item) => `<rdf:li rdf:resource="${escapeXml(item.id)}"/>`).join("")}</rdf:Seq></items></channel>\n` +
-    `${entries.join("")}</rdf:RDF>\n`;
+    `${entries.join("")}</rdf:RDF>\n`
+  );
 }
 
 function jsonFeed(title: string, site: string, items: DraftItem[], images: boolean): string {
@@ -204,13 +243,16 @@ function jsonFeed(title: string, site: string, items: DraftItem[], images: boole
  */
 export function generateHomePage(index: number, site: string, withIcon: boolean, blogroll?: string): string {
   const random = seededRandom(index + 7919);
-  const icon = (withIcon ? `<link rel="icon" href="${site}icon.png" sizes="32x32">` : "") + (blogroll ? `<link rel="blogroll" type="text/xml" href="${blogroll}">` : "");
+  const icon =
+    (withIcon ? `<link rel="icon" href="${site}icon.png" sizes="32x32">` : "") +
+    (blogroll ? `<link rel="blogroll" type="text/xml" href="${blogroll}">` : "");
   const head =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>Blog number ${index}</title><meta name="description" content="${words(random, 20)}">` +
     `<link rel="stylesheet" href="${site}style.css"><link rel="alternate" type="application/rss+xml" href="${site}feed.xml">${icon}` +
     `<style>${"body{margin:0 auto;max-width:40em;font:1.1em/1.5 serif}h1,h2{line-height:1.2}a{color:#06c}".repeat(20)}</style></head>`;
   let body = `<body><header><h1>Blog number ${index}</h1><nav><a href="${site}">Home</a> <a href="${site}about/">About</a></nav></header><main>`;
-  while (body.length < 20_000) body += `<article><h2><a href="${site}posts/${Math.floor(random() * 1e6)}">${words(random, 6)}</a></h2>${paragraph(random, "example.org")}</article>`;
+  while (body.length < 20_000)
+    body += `<article><h2><a href="${site}posts/${Math.floor(random() * 1e6)}">${words(random, 6)}</a></h2>${paragraph(random, "example.org")}</article>`;
   return `${head}${body}</main></body></html>\n`;
 }

@@ -92,7 +92,9 @@ export async function startFeedFixture(options: FixtureOptions = {}): Promise<Fe
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const ready = await nextMessage<{ port: number; feeds: Array<{ format: string; bytes: number; items: number }> }>(child);
+  const ready = await nextMessage<{ port: number; feeds: Array<{ format: string; bytes: number; items: number }> }>(
+    child,
+  );
   return {
     port: ready.port,
     urlOf: (index) => {
@@ -170,7 +172,10 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
       return;
     }
     const validators = { etag: entry.etag, "last-modified": entry.lastModified };
-    if (request.headers["if-none-match"] === entry.etag || (!request.headers["if-none-match"] && request.headers["if-modified-since"] === entry.lastModified)) {
+    if (
+      request.headers["if-none-match"] === entry.etag ||
+      (!request.headers["if-none-match"] && request.headers["if-modified-since"] === entry.lastModified)
+    ) {
       finish(304);
       response.writeHead(304, validators).end();
       return;
@@ -208,7 +213,12 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
     const bytes = serve(feedPath(feed), feed.contentType, feed.body);
     described.push({ format: feed.format, bytes, items: feed.items });
     const announces = settings.blogrolls && index % 2 === 1;
-    if (site) serve(`/blog${index}/`, "text/html; charset=utf-8", generateHomePage(index, site, index % 2 === 0, announces ? `${site}blogroll.opml` : undefined));
+    if (site)
+      serve(
+        `/blog${index}/`,
+        "text/html; charset=utf-8",
+        generateHomePage(index, site, index % 2 === 0, announces ? `${site}blogroll.opml` : undefined),
+      );
   }
   if (settings.blogrolls) {
     // Each announcing blog recommends the 20 blogs after it: every blog is recommended by up to 10 announcing ones.
@@ -219,7 +229,11 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
         const url = `http://${host}:${port}${feedPath({ index: other, format: described[other].format as GeneratedFeed["format"] })}`;
         return `<outline type="rss" text="Blog number ${other}" xmlUrl="${url}" htmlUrl="http://${host}:${port}/blog${other}/"/>`;
       });
-      serve(`/blog${index}/blogroll.opml`, "text/x-opml", `<?xml version="1.0"?><opml version="2.0"><head><title>Blogroll of ${index}</title></head><body>${outlines.join("")}</body></opml>`);
+      serve(
+        `/blog${index}/blogroll.opml`,
+        "text/x-opml",
+        `<?xml version="1.0"?><opml version="2.0"><head><title>Blogroll of ${index}</title></head><body>${outlines.join("")}</body></opml>`,
+      );
     }
   }
 

@@ -26,7 +26,9 @@ export function legacyParse(bytes: Uint8Array, feedUrl: string): Promise<number>
         const html = item.description ?? item.summary ?? "";
         sanitize(html, CONTENT_OPTIONS);
         sanitize(item.summary ?? html, TEXT_OPTIONS).slice(0, 300);
-        createHash("sha256").update(`${feedUrl}\n${item.guid ?? item.link ?? item.title}`).digest("hex");
+        createHash("sha256")
+          .update(`${feedUrl}\n${item.guid ?? item.link ?? item.title}`)
+          .digest("hex");
         count++;
       }
     });

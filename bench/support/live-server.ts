@@ -31,13 +31,22 @@ process.on("message", (message: Command) => {
   void (async () => {
     switch (message.cmd) {
       case "blog": {
-        const { blog } = await storage.blogs.upsertFromSource({ feedUrl: `https://bench-${Date.now()}-${Math.random()}.example/feed.xml`, title: "Bench blog", source: "manual" });
+        const { blog } = await storage.blogs.upsertFromSource({
+          feedUrl: `https://bench-${Date.now()}-${Math.random()}.example/feed.xml`,
+          title: "Bench blog",
+          source: "manual",
+        });
         await storage.blogs.recordFetch(blog.id, {
           at: new Date(),
           status: "active",
           nextFetchAt: null,
           failureCount: 0,
-          schedule: { recentPosts: [new Date(Date.now() - HOUR)], fetchInterval: HOUR, fetchReason: "schedule", waitUntil: null },
+          schedule: {
+            recentPosts: [new Date(Date.now() - HOUR)],
+            fetchInterval: HOUR,
+            fetchReason: "schedule",
+            waitUntil: null,
+          },
         });
         return { blogId: blog.id };
       }
@@ -47,7 +56,9 @@ process.on("message", (message: Command) => {
       case "bulk": {
         const summary = "x".repeat(message.size);
         for (let n = 0; n < message.count; n += 50) {
-          const batch = Array.from({ length: Math.min(50, message.count - n) }, (_, i) => item(`bulk-${Date.now()}-${n + i}`, new Date(), { summary }));
+          const batch = Array.from({ length: Math.min(50, message.count - n) }, (_, i) =>
+            item(`bulk-${Date.now()}-${n + i}`, new Date(), { summary }),
+          );
           await storage.items.upsertMany(message.blogId, batch, new Date());
         }
         return {};
@@ -56,7 +67,13 @@ process.on("message", (message: Command) => {
         for (let round = 0; round < 2; round++) gc?.();
         const live = server.plugin.context.live;
         const { newest } = await storage.events.bounds();
-        return { rss: process.memoryUsage.rss(), heapUsed: process.memoryUsage().heapUsed, connections: live.connections, unreadBytes: live.unreadBytes(), newest };
+        return {
+          rss: process.memoryUsage.rss(),
+          heapUsed: process.memoryUsage().heapUsed,
+          connections: live.connections,
+          unreadBytes: live.unreadBytes(),
+          newest,
+        };
       }
       case "stop":
         await server.close();

@@ -116,7 +116,13 @@ export function probeLatency(url: string, pauseMs = 20) {
     async stop() {
       running = false;
       await loop;
-      return { count: latencies.length, failures, p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), max: round(Math.max(...latencies)) };
+      return {
+        count: latencies.length,
+        failures,
+        p50: round(percentile(latencies, 50)),
+        p99: round(percentile(latencies, 99)),
+        max: round(Math.max(...latencies)),
+      };
     },
   };
 }
@@ -136,11 +142,14 @@ export function report(...results: BenchResult[]): void {
     console.log(`\n== ${result.scenario}`);
     for (const [name, value] of Object.entries(result.figures)) console.log(`  ${name}: ${value}`);
     for (const check of result.targets) {
-      console.log(`  [${check.pass ? "PASS" : "MISS"}] ${check.name}: ${check.value} ${check.unit} (target ${check.op} ${check.limit})`);
+      console.log(
+        `  [${check.pass ? "PASS" : "MISS"}] ${check.name}: ${check.value} ${check.unit} (target ${check.op} ${check.limit})`,
+      );
     }
     for (const note of result.notes) console.log(`  note: ${note}`);
   }
-  const file = process.env.BENCH_RESULT ?? path.join(RESULTS_FOLDER, `${path.basename(process.argv[1] ?? "bench", ".ts")}.json`);
+  const file =
+    process.env.BENCH_RESULT ?? path.join(RESULTS_FOLDER, `${path.basename(process.argv[1] ?? "bench", ".ts")}.json`);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(results, null, 2));
   console.log(`  (results written to ${path.relative(process.cwd(), file)})`);

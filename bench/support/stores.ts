@@ -4,6 +4,11 @@ import type { Storage } from "../../lib/storage/types.js";
 /** Adds one manual blog per feed URL, in `categories` round-robin categories. */
 export async function addBlogs(storage: Storage, feedUrls: string[], categories = 50): Promise<void> {
   for (const [index, feedUrl] of feedUrls.entries()) {
-    await storage.blogs.upsertFromSource({ feedUrl, title: `Blog ${index}`, source: "manual", category: `Category ${index % categories}` });
+    await storage.blogs.upsertFromSource({
+      feedUrl,
+      title: `Blog ${index}`,
+      source: "manual",
+      category: `Category ${index % categories}`,
+    });
   }
 }

@@ -11,7 +11,10 @@ const HEX24 = /^[0-9a-f]{24}$/;
 export function selectedIds(body: Record<string, unknown> | undefined): string[] {
   const raw = body?.ids;
   const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
-  return [...new Set(values.filter((value): value is string => typeof value === "string" && HEX24.test(value)))].slice(0, MAX_BULK);
+  return [...new Set(values.filter((value): value is string => typeof value === "string" && HEX24.test(value)))].slice(
+    0,
+    MAX_BULK,
+  );
 }
 
 /**

@@ -9,7 +9,14 @@ import { healthView } from "./blog-health.js";
 import { blogrollOfBlog } from "../network/suggestions.js";
 import { ownSiteOf } from "./suggestions.js";
 import { LIMITS } from "./blog-limits.js";
-import { ownerFieldChanges, ownerFieldValuesOf, readOwnerFields, relationshipGroups, validateOwnerFields, type OwnerFieldValues } from "./blog-owner-fields.js";
+import {
+  ownerFieldChanges,
+  ownerFieldValuesOf,
+  readOwnerFields,
+  relationshipGroups,
+  validateOwnerFields,
+  type OwnerFieldValues,
+} from "./blog-owner-fields.js";
 
 const RECENT_ITEMS = 20;
 
@@ -25,7 +32,12 @@ export interface BlogFormValues extends OwnerFieldValues {
 
 export function valuesOfBlog(blog: Blog): BlogFormValues {
   return {
-    title: blog.title, category: blog.category ?? "", tags: blog.tags.join(", "), pinned: blog.pinned, hidden: blog.hidden, notes: blog.notes ?? "",
+    title: blog.title,
+    category: blog.category ?? "",
+    tags: blog.tags.join(", "),
+    pinned: blog.pinned,
+    hidden: blog.hidden,
+    notes: blog.notes ?? "",
     ...ownerFieldValuesOf(blog),
   };
 }
@@ -72,11 +84,14 @@ type Translate = (key: string, vars?: Record<string, unknown>) => string;
 export function validateBlogForm(values: BlogFormValues, __: Translate): FormErrors {
   const errors: FormErrors = {};
   if (!values.title) errors.title = __("blogroll.blogs.errors.titleRequired");
-  else if (values.title.length > LIMITS.title) errors.title = __("blogroll.blogs.errors.tooLong", { max: LIMITS.title });
-  if (values.category.length > LIMITS.category) errors.category = __("blogroll.blogs.errors.tooLong", { max: LIMITS.category });
+  else if (values.title.length > LIMITS.title)
+    errors.title = __("blogroll.blogs.errors.tooLong", { max: LIMITS.title });
+  if (values.category.length > LIMITS.category)
+    errors.category = __("blogroll.blogs.errors.tooLong", { max: LIMITS.category });
   const tags = parseTags(values.tags);
   if (tags.length > LIMITS.tags) errors.tags = __("blogroll.blogs.errors.tooManyTags", { max: LIMITS.tags });
-  else if (tags.some((tag) => tag.length > LIMITS.tag)) errors.tags = __("blogroll.blogs.errors.tagTooLong", { max: LIMITS.tag });
+  else if (tags.some((tag) => tag.length > LIMITS.tag))
+    errors.tags = __("blogroll.blogs.errors.tagTooLong", { max: LIMITS.tag });
   Object.assign(errors, validateOwnerFields(values, __));
   if (values.notes.length > LIMITS.notes) errors.notes = __("blogroll.blogs.errors.tooLong", { max: LIMITS.notes });
   return errors;
@@ -120,7 +135,14 @@ async function recentItems(context: BlogrollContext, blog: Blog): Promise<Item[]
   return (await context.getStorage()).items.list({ blogId: blog.id, limit: RECENT_ITEMS, offset: 0 });
 }
 
-async function renderBlogPage(context: BlogrollContext, response: Response, blog: Blog, values: BlogFormValues, shown: ShownValues, errors: FormErrors = {}) {
+async function renderBlogPage(
+  context: BlogrollContext,
+  response: Response,
+  blog: Blog,
+  values: BlogFormValues,
+  shown: ShownValues,
+  errors: FormErrors = {},
+) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
   const [items, categories, sources, pushLines, blogroll] = await Promise.all([

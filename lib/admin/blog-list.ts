@@ -1,6 +1,13 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
-import { OWNER_ORIGIN, type Blog, type BlogHealthQuery, type BlogListQuery, type BlogStatus, type Source } from "../storage/types.js";
+import {
+  OWNER_ORIGIN,
+  type Blog,
+  type BlogHealthQuery,
+  type BlogListQuery,
+  type BlogStatus,
+  type Source,
+} from "../storage/types.js";
 import { healthQuery, healthState } from "../schedule/health.js";
 
 export const PAGE_SIZE = 50;
@@ -66,7 +73,8 @@ export function listQuery(filters: BlogFilters, health: BlogHealthQuery): BlogLi
 /** The page's address with the same filters on another page number. */
 export function pageHref(base: string, filters: BlogFilters, page: number): string {
   const params = new URLSearchParams();
-  for (const name of ["q", "category", "source", "status", "health"] as const) if (filters[name]) params.set(name, filters[name]);
+  for (const name of ["q", "category", "source", "status", "health"] as const)
+    if (filters[name]) params.set(name, filters[name]);
   if (page > 1) params.set("page", String(page));
   const search = params.toString();
   return search ? `${base}?${search}` : base;
@@ -79,7 +87,8 @@ export function paginationOf(base: string, filters: BlogFilters, total: number) 
   const first = Math.max(1, Math.min(filters.page - 3, pages - 6));
   const last = Math.min(pages, first + 6);
   const items = [];
-  for (let page = first; page <= last; page++) items.push({ text: String(page), href: pageHref(base, filters, page), current: page === filters.page });
+  for (let page = first; page <= last; page++)
+    items.push({ text: String(page), href: pageHref(base, filters, page), current: page === filters.page });
   return {
     previous: filters.page > 1 ? { href: pageHref(base, filters, filters.page - 1) } : null,
     next: filters.page < pages ? { href: pageHref(base, filters, filters.page + 1) } : null,
@@ -111,7 +120,11 @@ export function blogsListController(context: BlogrollContext) {
     const health = healthQuery(context.options, new Date());
     const page = await storage.blogs.list(listQuery(filters, health));
     // Each blog's latest post: one small query per row of a 50-row page.
-    const latest = await Promise.all(page.items.map((blog) => (blog.skipItemFetch ? Promise.resolve([]) : storage.items.list({ blogId: blog.id, limit: 1, offset: 0 }))));
+    const latest = await Promise.all(
+      page.items.map((blog) =>
+        blog.skipItemFetch ? Promise.resolve([]) : storage.items.list({ blogId: blog.id, limit: 1, offset: 0 }),
+      ),
+    );
     const base = `${context.options.mountPath}/blogs`;
     const sourceNames = new Map(sources.map((source: Source) => [source.id, source.name]));
     const option = (value: string, text: string, current: string) => ({ value, text, selected: value === current });
@@ -120,21 +133,37 @@ export function blogsListController(context: BlogrollContext) {
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
       actions: [{ href: `${base}/new`, text: __("blogroll.blogs.add"), icon: "createPost" }],
       filters,
-      blogs: page.items.map((blog, index) => ({ blog, sources: originNames(blog, sourceNames, __), latest: latest[index][0] ?? null, health: healthState(blog, health) })),
+      blogs: page.items.map((blog, index) => ({
+        blog,
+        sources: originNames(blog, sourceNames, __),
+        latest: latest[index][0] ?? null,
+        health: healthState(blog, health),
+      })),
       here: pageHref(base, filters, filters.page),
       pending: page.items.some((blog) => isAwaitingFetch(blog)),
       total: page.total,
       from: page.total === 0 ? 0 : (filters.page - 1) * PAGE_SIZE + 1,
       to: (filters.page - 1) * PAGE_SIZE + page.items.length,
       filtered: Boolean(filters.q || filters.category || filters.source || filters.status || filters.health),
-      categoryItems: [option("", __("blogroll.blogs.filters.anyCategory"), filters.category), ...categories.map((entry) => option(entry.name, entry.name, filters.category))],
+      categoryItems: [
+        option("", __("blogroll.blogs.filters.anyCategory"), filters.category),
+        ...categories.map((entry) => option(entry.name, entry.name, filters.category)),
+      ],
       sourceItems: [
         option("", __("blogroll.blogs.filters.anySource"), filters.source),
-        ...sources.filter((source) => source.type !== "manual").map((source) => option(source.id, source.name, filters.source)),
+        ...sources
+          .filter((source) => source.type !== "manual")
+          .map((source) => option(source.id, source.name, filters.source)),
         option(MANUAL_FILTER, __("blogroll.origins.owner"), filters.source),
       ],
-      statusItems: [option("", __("blogroll.blogs.filters.anyStatus"), filters.status), ...STATUS_FILTERS.map((status) => option(status, __(`blogroll.blogs.statuses.${status}`), filters.status))],
-      healthItems: [option("", __("blogroll.blogs.healthFilters.any"), filters.health), ...HEALTH_FILTERS.map((health) => option(health, __(`blogroll.blogs.healthFilters.${health}`), filters.health))],
+      statusItems: [
+        option("", __("blogroll.blogs.filters.anyStatus"), filters.status),
+        ...STATUS_FILTERS.map((status) => option(status, __(`blogroll.blogs.statuses.${status}`), filters.status)),
+      ],
+      healthItems: [
+        option("", __("blogroll.blogs.healthFilters.any"), filters.health),
+        ...HEALTH_FILTERS.map((health) => option(health, __(`blogroll.blogs.healthFilters.${health}`), filters.health)),
+      ],
       pageLinks: paginationOf(base, filters, page.total),
     });
   };

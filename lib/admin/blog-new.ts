@@ -18,7 +18,12 @@ interface NewBlogValues {
 }
 
 function readNewBlogForm(body: Record<string, unknown> | undefined): NewBlogValues {
-  return { url: textField(body, "url"), feedUrl: textField(body, "feedUrl"), title: textField(body, "title"), category: textField(body, "category") };
+  return {
+    url: textField(body, "url"),
+    feedUrl: textField(body, "feedUrl"),
+    title: textField(body, "title"),
+    category: textField(body, "category"),
+  };
 }
 
 /** "Title (RSS)"; a feed whose title is only its format ("RSS") is not named twice. */
@@ -27,7 +32,13 @@ export function feedLabel(feed: { title: string | null; url: string }, typeLabel
   return title.toLowerCase() === typeLabel.toLowerCase() ? title : `${title} (${typeLabel})`;
 }
 
-async function renderNewBlog(context: BlogrollContext, response: Response, values: NewBlogValues, feeds: DiscoveredFeed[] | null, errors: FormErrors = {}) {
+async function renderNewBlog(
+  context: BlogrollContext,
+  response: Response,
+  values: NewBlogValues,
+  feeds: DiscoveredFeed[] | null,
+  errors: FormErrors = {},
+) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
   const chosen = values.feedUrl || feeds?.[0]?.url || "";
@@ -38,13 +49,14 @@ async function renderNewBlog(context: BlogrollContext, response: Response, value
       title: __("blogroll.blogs.new.title"),
       parent: { text: __("blogroll.blogs.title"), href: `${context.options.mountPath}/blogs` },
       values,
-      feedItems: feeds?.map((feed) => ({
-        value: feed.url,
-        // Item labels are escaped by the macros (Indiekit's label component); hints are output as given.
-        label: feedLabel(feed, __(`blogroll.feedTypes.${feed.type}`)),
-        hint: escapeHtml(feed.url),
-        checked: feed.url === chosen,
-      })) ?? null,
+      feedItems:
+        feeds?.map((feed) => ({
+          value: feed.url,
+          // Item labels are escaped by the macros (Indiekit's label component); hints are output as given.
+          label: feedLabel(feed, __(`blogroll.feedTypes.${feed.type}`)),
+          hint: escapeHtml(feed.url),
+          checked: feed.url === chosen,
+        })) ?? null,
       categories: (await storage.blogs.categories()).map((entry) => entry.name),
       limits: LIMITS,
     },
@@ -71,7 +83,8 @@ export function createBlogController(context: BlogrollContext) {
     const errors: FormErrors = {};
     if (!values.url && !values.feedUrl) errors.url = __("blogroll.blogs.errors.urlRequired");
     if (values.title.length > LIMITS.title) errors.title = __("blogroll.blogs.errors.tooLong", { max: LIMITS.title });
-    if (values.category.length > LIMITS.category) errors.category = __("blogroll.blogs.errors.tooLong", { max: LIMITS.category });
+    if (values.category.length > LIMITS.category)
+      errors.category = __("blogroll.blogs.errors.tooLong", { max: LIMITS.category });
     if (values.feedUrl && !httpUrl(values.feedUrl)) errors.feedUrl = __("blogroll.blogs.errors.urlInvalid");
     if (Object.keys(errors).length > 0) return renderNewBlog(context, response, values, null, errors);
 
@@ -80,32 +93,53 @@ export function createBlogController(context: BlogrollContext) {
     response.on("close", () => abort.abort());
     if (request.body?.action === "discover") {
       const found = await discoverFeeds(values.url, context.options, abort.signal);
-      if (!found.success) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.discoveryFailed", { reason: found.error }) });
-      if (found.feeds.length === 0) return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.noFeeds") });
-      return renderNewBlog(context, response, { ...values, feedUrl: "", title: values.title || found.pageTitle || "" }, found.feeds);
+      if (!found.success)
+        return renderNewBlog(context, response, values, null, {
+          url: __("blogroll.blogs.errors.discoveryFailed", { reason: found.error }),
+        });
+      if (found.feeds.length === 0)
+        return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.noFeeds") });
+      return renderNewBlog(
+        context,
+        response,
+        { ...values, feedUrl: "", title: values.title || found.pageTitle || "" },
+        found.feeds,
+      );
     }
 
     const storage = await context.getStorage();
     // A feed picked from a handle's discovery keeps the handle: it is the author's, as the owner typed it.
     const fediverse = values.feedUrl && looksLikeHandle(values.url) ? values.url : null;
-    const input = { url: values.feedUrl || values.url, title: values.title || null, category: values.category || null, fediverse };
+    const input = {
+      url: values.feedUrl || values.url,
+      title: values.title || null,
+      category: values.category || null,
+      fediverse,
+    };
     const result = await addManualBlog(storage, context.options, input, abort.signal);
     if (!result.ok) {
       const message = result.noFeed
         ? __("blogroll.blogs.errors.noFeeds")
         : result.unreadable
-          ? __("blogroll.blogs.errors.feedsUnreadable", { feeds: result.unreadable.map((feed) => `${feed.url}: ${feed.problem}`).join("; ") })
+          ? __("blogroll.blogs.errors.feedsUnreadable", {
+              feeds: result.unreadable.map((feed) => `${feed.url}: ${feed.problem}`).join("; "),
+            })
           : __("blogroll.blogs.errors.discoveryFailed", { reason: result.error });
       return renderNewBlog(context, response, values, null, { url: message });
     }
-    if (result.outcome === "skipped-deleted") return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });
+    if (result.outcome === "skipped-deleted")
+      return renderNewBlog(context, response, values, null, { url: __("blogroll.blogs.errors.deletedBefore") });
     if (result.outcome === "added") {
       // Its feed was just read to know it is one: that read is its first fetch (one request, not two).
       if (result.read) context.firstReads.remember(result.feedUrl, result.read);
       context.scheduler.fetchNewBlogs();
     }
     if (Object.keys(result.proposed).length > 0) return renderReAdd(context, response, result.blog, result.proposed);
-    redirectWithNotice(response, `${context.options.mountPath}/blogs/${result.blog.id}`, result.outcome === "added" ? "blogAdded" : "blogExists");
+    redirectWithNotice(
+      response,
+      `${context.options.mountPath}/blogs/${result.blog.id}`,
+      result.outcome === "added" ? "blogAdded" : "blogExists",
+    );
   };
 }
 
@@ -119,7 +153,15 @@ function renderReAdd(context: BlogrollContext, response: Response, blog: Blog, p
     blog,
     changes: (["title", "category"] as const).flatMap((field) => {
       const change = proposed[field];
-      return change ? [{ field, text: __(`blogroll.blogs.reAdd.${field}Change`, { from: change.from ?? none, to: change.to }), value: change.to }] : [];
+      return change
+        ? [
+            {
+              field,
+              text: __(`blogroll.blogs.reAdd.${field}Change`, { from: change.from ?? none, to: change.to }),
+              value: change.to,
+            },
+          ]
+        : [];
     }),
   });
 }

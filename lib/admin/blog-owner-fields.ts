@@ -36,7 +36,10 @@ function listField(body: Body, name: string): string[] {
 
 /** Plain text on one line: a note is shown as a sentence, so line breaks and runs of spaces become one space. */
 export function plainNote(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
+  return text
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 export function ownerFieldValuesOf(blog: Blog): OwnerFieldValues {
@@ -63,10 +66,14 @@ export function validateOwnerFields(values: OwnerFieldValues, __: Translate): Fo
         ? __("blogroll.blogs.errors.relationshipMe")
         : problem.kind === "unknown"
           ? __("blogroll.blogs.errors.relationshipUnknown", { value: problem.value })
-          : __("blogroll.blogs.errors.relationshipExclusive", { group: __(`blogroll.blogs.xfn.groups.${problem.group}`) });
+          : __("blogroll.blogs.errors.relationshipExclusive", {
+              group: __(`blogroll.blogs.xfn.groups.${problem.group}`),
+            });
   }
-  if ([...values.note].length > NOTE_MAX_CHARACTERS) errors.note = __("blogroll.blogs.errors.tooLong", { max: NOTE_MAX_CHARACTERS });
-  if (values.fediverse && !normaliseHandle(values.fediverse)) errors.fediverse = __("blogroll.blogs.errors.fediverseInvalid");
+  if ([...values.note].length > NOTE_MAX_CHARACTERS)
+    errors.note = __("blogroll.blogs.errors.tooLong", { max: NOTE_MAX_CHARACTERS });
+  if (values.fediverse && !normaliseHandle(values.fediverse))
+    errors.fediverse = __("blogroll.blogs.errors.fediverseInvalid");
   return errors;
 }
 
@@ -87,7 +94,12 @@ export function relationshipGroups(values: OwnerFieldValues, __: Translate, erro
       label: __(`blogroll.blogs.xfn.values.${value}`),
       checked: picked.has(value),
     }));
-    const none = { id: `xfn-${group.name}-none`, value: "", label: __("blogroll.blogs.xfn.none"), checked: !items.some((item) => item.checked) };
+    const none = {
+      id: `xfn-${group.name}-none`,
+      value: "",
+      label: __("blogroll.blogs.xfn.none"),
+      checked: !items.some((item) => item.checked),
+    };
     return {
       kind: group.exclusive ? "radios" : "checkboxes",
       name: fieldOf(group),
@@ -115,14 +127,19 @@ export async function ownerFieldChanges(
 ): Promise<OwnerFieldChanges> {
   const edit: BlogEdit = {};
   const relationship = parseRelationship(values.relationship);
-  if (relationship.ok && relationship.relationship.join(" ") !== blog.relationship.join(" ")) edit.relationship = relationship.relationship;
+  if (relationship.ok && relationship.relationship.join(" ") !== blog.relationship.join(" "))
+    edit.relationship = relationship.relationship;
   if ((values.note || null) !== blog.note) edit.note = values.note || null;
   const handle = values.fediverse ? normaliseHandle(values.fediverse) : null;
   if (handle !== blog.fediverse) {
     if (handle === null) edit.fediverse = null;
     else {
       const account = await findAccount(handle, options, signal);
-      if (!account.ok) return { ok: false, errors: { fediverse: __("blogroll.blogs.errors.fediverseNotFound", { reason: account.error }) } };
+      if (!account.ok)
+        return {
+          ok: false,
+          errors: { fediverse: __("blogroll.blogs.errors.fediverseNotFound", { reason: account.error }) },
+        };
       edit.fediverse = account.handle;
       edit.fediverseUrl = account.profileUrl;
     }

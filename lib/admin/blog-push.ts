@@ -5,7 +5,12 @@ import type { Blog, PushSubscription } from "../storage/types.js";
 type Translate = (key: string, values?: Record<string, unknown>) => string;
 
 /** One subscription in words, for the blog's page. */
-function describeSubscription(subscription: PushSubscription, __: Translate, formatDate: (date: Date) => string, now: Date): string[] {
+function describeSubscription(
+  subscription: PushSubscription,
+  __: Translate,
+  formatDate: (date: Date) => string,
+  now: Date,
+): string[] {
   const hub = subscription.hub;
   const lines: string[] = [];
   if (subscription.distrustedUntil && subscription.distrustedUntil > now) {
@@ -15,9 +20,15 @@ function describeSubscription(subscription: PushSubscription, __: Translate, for
     lines.push(__("blogroll.push.leaseEnded", { hub, until: formatDate(subscription.expiresAt) }));
   } else if (subscription.state === "active" && subscription.expiresAt) {
     const until = formatDate(subscription.expiresAt);
-    lines.push(subscription.kind === "websub" ? __("blogroll.push.websubActive", { hub, until }) : __("blogroll.push.cloudActive", { hub, until }));
+    lines.push(
+      subscription.kind === "websub"
+        ? __("blogroll.push.websubActive", { hub, until })
+        : __("blogroll.push.cloudActive", { hub, until }),
+    );
   } else if (subscription.state === "requested") {
-    lines.push(__("blogroll.push.requested", { hub, at: subscription.requestedAt ? formatDate(subscription.requestedAt) : "" }));
+    lines.push(
+      __("blogroll.push.requested", { hub, at: subscription.requestedAt ? formatDate(subscription.requestedAt) : "" }),
+    );
   } else if (subscription.state === "denied") {
     lines.push(__("blogroll.push.denied", { hub }));
   } else if (subscription.state === "failed") {
@@ -25,7 +36,8 @@ function describeSubscription(subscription: PushSubscription, __: Translate, for
   } else if (subscription.state === "unsubscribing") {
     lines.push(__("blogroll.push.unsubscribing", { hub }));
   }
-  if (subscription.lastNotifiedAt) lines.push(__("blogroll.push.lastNotified", { at: formatDate(subscription.lastNotifiedAt) }));
+  if (subscription.lastNotifiedAt)
+    lines.push(__("blogroll.push.lastNotified", { at: formatDate(subscription.lastNotifiedAt) }));
   if (subscription.lastError) lines.push(__("blogroll.push.error", { error: subscription.lastError }));
   return lines;
 }

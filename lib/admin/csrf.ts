@@ -55,9 +55,11 @@ function same(a: string, b: string): boolean {
 
 /** Rejects state-changing requests made with a session cookie unless they carry the session's token. */
 export function requireCsrf(request: Request, response: Response, next: NextFunction): void {
-  if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || isBearerRequest(request)) return next();
+  if (request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" || isBearerRequest(request))
+    return next();
   const expected = csrfTokenFor(request, response);
-  const given = (typeof request.body?._csrf === "string" ? request.body._csrf : null) ?? request.get("X-CSRF-Token") ?? "";
+  const given =
+    (typeof request.body?._csrf === "string" ? request.body._csrf : null) ?? request.get("X-CSRF-Token") ?? "";
   if (!expected || !given || !same(given, expected)) {
     response.status(403);
     if (request.accepts(["html", "json"]) === "json") response.json({ error: "Invalid CSRF token" });

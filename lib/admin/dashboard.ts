@@ -8,7 +8,9 @@ const ERROR_BLOGS = 20;
 
 /** Items with the title of the blog each belongs to. */
 export async function withBlogTitles(blogsById: (ids: string[]) => Promise<Blog[]>, items: Item[]) {
-  const blogs = new Map((await blogsById([...new Set(items.map((item) => item.blogId))])).map((blog) => [blog.id, blog]));
+  const blogs = new Map(
+    (await blogsById([...new Set(items.map((item) => item.blogId))])).map((blog) => [blog.id, blog]),
+  );
   return items.map((item) => ({ item, blog: blogs.get(item.blogId) ?? null }));
 }
 

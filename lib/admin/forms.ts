@@ -20,7 +20,14 @@ export function checkboxField(body: Body, name: string): boolean {
 
 /** Comma-separated tags: trimmed, empty ones dropped, repeats removed. */
 export function parseTags(value: string): string[] {
-  return [...new Set(value.split(",").map((tag) => tag.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      value
+        .split(",")
+        .map((tag) => tag.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** The `:id` route parameter when it is a well-formed id (lower-cased), else null. */
@@ -39,7 +46,12 @@ export function escapeHtml(text: string): string {
  * shaped for the component macros' `errorMessage` option. Messages are
  * escaped here: they may quote what a remote server or the owner sent.
  */
-export function renderForm(response: Response, view: string, locals: Record<string, unknown>, errors: FormErrors = {}): void {
+export function renderForm(
+  response: Response,
+  view: string,
+  locals: Record<string, unknown>,
+  errors: FormErrors = {},
+): void {
   const names = Object.keys(errors);
   const fieldErrors = Object.fromEntries(names.map((name) => [name, { text: escapeHtml(errors[name]) }]));
   const errorSummaryList = names.map((name) => ({ text: escapeHtml(errors[name]), href: `#${name}` }));

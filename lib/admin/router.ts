@@ -1,15 +1,31 @@
 import express, { type Router } from "express";
 import type { BlogrollContext } from "../context.js";
 import { createAdminApiRouter } from "../api/admin-routes.js";
-import { blogController, deleteBlogConfirmController, deleteBlogController, updateBlogController } from "./blog-edit.js";
+import {
+  blogController,
+  deleteBlogConfirmController,
+  deleteBlogController,
+  updateBlogController,
+} from "./blog-edit.js";
 import { bulkBlogsController } from "./blog-bulk.js";
 import { blogsListController } from "./blog-list.js";
 import { confirmReAddController, createBlogController, newBlogController } from "./blog-new.js";
 import { refreshBlogController } from "./blog-refresh.js";
 import { exposeCsrfToken, requireCsrf } from "./csrf.js";
 import { dashboardController } from "./dashboard.js";
-import { createSourceController, editSourceController, newSourceController, updateSourceController } from "./source-form.js";
-import { deleteSourceConfirmController, deleteSourceController, sourcesListController, syncSourceController, toggleSourceController } from "./sources.js";
+import {
+  createSourceController,
+  editSourceController,
+  newSourceController,
+  updateSourceController,
+} from "./source-form.js";
+import {
+  deleteSourceConfirmController,
+  deleteSourceController,
+  sourcesListController,
+  syncSourceController,
+  toggleSourceController,
+} from "./sources.js";
 import { clearResync, clearResyncConfirm, syncNow } from "./triggers.js";
 import { addSuggestionController, dismissSuggestionController, suggestionsController } from "./suggestions.js";
 import { adminLocals } from "./view-helpers.js";

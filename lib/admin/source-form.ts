@@ -66,11 +66,21 @@ function draftSource(values: SourceFormValues): Source {
 }
 
 /** Reads the list a source would import (fetching it if remote), then compares it with the blogroll. Writes nothing. */
-async function previewSource(type: keyof typeof LIST_KINDS, values: SourceFormValues, context: BlogrollContext, storage: Storage): Promise<ImportPreview> {
+async function previewSource(
+  type: keyof typeof LIST_KINDS,
+  values: SourceFormValues,
+  context: BlogrollContext,
+  storage: Storage,
+): Promise<ImportPreview> {
   const draft = draftSource(values);
   // Someone's blogroll as typed, so an error names the address tried when the owner left out the scheme.
   const source = type === "blogroll" ? { ...draft, settings: { url: values.url } } : draft;
-  const read = await LIST_KINDS[type].read(source, { storage, options: context.options, microsub: null, readOnly: true });
+  const read = await LIST_KINDS[type].read(source, {
+    storage,
+    options: context.options,
+    microsub: null,
+    readOnly: true,
+  });
   if (read.notModified) throw new SourceError("The server answered 304 Not Modified to a request without validators");
   return previewImport(storage, read.list.feeds, read.list.skipped);
 }
@@ -81,7 +91,11 @@ function fieldOfType(type: FormSourceType): string {
 }
 
 /** Imports a saved source right away, so the owner sees its blogs and counts; the notice to show, and the list's own title if it was read. */
-async function importNow(context: BlogrollContext, source: Source, success: NoticeKey): Promise<{ notice: NoticeKey; title: string | null }> {
+async function importNow(
+  context: BlogrollContext,
+  source: Source,
+  success: NoticeKey,
+): Promise<{ notice: NoticeKey; title: string | null }> {
   const outcome = await readSourceNow(context, source);
   if (outcome?.status === "error") return { notice: "sourceImportFailed", title: null };
   return { notice: success, title: outcome?.status === "ok" ? outcome.title : null };
@@ -92,15 +106,27 @@ async function importNow(context: BlogrollContext, source: Source, success: Noti
  * addresses are: scheme, host case, default port, trailing slash) or the same
  * FeedLand account and category. Two such sources would import every blog twice.
  */
-async function sameListSource(storage: Storage, values: SourceFormValues, existing: Source | null): Promise<Source | null> {
+async function sameListSource(
+  storage: Storage,
+  values: SourceFormValues,
+  existing: Source | null,
+): Promise<Source | null> {
   if (values.type !== "opml_url" && values.type !== "feedland") return null;
   const identity = (settings: Record<string, unknown>) =>
     values.type === "opml_url"
       ? feedUrlKey(String(settings.url ?? ""))
-      : [feedUrlKey(String(settings.instance ?? "")), String(settings.screenName ?? "").toLowerCase(), String(settings.category ?? "")].join("\n");
+      : [
+          feedUrlKey(String(settings.instance ?? "")),
+          String(settings.screenName ?? "").toLowerCase(),
+          String(settings.category ?? ""),
+        ].join("\n");
   const wanted = identity(settingsOf(values));
   const sources = await storage.sources.list();
-  return sources.find((source) => source.id !== existing?.id && source.type === values.type && identity(source.settings) === wanted) ?? null;
+  return (
+    sources.find(
+      (source) => source.id !== existing?.id && source.type === values.type && identity(source.settings) === wanted,
+    ) ?? null
+  );
 }
 
 /** Select options with the current value marked `selected`, as the host's select macro expects. */
@@ -126,7 +152,9 @@ async function renderSourceForm(response: Response, context: BlogrollContext, pa
     response,
     "blogroll-source-form",
     {
-      title: page.source ? __("blogroll.sources.edit.title", { name: page.source.name }) : __("blogroll.sources.new.title", { type: typeLabel }),
+      title: page.source
+        ? __("blogroll.sources.edit.title", { name: page.source.name })
+        : __("blogroll.sources.new.title", { type: typeLabel }),
       parent: { text: __("blogroll.sources.title"), href: `${mountPath}/sources` },
       values: page.values,
       source: page.source,
@@ -134,10 +162,22 @@ async function renderSourceForm(response: Response, context: BlogrollContext, pa
       nameOptional: !page.source && NAMED_BY_DOCUMENT.includes(page.values.type),
       nameMax: NAME_MAX,
       formAction: page.source ? `${mountPath}/sources/${page.source.id}` : `${mountPath}/sources`,
-      categoryItems: selectItems([{ value: "", text: __("blogroll.sources.form.allCategories") }, ...categories.map((name) => ({ value: name, text: name }))], page.values.category),
+      categoryItems: selectItems(
+        [
+          { value: "", text: __("blogroll.sources.form.allCategories") },
+          ...categories.map((name) => ({ value: name, text: name })),
+        ],
+        page.values.category,
+      ),
       categoriesLoaded: Array.isArray(page.feedlandCategories),
       channelItems: channels
-        ? selectItems([{ value: "", text: __("blogroll.sources.form.allChannels") }, ...channels.map((channel) => ({ value: channel.uid, text: channel.name }))], page.values.channelUid)
+        ? selectItems(
+            [
+              { value: "", text: __("blogroll.sources.form.allChannels") },
+              ...channels.map((channel) => ({ value: channel.uid, text: channel.name })),
+            ],
+            page.values.channelUid,
+          )
         : null,
       preview: page.preview ?? null,
       previewRows: page.preview ? page.preview.entries.slice(0, PREVIEW_ROWS) : [],
@@ -147,7 +187,12 @@ async function renderSourceForm(response: Response, context: BlogrollContext, pa
 }
 
 /** The type picker; `error` when a submitted type was missing or not offered. */
-function renderTypeChooser(response: Response, context: BlogrollContext, types: FormSourceType[], error: string | null) {
+function renderTypeChooser(
+  response: Response,
+  context: BlogrollContext,
+  types: FormSourceType[],
+  error: string | null,
+) {
   const __ = response.locals.__;
   renderForm(
     response,
@@ -155,7 +200,12 @@ function renderTypeChooser(response: Response, context: BlogrollContext, types: 
     {
       title: __("blogroll.sources.new.chooseTitle"),
       parent: { text: __("blogroll.sources.title"), href: `${context.options.mountPath}/sources` },
-      typeItems: types.map((value, index) => ({ value, label: __(`blogroll.sources.types.${value}`), hint: __(`blogroll.sources.typeHints.${value}`), checked: index === 0 })),
+      typeItems: types.map((value, index) => ({
+        value,
+        label: __(`blogroll.sources.types.${value}`),
+        hint: __(`blogroll.sources.typeHints.${value}`),
+        checked: index === 0,
+      })),
     },
     error ? { type: error } : {},
   );
@@ -170,7 +220,12 @@ export function newSourceController(context: BlogrollContext) {
       await renderSourceForm(response, context, { values: blankValues(type), source: null });
       return;
     }
-    renderTypeChooser(response, context, types, type === undefined ? null : response.locals.__("blogroll.sources.errors.typeRequired"));
+    renderTypeChooser(
+      response,
+      context,
+      types,
+      type === undefined ? null : response.locals.__("blogroll.sources.errors.typeRequired"),
+    );
   };
 }
 
@@ -179,7 +234,13 @@ export function newSourceController(context: BlogrollContext) {
  * do, nothing written), `categories` (FeedLand: fill the category picker
  * from the instance) and `save` (validate, store, import now).
  */
-async function handleSourceForm(context: BlogrollContext, request: Request, response: Response, existing: Source | null, type: FormSourceType) {
+async function handleSourceForm(
+  context: BlogrollContext,
+  request: Request,
+  response: Response,
+  existing: Source | null,
+  type: FormSourceType,
+) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
   const file = uploadedFile(request, "opmlFile");
@@ -197,19 +258,25 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
 
   if (action === "categories" && type === "feedland") {
     delete errors.name; // loading categories needs only the instance and the screen name
-    if (Object.keys(errors).length > 0) return renderSourceForm(response, context, { values, source: existing, errors });
+    if (Object.keys(errors).length > 0)
+      return renderSourceForm(response, context, { values, source: existing, errors });
     try {
       const categories = await listFeedlandCategories(values.instance, values.screenName, context.options);
       return renderSourceForm(response, context, { values, source: existing, feedlandCategories: categories });
     } catch (error) {
       const message = error instanceof SourceError ? error.message : __("blogroll.sources.errors.unreachable");
-      return renderSourceForm(response, context, { values, source: existing, errors: { screenName: __("blogroll.sources.errors.categoriesFailed", { reason: message }) } });
+      return renderSourceForm(response, context, {
+        values,
+        source: existing,
+        errors: { screenName: __("blogroll.sources.errors.categoriesFailed", { reason: message }) },
+      });
     }
   }
 
   if (action !== "preview") {
     const twin = await sameListSource(storage, values, existing);
-    if (twin) errors[type === "feedland" ? "screenName" : "url"] = __("blogroll.sources.errors.duplicate", { name: twin.name });
+    if (twin)
+      errors[type === "feedland" ? "screenName" : "url"] = __("blogroll.sources.errors.duplicate", { name: twin.name });
   }
   if (Object.keys(errors).length > 0) return renderSourceForm(response, context, { values, source: existing, errors });
 
@@ -219,7 +286,11 @@ async function handleSourceForm(context: BlogrollContext, request: Request, resp
       return renderSourceForm(response, context, { values, source: existing, preview });
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
-      return renderSourceForm(response, context, { values, source: existing, errors: { [fieldOfType(type)]: error.message } });
+      return renderSourceForm(response, context, {
+        values,
+        source: existing,
+        errors: { [fieldOfType(type)]: error.message },
+      });
     }
   }
 
@@ -260,7 +331,10 @@ export function createSourceController(context: BlogrollContext) {
 }
 
 /** Loads the `:id` source if it exists and has an admin form (manual sources have none). */
-async function editableSource(context: BlogrollContext, request: Request): Promise<(Source & { type: FormSourceType }) | null> {
+async function editableSource(
+  context: BlogrollContext,
+  request: Request,
+): Promise<(Source & { type: FormSourceType }) | null> {
   const id = idParam(request.params.id);
   if (!id) return null;
   const source = await (await context.getStorage()).sources.get(id);

@@ -7,7 +7,13 @@ import { opmlProblemOf } from "../opml/problem.js";
 import { nameOfAddress, nameOfFile } from "../sources/naming.js";
 
 /** Source types the owner can create from the admin (manual blogs are added one by one on the blogs page). */
-export const FORM_TYPES = ["opml_url", "opml_file", "feedland", "blogroll", "microsub"] as const satisfies readonly SourceType[];
+export const FORM_TYPES = [
+  "opml_url",
+  "opml_file",
+  "feedland",
+  "blogroll",
+  "microsub",
+] as const satisfies readonly SourceType[];
 export type FormSourceType = (typeof FORM_TYPES)[number];
 
 export const NAME_MAX = 200;
@@ -34,7 +40,11 @@ export function isFormType(value: unknown): value is FormSourceType {
 }
 
 /** Reads the submitted form; the text of an uploaded OPML file takes the place of pasted text. */
-export function readSourceForm(type: FormSourceType, body: Record<string, unknown> | undefined, uploaded = ""): SourceFormValues {
+export function readSourceForm(
+  type: FormSourceType,
+  body: Record<string, unknown> | undefined,
+  uploaded = "",
+): SourceFormValues {
   const pasted = typeof body?.xml === "string" ? body.xml : "";
   return {
     type,
@@ -68,14 +78,29 @@ export function valuesOfSource(source: Source & { type: FormSourceType }): Sourc
 }
 
 /** The name of a source created unnamed, until its document's title replaces it: its address, or the uploaded file's name. */
-export function provisionalName(values: SourceFormValues, fileName: string | null | undefined, typeLabel: string): string {
+export function provisionalName(
+  values: SourceFormValues,
+  fileName: string | null | undefined,
+  typeLabel: string,
+): string {
   const name = values.type === "opml_file" ? nameOfFile(fileName) : nameOfAddress(values.url);
   return (name || typeLabel).slice(0, NAME_MAX);
 }
 
 /** A blank form for a new source of `type`. */
 export function blankValues(type: FormSourceType): SourceFormValues {
-  return { type, name: "", enabled: true, url: "", xml: "", instance: DEFAULT_FEEDLAND_INSTANCE, screenName: "", category: "", channelUid: "", categoryPrefix: "" };
+  return {
+    type,
+    name: "",
+    enabled: true,
+    url: "",
+    xml: "",
+    instance: DEFAULT_FEEDLAND_INSTANCE,
+    screenName: "",
+    category: "",
+    channelUid: "",
+    categoryPrefix: "",
+  };
 }
 
 /** The settings stored for the form's type (only that type's keys). */
@@ -88,9 +113,16 @@ export function settingsOf(values: SourceFormValues): Record<string, string> {
     case "opml_file":
       return { xml: values.xml };
     case "feedland":
-      return { instance: httpUrl(values.instance) ?? values.instance, screenName: values.screenName, ...(values.category ? { category: values.category } : {}) };
+      return {
+        instance: httpUrl(values.instance) ?? values.instance,
+        screenName: values.screenName,
+        ...(values.category ? { category: values.category } : {}),
+      };
     case "microsub":
-      return { ...(values.channelUid ? { channelUid: values.channelUid } : {}), ...(values.categoryPrefix ? { categoryPrefix: values.categoryPrefix } : {}) };
+      return {
+        ...(values.channelUid ? { channelUid: values.channelUid } : {}),
+        ...(values.categoryPrefix ? { categoryPrefix: values.categoryPrefix } : {}),
+      };
   }
 }
 
@@ -103,7 +135,12 @@ type Translate = (key: string, vars?: Record<string, unknown>) => string;
 export async function validateSourceForm(
   values: SourceFormValues,
   __: Translate,
-  limits: { maxBytes: number; channelUids: string[] | null; uploadError?: "truncated" | "binary" | null; nameOptional?: boolean },
+  limits: {
+    maxBytes: number;
+    channelUids: string[] | null;
+    uploadError?: "truncated" | "binary" | null;
+    nameOptional?: boolean;
+  },
 ): Promise<FormErrors> {
   const errors: FormErrors = {};
   if (!values.name && !limits.nameOptional) errors.name = __("blogroll.sources.errors.nameRequired");
@@ -115,7 +152,9 @@ export async function validateSourceForm(
       break;
     case "opml_file": {
       if (limits.uploadError) {
-        errors.opmlFile = __(limits.uploadError === "binary" ? "blogroll.sources.errors.notText" : "blogroll.sources.errors.uploadFailed");
+        errors.opmlFile = __(
+          limits.uploadError === "binary" ? "blogroll.sources.errors.notText" : "blogroll.sources.errors.uploadFailed",
+        );
         break;
       }
       if (!values.xml.trim()) {
@@ -137,7 +176,8 @@ export async function validateSourceForm(
       break;
     case "microsub":
       if (limits.channelUids === null) errors.channelUid = __("blogroll.sources.errors.microsubUnavailable");
-      else if (values.channelUid && !limits.channelUids.includes(values.channelUid)) errors.channelUid = __("blogroll.sources.errors.channelUnknown");
+      else if (values.channelUid && !limits.channelUids.includes(values.channelUid))
+        errors.channelUid = __("blogroll.sources.errors.channelUnknown");
       break;
   }
   return errors;

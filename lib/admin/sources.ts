@@ -10,7 +10,15 @@ import { accepted } from "./triggers.js";
 /** Blogs (deleted ones aside) the source lists; with `status`, only those in it. */
 async function blogCount(context: BlogrollContext, sourceId: string, status?: "pending"): Promise<number> {
   const storage = await context.getStorage();
-  return (await storage.blogs.list({ origin: { id: sourceId }, visibility: "admin", limit: 0, offset: 0, ...(status ? { status } : {}) })).total;
+  return (
+    await storage.blogs.list({
+      origin: { id: sourceId },
+      visibility: "admin",
+      limit: 0,
+      offset: 0,
+      ...(status ? { status } : {}),
+    })
+  ).total;
 }
 
 /** Blogs named on the delete confirmation as staying with their other origins; the rest are counted. */
@@ -34,7 +42,9 @@ export function sourcesListController(context: BlogrollContext) {
     response.render("blogroll-sources", {
       title: __("blogroll.sources.title"),
       parent: { text: __("blogroll.title"), href: context.options.mountPath },
-      actions: [{ href: `${context.options.mountPath}/sources/new`, text: __("blogroll.sources.add"), icon: "createPost" }],
+      actions: [
+        { href: `${context.options.mountPath}/sources/new`, text: __("blogroll.sources.add"), icon: "createPost" },
+      ],
       rows,
       pending: rows.some((row) => row.pending > 0),
       microsubAvailable: context.getMicrosub() !== null,
@@ -70,7 +80,13 @@ export function syncSourceController(context: BlogrollContext) {
     const storage = await context.getStorage();
     const outcome = await refreshSource(source, { storage, options: context.options, microsub: context.getMicrosub() });
     if (outcome.status !== "error") context.scheduler.fetchNewBlogs();
-    await accepted(context, request, response, `${context.options.mountPath}/sources`, outcome.status === "error" ? "sourceSyncFailed" : "sourceSynced");
+    await accepted(
+      context,
+      request,
+      response,
+      `${context.options.mountPath}/sources`,
+      outcome.status === "error" ? "sourceSyncFailed" : "sourceSynced",
+    );
   };
 }
 
@@ -78,12 +94,22 @@ export function syncSourceController(context: BlogrollContext) {
  * The delete confirmation counts the blogs only this source lists (the ones
  * the owner decides about) and names those other origins list too (they stay).
  */
-async function renderDeleteConfirm(context: BlogrollContext, response: Response, source: Source, errors: FormErrors = {}) {
+async function renderDeleteConfirm(
+  context: BlogrollContext,
+  response: Response,
+  source: Source,
+  errors: FormErrors = {},
+) {
   const __ = response.locals.__;
   const storage = await context.getStorage();
   const [only, shared] = await Promise.all([
     storage.blogs.list({ origin: { id: source.id, shared: false }, visibility: "admin", limit: 0, offset: 0 }),
-    storage.blogs.list({ origin: { id: source.id, shared: true }, visibility: "admin", limit: STAYING_NAMED, offset: 0 }),
+    storage.blogs.list({
+      origin: { id: source.id, shared: true },
+      visibility: "admin",
+      limit: STAYING_NAMED,
+      offset: 0,
+    }),
   ]);
   renderForm(
     response,
@@ -93,7 +119,11 @@ async function renderDeleteConfirm(context: BlogrollContext, response: Response,
       parent: { text: __("blogroll.sources.title"), href: `${context.options.mountPath}/sources` },
       source,
       blogs: only.total,
-      staying: { titles: shared.items.map((blog) => blog.title), more: shared.total - shared.items.length, total: shared.total },
+      staying: {
+        titles: shared.items.map((blog) => blog.title),
+        more: shared.total - shared.items.length,
+        total: shared.total,
+      },
     },
     errors,
   );
@@ -121,9 +151,19 @@ export function deleteSourceController(context: BlogrollContext) {
     const choice = request.body?.blogs;
     const storage = await context.getStorage();
     if (choice !== "keep" && choice !== "remove") {
-      const decide = (await storage.blogs.list({ origin: { id: source.id, shared: false }, visibility: "admin", limit: 0, offset: 0 })).total > 0;
+      const decide =
+        (
+          await storage.blogs.list({
+            origin: { id: source.id, shared: false },
+            visibility: "admin",
+            limit: 0,
+            offset: 0,
+          })
+        ).total > 0;
       if (decide) {
-        await renderDeleteConfirm(context, response, source, { blogs: response.locals.__("blogroll.sources.delete.choiceRequired") });
+        await renderDeleteConfirm(context, response, source, {
+          blogs: response.locals.__("blogroll.sources.delete.choiceRequired"),
+        });
         return;
       }
     }

@@ -33,7 +33,13 @@ export function suggestionsController(context: BlogrollContext) {
     // Scripts get JSON: they ask for it, or come with a token and do not ask for HTML.
     if (wantsJson(request) || (isBearerRequest(request) && !/text\/html/.test(request.get("accept") ?? ""))) {
       response.json({
-        items: suggestions.map(({ feedUrl, siteUrl, title, count, recommendedBy }) => ({ feedUrl, siteUrl, title, count, recommendedBy })),
+        items: suggestions.map(({ feedUrl, siteUrl, title, count, recommendedBy }) => ({
+          feedUrl,
+          siteUrl,
+          title,
+          count,
+          recommendedBy,
+        })),
       });
       return;
     }
@@ -74,7 +80,11 @@ export function addSuggestionController(context: BlogrollContext) {
     const added = await storage.blogs.upsertFromSource({
       feedUrl: suggestion.feedUrl,
       source: "manual",
-      feed: { title: suggestion.outline.title ?? undefined, siteUrl: suggestion.outline.siteUrl ?? undefined, description: suggestion.outline.description ?? undefined },
+      feed: {
+        title: suggestion.outline.title ?? undefined,
+        siteUrl: suggestion.outline.siteUrl ?? undefined,
+        description: suggestion.outline.description ?? undefined,
+      },
     });
     const blog = (category && (await storage.blogs.edit(added.blog.id, { category }))) || added.blog;
     if (added.outcome === "added") context.scheduler.fetchNewBlogs();

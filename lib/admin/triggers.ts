@@ -12,7 +12,13 @@ export function wantsJson(request: Request): boolean {
 }
 
 /** Answers a manual trigger: 202 with the owner's status record for JSON clients, a redirect with a notice for forms. */
-export async function accepted(context: BlogrollContext, request: Request, response: Response, back: string, notice: NoticeKey): Promise<void> {
+export async function accepted(
+  context: BlogrollContext,
+  request: Request,
+  response: Response,
+  back: string,
+  notice: NoticeKey,
+): Promise<void> {
   if (wantsJson(request)) response.status(202).json(await readOwnerStatus(context));
   else redirectWithNotice(response, back, notice);
 }

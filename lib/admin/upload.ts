@@ -21,7 +21,9 @@ export function uploadedFile(request: Request, field: string): UploadedFile | nu
   const files = (request as Request & { files?: Record<string, unknown> | null }).files;
   const entry = files?.[field];
   const file = Array.isArray(entry) ? entry[0] : entry;
-  return file && typeof file === "object" && Buffer.isBuffer((file as UploadedFile).data) ? (file as UploadedFile) : null;
+  return file && typeof file === "object" && Buffer.isBuffer((file as UploadedFile).data)
+    ? (file as UploadedFile)
+    : null;
 }
 
 /** What an uploaded text file gave: its text, or why it gave none. */

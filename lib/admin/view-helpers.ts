@@ -10,7 +10,11 @@ type Translate = (key: string, vars?: Record<string, unknown>) => string;
 
 /** The request's language: the standalone host sets `locals.locale`; Indiekit's i18n sets `request.locale`. */
 export function requestLocale(request: Request, response: Response): string {
-  const candidates = [response.locals.locale, (request as Request & { locale?: unknown }).locale, response.locals.application?.locale];
+  const candidates = [
+    response.locals.locale,
+    (request as Request & { locale?: unknown }).locale,
+    response.locals.application?.locale,
+  ];
   for (const candidate of candidates) {
     const tag = canonical(candidate);
     if (tag) return tag;
@@ -67,7 +71,12 @@ export function itemText(item: { title?: string | null; summary?: string | null;
   const summary = (item.summary ?? "").replace(/\s+/g, " ").trim();
   if (summary) {
     const characters = [...summary];
-    return characters.length > UNTITLED_LENGTH ? `${characters.slice(0, UNTITLED_LENGTH - 1).join("").trimEnd()}…` : summary;
+    return characters.length > UNTITLED_LENGTH
+      ? `${characters
+          .slice(0, UNTITLED_LENGTH - 1)
+          .join("")
+          .trimEnd()}…`
+      : summary;
   }
   return item.url ?? "";
 }

@@ -29,8 +29,22 @@ async function fingerprint(storage: Storage): Promise<{ digest: string; oldest: 
     const { items } = await storage.blogs.list({ visibility: "public", sort: "title", limit: PAGE, offset });
     for (const blog of items) {
       // What the owner says about a blog joins the digest only when said, so a blogroll without any keeps its dates.
-      const said = blog.note || blog.relationship.length > 0 || blog.fediverse ? [blog.note, blog.relationship, blog.fediverse, blog.fediverseUrl] : [];
-      hash.update(JSON.stringify([blog.id, blog.title, blog.feedUrl, blog.siteUrl, blog.description, blog.category, blog.pinned, ...said]));
+      const said =
+        blog.note || blog.relationship.length > 0 || blog.fediverse
+          ? [blog.note, blog.relationship, blog.fediverse, blog.fediverseUrl]
+          : [];
+      hash.update(
+        JSON.stringify([
+          blog.id,
+          blog.title,
+          blog.feedUrl,
+          blog.siteUrl,
+          blog.description,
+          blog.category,
+          blog.pinned,
+          ...said,
+        ]),
+      );
       if (!oldest || blog.createdAt < oldest) oldest = blog.createdAt;
     }
     if (items.length < PAGE) break;
@@ -38,7 +52,8 @@ async function fingerprint(storage: Storage): Promise<{ digest: string; oldest: 
   return { digest: hash.digest("base64url"), oldest };
 }
 
-const validDate = (value: unknown) => (typeof value === "string" && Number.isFinite(Date.parse(value)) ? new Date(value) : null);
+const validDate = (value: unknown) =>
+  typeof value === "string" && Number.isFinite(Date.parse(value)) ? new Date(value) : null;
 
 /**
  * The blogroll's dates, kept in the meta store with a digest of its content:
@@ -52,11 +67,16 @@ export async function recordBlogrollDates(storage: Storage, now = new Date()): P
   const kept = await storage.meta.get<DatesRecord>(META_KEY);
   const keptCreated = validDate(kept?.created);
   const keptModified = validDate(kept?.modified);
-  if (kept?.fingerprint === digest && keptCreated && keptModified) return { created: keptCreated, modified: keptModified };
+  if (kept?.fingerprint === digest && keptCreated && keptModified)
+    return { created: keptCreated, modified: keptModified };
   const created = new Date(wholeSecond((keptCreated ?? oldest ?? now).getTime()));
   // Forward by at least a second, so If-Modified-Since never mistakes a newer list for the one it has.
   const modified = new Date(Math.max(wholeSecond(now.getTime()), (keptModified?.getTime() ?? 0) + SECOND));
-  await storage.meta.set(META_KEY, { fingerprint: digest, created: created.toISOString(), modified: modified.toISOString() } satisfies DatesRecord);
+  await storage.meta.set(META_KEY, {
+    fingerprint: digest,
+    created: created.toISOString(),
+    modified: modified.toISOString(),
+  } satisfies DatesRecord);
   return { created, modified };
 }
 

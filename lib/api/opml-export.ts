@@ -26,8 +26,18 @@ export const OPML_EXPORT_LIMIT = 1000;
  * blogroll began and last changed: nothing per request, so the document
  * (and its ETag) stays the same until the blogroll changes.
  */
-export async function exportOpml(storage: Storage, category: string | undefined, head: OpmlExportHead): Promise<string> {
-  const { items: blogs } = await storage.blogs.list({ category, visibility: "public", sort: "title", limit: OPML_EXPORT_LIMIT, offset: 0 });
+export async function exportOpml(
+  storage: Storage,
+  category: string | undefined,
+  head: OpmlExportHead,
+): Promise<string> {
+  const { items: blogs } = await storage.blogs.list({
+    category,
+    visibility: "public",
+    sort: "title",
+    limit: OPML_EXPORT_LIMIT,
+    offset: 0,
+  });
   const groups = new Map<string | null, Blog[]>();
   for (const blog of blogs) {
     const key = blog.category || null;
@@ -63,7 +73,12 @@ export async function exportOpml(storage: Storage, category: string | undefined,
  * changed. Served at `/api/opml[/:category]` and, unchanged, as the
  * well-known `recommendations.opml`.
  */
-export async function sendOpmlExport(context: BlogrollContext, request: Request, response: Response, category: string | undefined): Promise<void> {
+export async function sendOpmlExport(
+  context: BlogrollContext,
+  request: Request,
+  response: Response,
+  category: string | undefined,
+): Promise<void> {
   const storage = await context.getStorage();
   const dates = await blogrollDates(context);
   const links = riverHeadLinks(mountUrl(request, response, context.options), category);

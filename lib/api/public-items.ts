@@ -77,7 +77,15 @@ async function microsubBlogsByFeed(context: BlogrollContext, category: string | 
     const blog = await storage.blogs.get(blogId);
     blogs = blog && blog.source === "microsub" && isPubliclyVisible(blog) ? [blog] : [];
   } else {
-    blogs = (await storage.blogs.list({ source: "microsub", category, visibility: "public", limit: MAX_MICROSUB_BLOGS, offset: 0 })).items;
+    blogs = (
+      await storage.blogs.list({
+        source: "microsub",
+        category,
+        visibility: "public",
+        limit: MAX_MICROSUB_BLOGS,
+        offset: 0,
+      })
+    ).items;
   }
   for (const blog of blogs) {
     if (blog.microsubFeedId && (!category || blog.category === category)) byFeed.set(blog.microsubFeedId, blog);
@@ -99,7 +107,11 @@ function compareItems(a: Item, b: Item): number {
 }
 
 /** Blog context for a page of items, in one query; Microsub items (whose blogId is their feed id) map through `microsubBlogs`. */
-async function blogsForItems(context: BlogrollContext, items: Item[], microsubBlogs: Map<string, Blog>): Promise<Map<string, Blog>> {
+async function blogsForItems(
+  context: BlogrollContext,
+  items: Item[],
+  microsubBlogs: Map<string, Blog>,
+): Promise<Map<string, Blog>> {
   const storage = await context.getStorage();
   const ids = [...new Set(items.map((item) => item.blogId))].filter((id) => !microsubBlogs.has(id));
   const byId = new Map((await storage.blogs.getMany(ids.filter(isValidId))).map((blog) => [blog.id, blog]));

@@ -34,7 +34,10 @@ function parseSort(query: Record<string, unknown>): BlogSort {
  * The public, unauthenticated API (spec section 4.1–4.7), the river feeds,
  * the blogroll page (its fragment and JSON) and the widget.
  */
-export function createPublicApiRouter(context: BlogrollContext, page: PageResponder = createPageResponder(context)): Router {
+export function createPublicApiRouter(
+  context: BlogrollContext,
+  page: PageResponder = createPageResponder(context),
+): Router {
   const router = express.Router();
   const { options } = context;
 
@@ -76,12 +79,17 @@ export function createPublicApiRouter(context: BlogrollContext, page: PageRespon
       let items: Item[];
       if (blog.source === "microsub" && blog.microsubFeedId) {
         const microsub = context.getMicrosub();
-        items = microsub ? await microsub.listItems({ feedIds: [blog.microsubFeedId], limit: BLOG_DETAIL_ITEMS, offset: 0 }) : [];
+        items = microsub
+          ? await microsub.listItems({ feedIds: [blog.microsubFeedId], limit: BLOG_DETAIL_ITEMS, offset: 0 })
+          : [];
       } else {
         items = await storage.items.list({ blogId: blog.id, limit: BLOG_DETAIL_ITEMS, offset: 0 });
       }
       const now = new Date();
-      sendCacheableJson(request, response, options, { ...serializeBlog(blog), items: items.map((item) => serializeItem(item, now)) });
+      sendCacheableJson(request, response, options, {
+        ...serializeBlog(blog),
+        items: items.map((item) => serializeItem(item, now)),
+      });
     }),
   );
 
@@ -101,7 +109,10 @@ export function createPublicApiRouter(context: BlogrollContext, page: PageRespon
       const { items, hasMore, blogs } = await listPublicItems(context, { blogId, category, limit, offset });
       const now = new Date();
       sendCacheableJson(request, response, options, {
-        items: items.map((item) => ({ ...serializeItem(item, now), blog: serializeBlogContext(blogs.get(item.blogId)) })),
+        items: items.map((item) => ({
+          ...serializeItem(item, now),
+          blog: serializeBlogContext(blogs.get(item.blogId)),
+        })),
         hasMore,
       });
     }),
@@ -121,11 +132,19 @@ export function createPublicApiRouter(context: BlogrollContext, page: PageRespon
     }),
   );
 
-  const opml = (category: string | undefined): Handler => (request, response) => sendOpmlExport(context, request, response, category);
-  router.get("/api/opml", guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(undefined)(request, response)));
+  const opml =
+    (category: string | undefined): Handler =>
+    (request, response) =>
+      sendOpmlExport(context, request, response, category);
+  router.get(
+    "/api/opml",
+    guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(undefined)(request, response)),
+  );
   router.get(
     "/api/opml/:category",
-    guarded(context, { error: "Failed to export OPML" }, (request, response) => opml(String(request.params.category))(request, response)),
+    guarded(context, { error: "Failed to export OPML" }, (request, response) =>
+      opml(String(request.params.category))(request, response),
+    ),
   );
 
   // Beside the spec's API: live events, the river feeds, the page and the site widget.

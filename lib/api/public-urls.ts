@@ -18,7 +18,11 @@ const PLAIN_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
  * the request's own base, so routes outside it (the well-known files) name
  * the same addresses.
  */
-export function mountUrl(request: Request, response: Response, options: Pick<BlogrollOptions, "publicUrl" | "mountPath">): string {
+export function mountUrl(
+  request: Request,
+  response: Response,
+  options: Pick<BlogrollOptions, "publicUrl" | "mountPath">,
+): string {
   if (options.publicUrl) return publicMountUrl(options.publicUrl, options.mountPath);
   response.vary("Host");
   const host = request.get("host") ?? "";

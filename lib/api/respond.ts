@@ -68,7 +68,10 @@ export function sendCacheable(
   response.set("ETag", etag);
   response.set("Cache-Control", `public, max-age=${options.cacheMaxAge}`);
   if (lastModified) response.set("Last-Modified", lastModified.toUTCString());
-  if (matchesIfNoneMatch(request.get("If-None-Match"), etag) || (lastModified && notModifiedSince(request, lastModified))) {
+  if (
+    matchesIfNoneMatch(request.get("If-None-Match"), etag) ||
+    (lastModified && notModifiedSince(request, lastModified))
+  ) {
     response.status(304).end();
     return;
   }

@@ -101,5 +101,11 @@ export function serializeItem(item: Omit<Item, "content">, now: Date): ApiItem {
 
 export function serializeBlogContext(blog: Blog | null | undefined): ApiBlogContext | null {
   if (!blog) return null;
-  return { id: blog.id, title: blog.title, siteUrl: blog.siteUrl, category: blog.category, photo: blog.photo || blog.iconUrl || null };
+  return {
+    id: blog.id,
+    title: blog.title,
+    siteUrl: blog.siteUrl,
+    category: blog.category,
+    photo: blog.photo || blog.iconUrl || null,
+  };
 }

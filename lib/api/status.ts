@@ -45,7 +45,13 @@ export async function readOwnerStatus(context: BlogrollContext) {
   return {
     ...record,
     owner: {
-      blogs: { count: blogs, public: record.blogs.count, hidden: hidden.total, byFreshness: health.freshness, byHealth: health.health },
+      blogs: {
+        count: blogs,
+        public: record.blogs.count,
+        hidden: hidden.total,
+        byFreshness: health.freshness,
+        byHealth: health.health,
+      },
       items: { count: items },
     },
   };

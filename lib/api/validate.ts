@@ -35,11 +35,18 @@ export function optionalText(query: Query, name: string, maxLength = 1000): stri
  * A non-negative integer parameter given as decimal digits, with a default;
  * values above `max` are clamped to it, or refused when `refuseAbove` is set.
  */
-export function integerParam(query: Query, name: "limit" | "offset", fallback: number, max?: number, refuseAbove = false): number {
+export function integerParam(
+  query: Query,
+  name: "limit" | "offset",
+  fallback: number,
+  max?: number,
+  refuseAbove = false,
+): number {
   const value = Object.hasOwn(query, name) ? query[name] : undefined;
   if (value === undefined) return fallback;
   if (typeof value !== "string" || !/^\d{1,15}$/.test(value)) throw new QueryError({ error: `Invalid ${name}` });
   const number = Number(value);
-  if (!Number.isSafeInteger(number) || (refuseAbove && max !== undefined && number > max)) throw new QueryError({ error: `Invalid ${name}` });
+  if (!Number.isSafeInteger(number) || (refuseAbove && max !== undefined && number > max))
+    throw new QueryError({ error: `Invalid ${name}` });
   return max === undefined ? number : Math.min(number, max);
 }

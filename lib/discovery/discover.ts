@@ -95,13 +95,18 @@ function classifyLink(link: PageLink): DiscoveredFeed | "probe" | null {
   const known = link.type ? LINK_TYPES[link.type] : undefined;
   if (link.rel.includes("alternate") && known) return { url: link.href, type: known, title: link.title };
   if (!link.rel.includes("feed")) return null;
-  if (link.type === "text/html" || link.type === "application/xhtml+xml") return { url: link.href, type: "hfeed", title: link.title };
+  if (link.type === "text/html" || link.type === "application/xhtml+xml")
+    return { url: link.href, type: "hfeed", title: link.title };
   if (known && link.type !== "application/json") return { url: link.href, type: known, title: link.title };
   return "probe";
 }
 
 /** Runs `work` over `inputs` with at most `limit` at once; results keep input order. */
-async function mapLimited<T, R>(inputs: T[], limit: number, work: (input: T, index: number) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(
+  inputs: T[],
+  limit: number,
+  work: (input: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(inputs.length);
   let next = 0;
   const lane = async () => {
@@ -128,10 +133,19 @@ async function probe(
     const page = await fetchPage(url, options, signal);
     if (!isSuccess(page)) return null;
     const feed = await readAsFeed(page);
-    if (feed) return { url: page.url, type: feed.type, title: title ?? feed.title, ownTitle: feed.title, checked: true, response: page.result };
+    if (feed)
+      return {
+        url: page.url,
+        type: feed.type,
+        title: title ?? feed.title,
+        ownTitle: feed.title,
+        checked: true,
+        response: page.result,
+      };
     if (allowHFeed && page.format === "html") {
       const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
-      if (hfeed) return { url: page.url, type: "hfeed", title: title ?? hfeed.title, checked: true, response: page.result };
+      if (hfeed)
+        return { url: page.url, type: "hfeed", title: title ?? hfeed.title, checked: true, response: page.result };
     }
   } catch {
     // An address that cannot be fetched is simply not a feed.
@@ -178,14 +192,23 @@ async function feedsOfHtmlPage(page: FetchedPage, options: BlogrollOptions, sign
     return entry === "probe" ? probe(link.href, link.title, options, signal, true) : entry;
   });
   const feeds = resolved.filter((feed): feed is DiscoveredFeed => feed !== null);
-  if (hfeed) feeds.push({ url: page.url, type: "hfeed", title: hfeed.title ?? head.title, checked: true, response: page.result });
+  if (hfeed)
+    feeds.push({
+      url: page.url,
+      type: "hfeed",
+      title: hfeed.title ?? head.title,
+      checked: true,
+      response: page.result,
+    });
   return { feeds, pageTitle: head.title, icon: bestIcon(head.links), blogrolls: blogrollsOfHead(head.links) };
 }
 
 /** Tries the common feed paths at the site's root, a few at a time, keeping the list's order. */
 async function guessFeeds(pageUrl: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveredFeed[]> {
   const origin = new URL(pageUrl).origin;
-  const found = await mapLimited(COMMON_FEED_PATHS, PROBE_CONCURRENCY, (path) => probe(`${origin}${path}`, null, options, signal, false));
+  const found = await mapLimited(COMMON_FEED_PATHS, PROBE_CONCURRENCY, (path) =>
+    probe(`${origin}${path}`, null, options, signal, false),
+  );
   return found.filter((feed): feed is DiscoveredFeed => feed !== null);
 }
 
@@ -207,10 +230,19 @@ export interface DiscoveredPage {
  * `success: false` result with a short message, never an exception (an
  * exception means a fault of our own).
  */
-export async function discoverFeeds(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<DiscoveryResult> {
+export async function discoverFeeds(
+  input: string,
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+): Promise<DiscoveryResult> {
   const { result } = await discoverSite(input, options, signal);
   // The feed's own title is for the caller that stores a blog; the listing shows what the site says.
-  return result.success ? { ...result, feeds: result.feeds.map(({ ownTitle: _own, checked: _checked, response: _response, ...feed }) => feed) } : result;
+  return result.success
+    ? {
+        ...result,
+        feeds: result.feeds.map(({ ownTitle: _own, checked: _checked, response: _response, ...feed }) => feed),
+      }
+    : result;
 }
 
 /**
@@ -263,9 +295,27 @@ async function discoverAddress(
   const direct = await readAsFeed(page);
   if (direct) {
     const siteUrl = direct.siteUrl ?? `${new URL(page.url).origin}/`;
-    const blogrolls = withoutRepeats([...blogrollsOfLinkHeader(page.result.link, page.url), ...(direct.blogroll ? [{ url: direct.blogroll, title: null }] : [])]);
+    const blogrolls = withoutRepeats([
+      ...blogrollsOfLinkHeader(page.result.link, page.url),
+      ...(direct.blogroll ? [{ url: direct.blogroll, title: null }] : []),
+    ]);
     return {
-      result: { success: true, feeds: [{ url: page.url, type: direct.type, title: direct.title, ownTitle: direct.title, checked: true, response: page.result }], pageTitle: direct.title, siteUrl, blogrolls },
+      result: {
+        success: true,
+        feeds: [
+          {
+            url: page.url,
+            type: direct.type,
+            title: direct.title,
+            ownTitle: direct.title,
+            checked: true,
+            response: page.result,
+          },
+        ],
+        pageTitle: direct.title,
+        siteUrl,
+        blogrolls,
+      },
       page: null,
     };
   }
@@ -288,7 +338,10 @@ async function discoverAddress(
     }
   }
   if (feeds.length === 0) feeds = await guessFeeds(page.url, options, signal);
-  return { result: { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url, blogrolls }, page: read };
+  return {
+    result: { success: true, feeds: dedupeAndRank(feeds), pageTitle, siteUrl: page.url, blogrolls },
+    page: read,
+  };
 }
 
 /**
@@ -296,7 +349,11 @@ async function discoverAddress(
  * the feed as read (its address after redirects, its own title), or what
  * went wrong in words ("Not found (HTTP 404)", a timeout, not a feed).
  */
-export async function checkFeed(feed: DiscoveredFeed, options: BlogrollOptions, signal?: AbortSignal): Promise<{ feed: DiscoveredFeed } | { problem: string }> {
+export async function checkFeed(
+  feed: DiscoveredFeed,
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+): Promise<{ feed: DiscoveredFeed } | { problem: string }> {
   let page: FetchedPage;
   try {
     page = await fetchPage(feed.url, options, signal);
@@ -306,10 +363,23 @@ export async function checkFeed(feed: DiscoveredFeed, options: BlogrollOptions, 
   }
   if (!isSuccess(page)) return { problem: describeHttpStatus(page.result.status) };
   const read = await readAsFeed(page);
-  if (read) return { feed: { url: page.url, type: read.type, title: feed.title ?? read.title, ownTitle: read.title, checked: true, response: page.result } };
+  if (read)
+    return {
+      feed: {
+        url: page.url,
+        type: read.type,
+        title: feed.title ?? read.title,
+        ownTitle: read.title,
+        checked: true,
+        response: page.result,
+      },
+    };
   if (feed.type === "hfeed" && page.format === "html") {
     const { hfeed } = await readDiscoveryPageInWorker(page.text, page.url);
-    if (hfeed) return { feed: { url: page.url, type: "hfeed", title: feed.title ?? hfeed.title, checked: true, response: page.result } };
+    if (hfeed)
+      return {
+        feed: { url: page.url, type: "hfeed", title: feed.title ?? hfeed.title, checked: true, response: page.result },
+      };
   }
   return { problem: "Not a feed" };
 }

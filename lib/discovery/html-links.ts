@@ -48,7 +48,8 @@ export function readPageHead(html: string, pageUrl: string): PageHead {
           baseSeen = true;
           base = httpUrl(attributes.href, pageUrl) ?? pageUrl;
         } else if (name === "link" && attributes.href) pending.push(attributes);
-        else if (name === "title" && svgDepth === 0 && state.title === null && state.titleText === null) state.titleText = "";
+        else if (name === "title" && svgDepth === 0 && state.title === null && state.titleText === null)
+          state.titleText = "";
       },
       ontext(text) {
         if (state.titleText !== null) state.titleText += text;

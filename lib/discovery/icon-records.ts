@@ -38,7 +38,12 @@ export function iconRecordKey(source: IconSource, url: string): string | null {
 }
 
 /** The finding recorded for a source, or null when there is none or it has expired. */
-export async function readIconRecord(meta: MetaStore, source: IconSource, url: string, now: Date): Promise<IconFinding | null> {
+export async function readIconRecord(
+  meta: MetaStore,
+  source: IconSource,
+  url: string,
+  now: Date,
+): Promise<IconFinding | null> {
   const key = iconRecordKey(source, url);
   const stored = key ? await meta.get<StoredFinding>(key) : null;
   if (!stored || !(Date.parse(stored.expiresAt) > now.getTime())) return null;
@@ -50,9 +55,19 @@ export async function readIconRecord(meta: MetaStore, source: IconSource, url: s
   };
 }
 
-export async function writeIconRecord(meta: MetaStore, source: IconSource, url: string, finding: IconFinding, now: Date): Promise<void> {
+export async function writeIconRecord(
+  meta: MetaStore,
+  source: IconSource,
+  url: string,
+  finding: IconFinding,
+  now: Date,
+): Promise<void> {
   const key = iconRecordKey(source, url);
   if (!key) return;
-  const ttl = finding.icon ? ICON_RECORD_TTL.found : finding.reachable ? ICON_RECORD_TTL.none : ICON_RECORD_TTL.unreachable;
+  const ttl = finding.icon
+    ? ICON_RECORD_TTL.found
+    : finding.reachable
+      ? ICON_RECORD_TTL.none
+      : ICON_RECORD_TTL.unreachable;
   await meta.set(key, { ...finding, expiresAt: new Date(now.getTime() + ttl).toISOString() } satisfies StoredFinding);
 }

@@ -17,7 +17,18 @@ export interface HeadLink extends IconLink {
 }
 
 /** Elements that may stand in a document's head: any other start tag begins the body, as in browsers. */
-const HEAD_ELEMENTS = new Set(["html", "head", "title", "base", "link", "meta", "style", "script", "noscript", "template"]);
+const HEAD_ELEMENTS = new Set([
+  "html",
+  "head",
+  "title",
+  "base",
+  "link",
+  "meta",
+  "style",
+  "script",
+  "noscript",
+  "template",
+]);
 /** Open elements beyond this mean a hostile page, not a head (html > head > noscript > … is a handful). */
 const MAX_DEPTH = 16;
 

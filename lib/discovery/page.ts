@@ -35,10 +35,16 @@ export function isSuccess(page: FetchedPage): boolean {
 }
 
 /** The feed a fetched XML or JSON body is (read in the parse pool), or null when it is not one. */
-export async function readAsFeed(page: FetchedPage): Promise<{ type: FeedType; title: string | null; siteUrl: string | null; blogroll: string | null } | null> {
+export async function readAsFeed(
+  page: FetchedPage,
+): Promise<{ type: FeedType; title: string | null; siteUrl: string | null; blogroll: string | null } | null> {
   if (page.format !== "xml-feed" && page.format !== "json") return null;
   try {
-    const { feed } = await parseFeedInWorker(page.text, { url: page.url, contentType: page.result.contentType, maxItems: 1 });
+    const { feed } = await parseFeedInWorker(page.text, {
+      url: page.url,
+      contentType: page.result.contentType,
+      maxItems: 1,
+    });
     return { type: feed.type, title: feed.title, siteUrl: feed.siteUrl, blogroll: feed.blogroll ?? null };
   } catch {
     return null;

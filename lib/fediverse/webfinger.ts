@@ -23,12 +23,12 @@ export const MAX_ACTOR_BYTES = 256 * 1024;
 const MAX_REDIRECTS = 3;
 
 const JRD_ACCEPT = "application/jrd+json, application/json;q=0.9";
-const ACTIVITY_ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
-const isActivityType = (type: string | null) => type === "application/activity+json" || (type?.startsWith("application/ld+json") ?? false);
+const ACTIVITY_ACCEPT =
+  'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+const isActivityType = (type: string | null) =>
+  type === "application/activity+json" || (type?.startsWith("application/ld+json") ?? false);
 
-export type AccountResult =
-  | { ok: true; handle: string; profileUrl: string }
-  | { ok: false; error: string };
+export type AccountResult = { ok: true; handle: string; profileUrl: string } | { ok: false; error: string };
 
 /** The address WebFinger is asked at for a handle: always https (RFC 7033, section 4). */
 export function webfingerUrl(handle: FediverseHandle): string {
@@ -82,7 +82,14 @@ function actorPage(actor: unknown): string | null {
 }
 
 /** Fetches a small JSON document under the options' timeout and guard; a FetchError tells why it could not. */
-async function fetchJson(url: string, accept: string, maxBodySize: number, options: BlogrollOptions, signal?: AbortSignal, httpsOnly = false): Promise<FetchResult> {
+async function fetchJson(
+  url: string,
+  accept: string,
+  maxBodySize: number,
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+  httpsOnly = false,
+): Promise<FetchResult> {
   return fetchUrl(url, {
     httpsOnly,
     timeout: options.fetchTimeout,
@@ -112,22 +119,31 @@ async function pageOfActor(actorUrl: string, options: BlogrollOptions, signal?: 
  * no page); the lookup never falls back to plain http, and a redirect to
  * http is refused.
  */
-export async function findAccount(text: string, options: BlogrollOptions, signal?: AbortSignal): Promise<AccountResult> {
+export async function findAccount(
+  text: string,
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+): Promise<AccountResult> {
   const handle = parseHandle(text);
   if (!handle) return failure("Not a fediverse handle (@user@host)");
   let result: FetchResult;
   try {
     result = await fetchJson(webfingerUrl(handle), JRD_ACCEPT, MAX_JRD_BYTES, options, signal, true);
   } catch (error) {
-    if (error instanceof FetchError && error.code === "bad_url") return failure(`${handle.host} sent the account lookup to an address without https`);
+    if (error instanceof FetchError && error.code === "bad_url")
+      return failure(`${handle.host} sent the account lookup to an address without https`);
     return failure(`${handle.host}: ${describeFetchFailure(error)}`);
   }
-  if (result.status === 404 || result.status === 410) return failure(`No account ${formatHandle(handle)} on ${handle.host}`);
+  if (result.status === 404 || result.status === 410)
+    return failure(`No account ${formatHandle(handle)} on ${handle.host}`);
   if (result.status !== 200) return failure(`${handle.host}: ${describeHttpStatus(result.status)}`);
   const jrd = parseJson(result);
-  if (!jrd || typeof jrd !== "object" || Array.isArray(jrd)) return failure(`${handle.host} gave no account description (WebFinger)`);
+  if (!jrd || typeof jrd !== "object" || Array.isArray(jrd))
+    return failure(`${handle.host} gave no account description (WebFinger)`);
   const links = linksOf(jrd);
-  const profile = links.find((link) => link.rel === PROFILE_PAGE_REL && link.href && (link.type === null || link.type === "text/html"));
+  const profile = links.find(
+    (link) => link.rel === PROFILE_PAGE_REL && link.href && (link.type === null || link.type === "text/html"),
+  );
   if (profile?.href) return { ok: true, handle: formatHandle(handle), profileUrl: profile.href };
   const actor = links.find((link) => link.rel === "self" && link.href && isActivityType(link.type));
   const page = actor?.href ? await pageOfActor(actor.href, options, signal) : null;

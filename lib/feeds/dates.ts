@@ -12,18 +12,68 @@ const MIN_YEAR = 1970;
 const MAX_YEAR = 9999;
 
 const MONTHS: Record<string, number> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
-  january: 1, february: 2, march: 3, april: 4, june: 6, july: 7, august: 8, september: 9, october: 10,
-  november: 11, december: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+  january: 1,
+  february: 2,
+  march: 3,
+  april: 4,
+  june: 6,
+  july: 7,
+  august: 8,
+  september: 9,
+  october: 10,
+  november: 11,
+  december: 12,
 };
 
 /** Named zones seen in feeds, in minutes east of UTC. */
 const ZONES: Record<string, number> = {
-  UT: 0, UTC: 0, GMT: 0, Z: 0, WET: 0,
-  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-  AKST: -540, AKDT: -480, HST: -600,
-  BST: 60, CET: 60, CEST: 120, MET: 60, MEST: 120, WEST: 60, EET: 120, EEST: 180, MSK: 180,
-  IST: 330, JST: 540, KST: 540, AEST: 600, AEDT: 660, ACST: 570, AWST: 480, NZST: 720, NZDT: 780,
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  WET: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  AKST: -540,
+  AKDT: -480,
+  HST: -600,
+  BST: 60,
+  CET: 60,
+  CEST: 120,
+  MET: 60,
+  MEST: 120,
+  WEST: 60,
+  EET: 120,
+  EEST: 180,
+  MSK: 180,
+  IST: 330,
+  JST: 540,
+  KST: 540,
+  AEST: 600,
+  AEDT: 660,
+  ACST: 570,
+  AWST: 480,
+  NZST: 720,
+  NZDT: 780,
 };
 
 interface DateParts {
@@ -67,7 +117,7 @@ function parseIso(text: string): DateParts | null {
     minute: Number(m[5] ?? 0),
     second: Number(m[6] ?? 0),
     millisecond: m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0,
-    offset: m[8] ? zoneOffset(m[8]) ?? 0 : 0,
+    offset: m[8] ? (zoneOffset(m[8]) ?? 0) : 0,
   };
 }
 
@@ -81,7 +131,7 @@ function parseRfc822(text: string): DateParts | null {
   const month = MONTHS[m[2].toLowerCase()];
   if (!month) return null;
   // An unknown zone name is read as UTC: hours off beats no date at all.
-  const offset = m[7] ? zoneOffset(m[7]) ?? 0 : 0;
+  const offset = m[7] ? (zoneOffset(m[7]) ?? 0) : 0;
   return {
     year: expandYear(m[3]),
     month,

@@ -30,7 +30,22 @@ export function withBoundedNesting<T>(html: string, pass: (html: string, checkDe
 }
 
 /** Elements with no end tag (the ones every HTML parser agrees on). */
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
 
 /** Raw-text elements whose content is dropped: nothing downstream reads it, and parsers disagree on where it ends. */
 const RAW_TEXT_DROPPED = new Set(["script", "style", "xmp"]);
@@ -38,9 +53,41 @@ const RAW_TEXT_DROPPED = new Set(["script", "style", "xmp"]);
 const RAW_TEXT_KEPT = new Set(["title", "textarea"]);
 
 const CLOSES_P = [
-  "address", "article", "aside", "blockquote", "details", "dialog", "dir", "div", "dl", "dd", "dt", "fieldset",
-  "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "li",
-  "main", "menu", "nav", "ol", "p", "pre", "section", "table", "ul",
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "details",
+  "dialog",
+  "dir",
+  "div",
+  "dl",
+  "dd",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hgroup",
+  "hr",
+  "li",
+  "main",
+  "menu",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "table",
+  "ul",
 ];
 
 /** Open elements that opening a given element closes when they are the innermost one (HTML's optional end tags). */

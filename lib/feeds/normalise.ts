@@ -49,7 +49,9 @@ export function normaliseFeed(raw: RawFeed, options: NormaliseOptions): ParsedFe
       ...(raw.push ? { push: raw.push } : {}),
       ...refreshHints(raw),
     },
-    items: newestFirst(kept).slice(0, maxItems).map(({ head, uid }) => completeItem(head, uid, feedAuthor)),
+    items: newestFirst(kept)
+      .slice(0, maxItems)
+      .map(({ head, uid }) => completeItem(head, uid, feedAuthor)),
     ...(raw.problem ? { problem: raw.problem } : {}),
   };
 }

@@ -19,9 +19,13 @@ import { readXmlFeed } from "./xml/reader.js";
  * @throws TypeError when `options.url` is not an absolute URL.
  */
 export async function parseFeed(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
-  if (!URL.canParse(options.url)) throw new TypeError(`parseFeed: options.url must be an absolute URL, got ${options.url}`);
+  if (!URL.canParse(options.url))
+    throw new TypeError(`parseFeed: options.url must be an absolute URL, got ${options.url}`);
   // Text is read as its UTF-8 bytes would be: a lone surrogate (no character of any encoding) becomes U+FFFD.
-  const text = typeof body === "string" ? body.replace(/^\uFEFF/, "").replace(/\p{Cs}/gu, "\uFFFD") : decodeText(body, options.contentType);
+  const text =
+    typeof body === "string"
+      ? body.replace(/^\uFEFF/, "").replace(/\p{Cs}/gu, "\uFFFD")
+      : decodeText(body, options.contentType);
   const raw = await readAnyFormat(text, options);
   raw.language ||= options.contentLanguage?.split(",")[0].trim() || null;
   return normaliseFeed(raw, { url: options.url, maxItems: options.maxItems });
@@ -36,7 +40,9 @@ async function readAnyFormat(text: string, options: ParseFeedOptions): Promise<R
     case "html":
       return readHtmlFeed(text, options.url);
     case "other-xml":
-      throw new FeedParseError(`XML document with root <${findRootElement(text)?.name}> is not an RSS, RDF or Atom feed`);
+      throw new FeedParseError(
+        `XML document with root <${findRootElement(text)?.name}> is not an RSS, RDF or Atom feed`,
+      );
     case "unknown":
       throw new FeedParseError(
         `Not a feed: the body is not XML, HTML or JSON${options.contentType ? ` (Content-Type: ${options.contentType})` : ""}`,

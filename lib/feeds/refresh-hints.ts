@@ -24,7 +24,10 @@ export function ttlMinutes(text: string | null | undefined): number | null {
  * `frequency` times per `period`"; the frequency defaults to 1), in
  * milliseconds, or null when no valid period is given.
  */
-export function syndicationInterval(period: string | null | undefined, frequency: string | null | undefined): number | null {
+export function syndicationInterval(
+  period: string | null | undefined,
+  frequency: string | null | undefined,
+): number | null {
   const length = period ? UPDATE_PERIODS[period.trim().toLowerCase()] : undefined;
   if (length === undefined) return null;
   const text = frequency?.trim();

@@ -7,12 +7,61 @@ import { MAX_HTML_DEPTH, NestedTooDeep, withBoundedNesting } from "./nesting.js"
  * event handlers, no `style` or `class`.
  */
 const ALLOWED_TAGS = new Set([
-  "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "div", "span",
-  "strong", "b", "em", "i", "u", "s", "strike", "del", "ins", "sub", "sup", "small", "mark", "abbr", "cite", "q",
-  "dfn", "time", "kbd", "samp", "var", "code", "pre", "blockquote",
-  "a", "img", "figure", "figcaption",
-  "ul", "ol", "li", "dl", "dt", "dd",
-  "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col",
+  "p",
+  "br",
+  "hr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "div",
+  "span",
+  "strong",
+  "b",
+  "em",
+  "i",
+  "u",
+  "s",
+  "strike",
+  "del",
+  "ins",
+  "sub",
+  "sup",
+  "small",
+  "mark",
+  "abbr",
+  "cite",
+  "q",
+  "dfn",
+  "time",
+  "kbd",
+  "samp",
+  "var",
+  "code",
+  "pre",
+  "blockquote",
+  "a",
+  "img",
+  "figure",
+  "figcaption",
+  "ul",
+  "ol",
+  "li",
+  "dl",
+  "dt",
+  "dd",
+  "table",
+  "caption",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "th",
+  "td",
+  "colgroup",
+  "col",
 ]);
 
 /** Allowed elements that have no end tag; written as `<br />`. */
@@ -114,7 +163,8 @@ function serialiseAttributes(name: string, attribs: Record<string, string>, base
     for (const attribute in attribs) {
       if (!allowed.includes(attribute) || (name === "a" && attribute === "rel")) continue;
       let value: string | null = attribs[attribute];
-      if (URL_ATTRIBUTES.has(attribute)) value = resolveUrl(value, baseUrl, name === "img" ? IMAGE_SCHEMES : LINK_SCHEMES);
+      if (URL_ATTRIBUTES.has(attribute))
+        value = resolveUrl(value, baseUrl, name === "img" ? IMAGE_SCHEMES : LINK_SCHEMES);
       if (value !== null) out += ` ${attribute}="${escapeAttribute(value)}"`;
     }
   }

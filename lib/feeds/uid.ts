@@ -50,7 +50,9 @@ export function assignUids(items: UidSource[]): Array<string | null> {
     for (const index of kept) {
       const { url } = items[index];
       const alternative =
-        url && url !== base && linkCount.get(url) === 1 ? `${base}#${url}` : `${base}#${sha256(contentKey(items[index])).slice(0, 16)}`;
+        url && url !== base && linkCount.get(url) === 1
+          ? `${base}#${url}`
+          : `${base}#${sha256(contentKey(items[index])).slice(0, 16)}`;
       uids[index] = taken.has(alternative) ? null : alternative;
       taken.add(alternative);
     }

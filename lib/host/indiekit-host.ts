@@ -34,7 +34,8 @@ export class HostLink {
     const application = this.application();
     if (application) {
       // The Microsub plugin writes follows/unfollows straight into blogrollBlogs through this.
-      application.getBlogrollDb = () => (this.collections()?.get(COLLECTION_NAMES.blogs) ? host.database ?? null : null);
+      application.getBlogrollDb = () =>
+        this.collections()?.get(COLLECTION_NAMES.blogs) ? (host.database ?? null) : null;
     }
   }
 

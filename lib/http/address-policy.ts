@@ -53,11 +53,18 @@ function ipv6Bytes(address: string): number[] {
     if (text.endsWith(":") && !text.endsWith("::")) text = text.slice(0, -1);
   }
   const [head, rest] = text.includes("::") ? text.split("::") : [text, null];
-  const groups = (part: string) => (part ? part.split(":").filter(Boolean).map((group) => parseInt(group, 16)) : []);
+  const groups = (part: string) =>
+    part
+      ? part
+          .split(":")
+          .filter(Boolean)
+          .map((group) => parseInt(group, 16))
+      : [];
   const front = groups(head);
   const back = rest === null ? [] : groups(rest);
   const missing = 8 - front.length - back.length - tail.length / 2;
-  for (const group of [...front, ...Array(rest === null ? 0 : missing).fill(0), ...back]) bytes.push(group >> 8, group & 0xff);
+  for (const group of [...front, ...Array(rest === null ? 0 : missing).fill(0), ...back])
+    bytes.push(group >> 8, group & 0xff);
   return [...bytes, ...tail];
 }
 

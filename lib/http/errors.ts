@@ -1,6 +1,7 @@
 import { BlockedAddressError } from "./guarded-agent.js";
 
-export type FetchErrorCode = "timeout" | "too_large" | "blocked_address" | "bad_url" | "too_many_redirects" | "network" | "aborted";
+export type FetchErrorCode =
+  "timeout" | "too_large" | "blocked_address" | "bad_url" | "too_many_redirects" | "network" | "aborted";
 
 /** The one error outbound requests throw; its message is short, human and never names a resolved address. */
 export class FetchError extends Error {
@@ -32,14 +33,22 @@ export function toFetchError(error: unknown, hostname: string, state: AbortState
   for (let depth = 0; cause && depth < 5; depth++) {
     if (cause instanceof BlockedAddressError) return new FetchError("blocked_address", cause.message);
     const code = (cause as { code?: unknown }).code;
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NODATA") return new FetchError("network", `cannot resolve ${hostname}`);
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NODATA")
+      return new FetchError("network", `cannot resolve ${hostname}`);
     if (code === "ECONNREFUSED") return new FetchError("network", `connection to ${hostname} refused`);
-    if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET") return new FetchError("network", `connection to ${hostname} was reset`);
-    if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "ETIMEDOUT") {
+    if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET")
+      return new FetchError("network", `connection to ${hostname} was reset`);
+    if (
+      code === "UND_ERR_CONNECT_TIMEOUT" ||
+      code === "UND_ERR_HEADERS_TIMEOUT" ||
+      code === "UND_ERR_BODY_TIMEOUT" ||
+      code === "ETIMEDOUT"
+    ) {
       return new FetchError("timeout", "the server took too long to answer");
     }
     if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return new FetchError("network", "the response was cut short");
-    if (typeof code === "string" && code.startsWith("Z_")) return new FetchError("network", "the response could not be decompressed");
+    if (typeof code === "string" && code.startsWith("Z_"))
+      return new FetchError("network", "the response could not be decompressed");
     if (typeof code === "string" && /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
       return new FetchError("network", `secure connection to ${hostname} failed`);
     }

@@ -152,7 +152,8 @@ async function drain(response: Dispatcher.ResponseData): Promise<void> {
 
 /** The next URL of a redirect, refusing loops and chains longer than the limit. */
 function nextHop(url: URL, location: string, redirects: FetchResult["redirects"], maxRedirects: number): URL {
-  if (redirects.length >= maxRedirects) throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
+  if (redirects.length >= maxRedirects)
+    throw new FetchError("too_many_redirects", `more than ${maxRedirects} redirects`);
   let next: URL;
   try {
     next = new URL(location, url);
@@ -203,7 +204,8 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
   /** One request; a redirect gives the next URL, anything else the result. */
   const hop = async (): Promise<URL | FetchResult> => {
     checkUrl(url, options.allowPrivateNetworks);
-    if (options.httpsOnly && url.protocol !== "https:") throw new FetchError("bad_url", "only https addresses are asked");
+    if (options.httpsOnly && url.protocol !== "https:")
+      throw new FetchError("bad_url", "only https addresses are asked");
     let response: Dispatcher.ResponseData;
     try {
       // undici's request() never follows redirects itself: each hop comes back here to be checked.
@@ -231,14 +233,23 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
       contentLocation: header(response.headers, "content-location"),
       contentLanguage: header(response.headers, "content-language"),
       link: joinedHeader(response.headers, "link"),
-      caching: { cacheControl: joinedHeader(response.headers, "cache-control"), expires: header(response.headers, "expires"), date: header(response.headers, "date") },
+      caching: {
+        cacheControl: joinedHeader(response.headers, "cache-control"),
+        expires: header(response.headers, "expires"),
+        date: header(response.headers, "date"),
+      },
     };
     if (status === 304) {
       await drain(response);
       return { ...common, notModified: true, body: new Uint8Array(0), bytesReceived: 0 };
     }
     try {
-      const { bytes, wire } = await readBody(response.body, header(response.headers, "content-encoding"), options.maxBodySize, options.partial);
+      const { bytes, wire } = await readBody(
+        response.body,
+        header(response.headers, "content-encoding"),
+        options.maxBodySize,
+        options.partial,
+      );
       return { ...common, notModified: false, body: bytes, bytesReceived: wire };
     } catch (error) {
       throw toFetchError(error, url.hostname, state);

@@ -41,14 +41,21 @@ export class BlockedAddressError extends Error {
 export function guardedLookup(options: GuardOptions): LookupFunction {
   const resolve = options.resolve ?? systemResolve;
   const isBlocked = options.isBlocked ?? isBlockedAddress;
-  return ((hostname: string, lookupOptions: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
+  return ((
+    hostname: string,
+    lookupOptions: { all?: boolean; family?: number | string },
+    callback: (...args: unknown[]) => void,
+  ) => {
     resolve(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: "ENOTFOUND" }));
-        if (!options.allowPrivateNetworks && addresses.some((entry) => isBlocked(entry.address))) return callback(new BlockedAddressError(hostname));
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: "ENOTFOUND" }));
+        if (!options.allowPrivateNetworks && addresses.some((entry) => isBlocked(entry.address)))
+          return callback(new BlockedAddressError(hostname));
         const family = Number(lookupOptions?.family) || 0;
         const usable = family ? addresses.filter((entry) => entry.family === family) : addresses;
-        if (usable.length === 0) return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: "ENOTFOUND" }));
+        if (usable.length === 0)
+          return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: "ENOTFOUND" }));
         if (lookupOptions?.all) return callback(null, usable);
         return callback(null, usable[0].address, usable[0].family);
       },

@@ -64,7 +64,11 @@ export class HostLimiter {
     state.active--;
     if (lane === "extra") state.extras--;
     const next: Lane | null =
-      state.waiting.content.length > 0 ? "content" : state.waiting.extra.length > 0 && state.extras < this.extraCap ? "extra" : null;
+      state.waiting.content.length > 0
+        ? "content"
+        : state.waiting.extra.length > 0 && state.extras < this.extraCap
+          ? "extra"
+          : null;
     if (next) {
       this.take(state, next);
       state.waiting[next].shift()!();

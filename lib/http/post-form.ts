@@ -37,7 +37,11 @@ const REPEAT = new Set([307, 308]);
  * same body, never from https to http; any other status, a 301/302/303
  * included, is returned.
  */
-export async function postForm(input: string, fields: Record<string, string>, options: PostFormOptions): Promise<PostFormResult> {
+export async function postForm(
+  input: string,
+  fields: Record<string, string>,
+  options: PostFormOptions,
+): Promise<PostFormResult> {
   let url = outboundUrl(input);
   // The deadline covers every hop; an outside stop (options.signal) ends the exchange too.
   const deadline = AbortSignal.timeout(options.timeout);
@@ -74,14 +78,20 @@ export async function postForm(input: string, fields: Record<string, string>, op
         throw new FetchError("bad_url", "the server redirected to an invalid address");
       }
       // A body sent over TLS (a WebSub secret) is never sent again in clear text.
-      if (url.protocol === "https:" && next.protocol === "http:") throw new FetchError("bad_url", "the server redirected from https to plain http");
+      if (url.protocol === "https:" && next.protocol === "http:")
+        throw new FetchError("bad_url", "the server redirected from https to plain http");
       url = next;
       continue;
     }
-    let text = "";
+    let text: string;
     try {
       const encoding = response.headers["content-encoding"];
-      const answer = await readBody(response.body, typeof encoding === "string" ? encoding : null, options.maxAnswer ?? 16 * 1024, { stopAt: [] });
+      const answer = await readBody(
+        response.body,
+        typeof encoding === "string" ? encoding : null,
+        options.maxAnswer ?? 16 * 1024,
+        { stopAt: [] },
+      );
       text = Buffer.from(answer.bytes).toString("utf8");
     } catch (error) {
       throw toFetchError(error, url.hostname, state());

@@ -60,7 +60,12 @@ function markerWatch(markers: readonly string[]): (chunk: Buffer) => boolean {
  * stops after a marker: the rest is never read (undici then closes the
  * connection if the server was still sending).
  */
-export async function readBody(body: Readable, contentEncoding: string | null, cap: number, partial?: PartialRead): Promise<BodyRead> {
+export async function readBody(
+  body: Readable,
+  contentEncoding: string | null,
+  cap: number,
+  partial?: PartialRead,
+): Promise<BodyRead> {
   let wire = 0;
   const chunks: Buffer[] = [];
   let size = 0;

@@ -94,7 +94,10 @@ export class LiveHub {
   private recentBytes = 0;
 
   constructor(private readonly deps: LiveHubDeps) {
-    this.admission = new Admission({ max: deps.options.liveMaxConnections, perAddress: deps.options.liveMaxPerAddress });
+    this.admission = new Admission({
+      max: deps.options.liveMaxConnections,
+      perAddress: deps.options.liveMaxPerAddress,
+    });
   }
 
   /** Clients connected now. */
@@ -169,7 +172,9 @@ export class LiveHub {
   /** True when the log still holds every event after `lastEventId` (a seq this database gave). */
   private async kept(lastEventId: number): Promise<boolean> {
     const { newest, oldest } = await (await this.deps.getStorage()).events.bounds();
-    return Number.isInteger(lastEventId) && lastEventId <= newest && lastEventId >= (oldest === null ? newest : oldest - 1);
+    return (
+      Number.isInteger(lastEventId) && lastEventId <= newest && lastEventId >= (oldest === null ? newest : oldest - 1)
+    );
   }
 
   /**
@@ -191,7 +196,9 @@ export class LiveHub {
         continue;
       }
       const target = this.cursor;
-      const events = (await storage.events.after(listener.lastSent, CATCH_UP_BATCH)).filter((event) => event.seq <= this.cursor);
+      const events = (await storage.events.after(listener.lastSent, CATCH_UP_BATCH)).filter(
+        (event) => event.seq <= this.cursor,
+      );
       if (events.length === 0) {
         // Read before newer events were stored: read again. Else the rest was trimmed away, or never came.
         if (this.cursor !== target) continue;
@@ -314,7 +321,9 @@ export class LiveHub {
         if (listener.behindSince !== null || listener.lastSent >= event.seq) continue;
         if (listener.response.writableLength + frame.length > MAX_UNREAD_BYTES) {
           listener.behindSince = Date.now();
-          void drainedOrClosed(listener.response).then(() => this.catchUp(listener)).catch((error: unknown) => this.drop(listener, error));
+          void drainedOrClosed(listener.response)
+            .then(() => this.catchUp(listener))
+            .catch((error: unknown) => this.drop(listener, error));
           continue;
         }
         listener.lastSent = event.seq;
@@ -375,10 +384,11 @@ function send(response: ServerResponse, frame: Buffer): void {
 /** Resolves when the client has read what was queued, or has gone. */
 async function drainedOrClosed(response: ServerResponse): Promise<void> {
   const stop = new AbortController();
-  const settled = (name: string) => once(response, name, { signal: stop.signal }).then(
-    () => undefined,
-    () => undefined,
-  );
+  const settled = (name: string) =>
+    once(response, name, { signal: stop.signal }).then(
+      () => undefined,
+      () => undefined,
+    );
   await Promise.race([settled("drain"), settled("close")]);
   stop.abort();
 }

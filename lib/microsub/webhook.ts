@@ -34,7 +34,12 @@ async function findMicrosubFeed(microsub: MicrosubStore | null | undefined, url:
   return { feed, channel };
 }
 
-async function follow(storage: Storage, microsub: MicrosubStore | null | undefined, url: URL, body: Record<string, unknown>): Promise<WebhookResponse> {
+async function follow(
+  storage: Storage,
+  microsub: MicrosubStore | null | undefined,
+  url: URL,
+  body: Record<string, unknown>,
+): Promise<WebhookResponse> {
   const existing = await storage.blogs.getByFeedUrl(url.href);
   if (existing?.status === "deleted") return ok("skipped", "deleted");
   const channelName = optionalText(body.channelName);
@@ -76,7 +81,8 @@ async function unfollow(storage: Storage, url: URL): Promise<WebhookResponse> {
   if (blog.status === "deleted") return ok("skipped", "already_deleted");
   if (!blog.origins.some((origin) => origin.kind === "microsub")) return ok("skipped", "not_microsub");
   if (blog.origins.every((origin) => origin.kind === "microsub")) await storage.blogs.softDelete(blog.id);
-  else if (blog.origins.some((origin) => origin.id === OWNER_ORIGIN && origin.kind === "microsub")) await storage.blogs.unlist(OWNER_ORIGIN, { only: [blog.id] });
+  else if (blog.origins.some((origin) => origin.id === OWNER_ORIGIN && origin.kind === "microsub"))
+    await storage.blogs.unlist(OWNER_ORIGIN, { only: [blog.id] });
   return ok("deactivated");
 }
 
@@ -88,8 +94,13 @@ async function unfollow(storage: Storage, url: URL): Promise<WebhookResponse> {
  * answered `skipped` with a reason. `microsub`, when given, links the blog to
  * its Microsub feed so its items are read from there.
  */
-export async function handleMicrosubWebhook(storage: Storage, body: unknown, microsub?: MicrosubStore | null): Promise<WebhookResponse> {
-  const fields = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+export async function handleMicrosubWebhook(
+  storage: Storage,
+  body: unknown,
+  microsub?: MicrosubStore | null,
+): Promise<WebhookResponse> {
+  const fields =
+    body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const { action, url } = fields;
   if (typeof action !== "string" || typeof url !== "string" || action.trim() === "" || url.trim() === "") {
     return badRequest("Missing required fields: action and url");

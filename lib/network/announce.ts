@@ -27,7 +27,9 @@ function isBlogrollType(type: string | null): boolean {
 }
 
 /** `<link rel="blogroll">` elements of a page's head, in document order, without repeats. */
-export function blogrollsOfHead(links: readonly Pick<PageLink, "href" | "rel" | "type" | "title">[]): AnnouncedBlogroll[] {
+export function blogrollsOfHead(
+  links: readonly Pick<PageLink, "href" | "rel" | "type" | "title">[],
+): AnnouncedBlogroll[] {
   const found: AnnouncedBlogroll[] = [];
   for (const link of links) {
     if (!link.rel.includes("blogroll") || !isBlogrollType(link.type)) continue;
@@ -106,7 +108,8 @@ export function blogrollsOfLinkHeader(header: string | null, baseUrl: string): A
     const type = link.params.get("type")?.split(";")[0].trim().toLowerCase() || null;
     if (!rel.includes("blogroll") || !isBlogrollType(type)) continue;
     const url = httpUrl(link.target, baseUrl);
-    if (url && !found.some((entry) => entry.url === url)) found.push({ url, title: link.params.get("title")?.trim() || null });
+    if (url && !found.some((entry) => entry.url === url))
+      found.push({ url, title: link.params.get("title")?.trim() || null });
   }
   return found;
 }

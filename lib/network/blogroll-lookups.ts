@@ -110,7 +110,11 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
         spend();
         let result;
         try {
-          result = await fetchOpmlDocument(where.url, fetchDeps, sameList ? { etag: known?.etag, lastModified: known?.lastModified } : {});
+          result = await fetchOpmlDocument(
+            where.url,
+            fetchDeps,
+            sameList ? { etag: known?.etag, lastModified: known?.lastModified } : {},
+          );
         } catch (error) {
           if (error instanceof FetchError && error.code === "aborted") throw error;
           return { kind: "later" };
@@ -121,7 +125,11 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
         const text = decodeText(result.body, result.contentType);
         let root;
         try {
-          root = await parseOpmlInWorker(text, { maxBytes: BLOGROLL_MAX_BYTES, maxOutlines: BLOGROLL_MAX_OUTLINES, url: result.url });
+          root = await parseOpmlInWorker(text, {
+            maxBytes: BLOGROLL_MAX_BYTES,
+            maxOutlines: BLOGROLL_MAX_OUTLINES,
+            url: result.url,
+          });
         } catch {
           return { kind: "none" };
         }
@@ -139,7 +147,12 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
           },
           { maxBytes: BLOGROLL_MAX_BYTES, maxOutlines: BLOGROLL_MAX_OUTLINES },
         );
-        const entries = tree.feeds.map((feed) => ({ feedUrl: feed.xmlUrl, siteUrl: feed.htmlUrl, title: feed.title, description: feed.description }));
+        const entries = tree.feeds.map((feed) => ({
+          feedUrl: feed.xmlUrl,
+          siteUrl: feed.htmlUrl,
+          title: feed.title,
+          description: feed.description,
+        }));
         return { kind: "read", entries, count: entries.length, etag: result.etag, lastModified: result.lastModified };
       });
       reads.set(key, outcome);
@@ -161,7 +174,12 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
     return page?.blogrolls ?? null;
   };
 
-  const whereFor = async (blog: Blog, feedBlogroll: string | null | undefined, known: BlogBlogroll | null, siteUrl: string | undefined): Promise<Where | null> => {
+  const whereFor = async (
+    blog: Blog,
+    feedBlogroll: string | null | undefined,
+    known: BlogBlogroll | null,
+    siteUrl: string | undefined,
+  ): Promise<Where | null> => {
     if (feedBlogroll) return { url: feedBlogroll, via: "feed" };
     if (known?.url && known.via) return { url: known.url, via: known.via };
     const site = siteUrl ?? blog.siteUrl ?? new URL("/", blog.feedUrl).href;
@@ -181,12 +199,18 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
       const where = await whereFor(blog, feedBlogroll, known, siteUrl);
       const base = { blogId: blog.id, checkedAt: now };
       if (!where) {
-        await storage.recommendations.saveBlogroll({ ...base, url: null, via: null, etag: null, lastModified: null, count: 0 }, []);
+        await storage.recommendations.saveBlogroll(
+          { ...base, url: null, via: null, etag: null, lastModified: null, count: 0 },
+          [],
+        );
         return;
       }
       // An origin whose well-known path had nothing is not asked again for another of its blogs within the week.
       if (where.via === "well-known" && (await wellKnownMissed(where.url, now))) {
-        await storage.recommendations.saveBlogroll({ ...base, url: null, via: null, etag: null, lastModified: null, count: 0 }, []);
+        await storage.recommendations.saveBlogroll(
+          { ...base, url: null, via: null, etag: null, lastModified: null, count: 0 },
+          [],
+        );
         return;
       }
       const outcome = await readList(where, known);
@@ -195,19 +219,43 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
       switch (outcome.kind) {
         case "read":
           stats.read++;
-          await storage.recommendations.saveBlogroll({ ...base, url: where.url, via: where.via, etag: outcome.etag, lastModified: outcome.lastModified, count: outcome.count }, outcome.entries);
+          await storage.recommendations.saveBlogroll(
+            {
+              ...base,
+              url: where.url,
+              via: where.via,
+              etag: outcome.etag,
+              lastModified: outcome.lastModified,
+              count: outcome.count,
+            },
+            outcome.entries,
+          );
           break;
         case "unchanged":
           stats.read++;
-          await storage.recommendations.saveBlogroll({ ...base, url: where.url, via: where.via, etag: known?.etag ?? null, lastModified: known?.lastModified ?? null, count: known?.count ?? 0 });
+          await storage.recommendations.saveBlogroll({
+            ...base,
+            url: where.url,
+            via: where.via,
+            etag: known?.etag ?? null,
+            lastModified: known?.lastModified ?? null,
+            count: known?.count ?? 0,
+          });
           break;
         case "none":
           // The list went away or never was (a well-known path that is not there): asked again in a week.
-          await storage.recommendations.saveBlogroll({ ...base, url: null, via: null, etag: null, lastModified: null, count: 0 }, []);
+          await storage.recommendations.saveBlogroll(
+            { ...base, url: null, via: null, etag: null, lastModified: null, count: 0 },
+            [],
+          );
           break;
         case "later":
           // Unreachable for now: what is known stays, and the next look is in a week (a broken host is not asked hourly).
-          await storage.recommendations.saveBlogroll(known ? { ...known, checkedAt: now } : { ...base, url: null, via: null, etag: null, lastModified: null, count: 0 });
+          await storage.recommendations.saveBlogroll(
+            known
+              ? { ...known, checkedAt: now }
+              : { ...base, url: null, via: null, etag: null, lastModified: null, count: 0 },
+          );
           break;
       }
     } catch (error) {
@@ -215,7 +263,8 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
         stats.deferred++;
         return;
       }
-      if (!signal.aborted) log(`blogroll of ${blog.feedUrl} not read: ${error instanceof Error ? error.message : String(error)}`);
+      if (!signal.aborted)
+        log(`blogroll of ${blog.feedUrl} not read: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 

@@ -16,7 +16,11 @@ export interface OpmlFetchDeps {
 }
 
 /** One OPML request under the options' timeout, size cap (or a smaller one) and private-network rule. */
-export function fetchOpmlDocument(url: string, deps: OpmlFetchDeps, extra: { etag?: string | null; lastModified?: string | null; maxBytes?: number } = {}): Promise<FetchResult> {
+export function fetchOpmlDocument(
+  url: string,
+  deps: OpmlFetchDeps,
+  extra: { etag?: string | null; lastModified?: string | null; maxBytes?: number } = {},
+): Promise<FetchResult> {
   return fetchUrl(url, {
     timeout: deps.options.fetchTimeout,
     maxBodySize: Math.min(extra.maxBytes ?? deps.options.maxBodySize, deps.options.maxBodySize),

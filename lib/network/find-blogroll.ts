@@ -19,7 +19,13 @@ export interface FoundBlogroll {
 export type FindBlogrollResult = { ok: true; blogroll: FoundBlogroll } | { ok: false; error: string };
 
 /** Feed link types whose document may carry `<source:blogroll>`. */
-const FEED_TYPES = new Set(["application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/xml", "text/xml"]);
+const FEED_TYPES = new Set([
+  "application/rss+xml",
+  "application/atom+xml",
+  "application/rdf+xml",
+  "application/xml",
+  "text/xml",
+]);
 
 /** What the owner typed, as an address: https is assumed when no scheme is given (`schemeAdded`: errors then name it). */
 function siteAddress(input: string): { href: string; schemeAdded: boolean } | null {
@@ -34,7 +40,9 @@ function siteAddress(input: string): { href: string; schemeAdded: boolean } | nu
 async function isOpmlAt(url: string, options: BlogrollOptions, signal?: AbortSignal): Promise<boolean> {
   try {
     const page = await fetchPage(url, options, signal);
-    return isSuccess(page) && /^\uFEFF?\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<opml[\s>]/i.test(page.text.slice(0, 4096));
+    return (
+      isSuccess(page) && /^\uFEFF?\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<opml[\s>]/i.test(page.text.slice(0, 4096))
+    );
   } catch (error) {
     if (error instanceof FetchError && error.code === "aborted") throw error;
     return false;
@@ -50,7 +58,11 @@ async function isOpmlAt(url: string, options: BlogrollOptions, signal?: AbortSig
  * it answers with OPML). Every request goes through the options' guard,
  * timeout and size cap; at most four are made.
  */
-export async function findBlogroll(input: string, options: BlogrollOptions, signal?: AbortSignal): Promise<FindBlogrollResult> {
+export async function findBlogroll(
+  input: string,
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+): Promise<FindBlogrollResult> {
   const site = siteAddress(input);
   if (!site) return { ok: false, error: "Not a valid web address" };
   const address = site.href;
@@ -75,7 +87,9 @@ export async function findBlogroll(input: string, options: BlogrollOptions, sign
       const { head } = await readDiscoveryPageInWorker(page.text, page.url);
       const fromHead = blogrollsOfHead(head.links)[0];
       if (fromHead) return { ok: true, blogroll: { ...fromHead, via: "head" } };
-      feedUrl = head.links.find((link) => link.rel.includes("alternate") && link.type !== null && FEED_TYPES.has(link.type))?.href ?? null;
+      feedUrl =
+        head.links.find((link) => link.rel.includes("alternate") && link.type !== null && FEED_TYPES.has(link.type))
+          ?.href ?? null;
     } catch (error) {
       if (!(error instanceof FeedParseError)) throw error;
     }
@@ -89,6 +103,7 @@ export async function findBlogroll(input: string, options: BlogrollOptions, sign
     }
   }
   const wellKnown = wellKnownBlogroll(page.url);
-  if (wellKnown && (await isOpmlAt(wellKnown, options, signal))) return { ok: true, blogroll: { url: wellKnown, title: null, via: "well-known" } };
+  if (wellKnown && (await isOpmlAt(wellKnown, options, signal)))
+    return { ok: true, blogroll: { url: wellKnown, title: null, via: "well-known" } };
   return { ok: false, error: "This site announces no blogroll" };
 }

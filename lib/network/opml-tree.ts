@@ -57,8 +57,20 @@ interface Pending {
  * their own take the include outline's label. An include that cannot be read
  * is listed in `skipped` with the reason and makes the tree `partial`.
  */
-export async function readOpmlTree(root: ParsedOpml, rootUrl: string | null, rootBytes: number, deps: OpmlTreeDeps, limits: OpmlTreeLimits): Promise<OpmlTree> {
-  const tree: OpmlTree = { feeds: [...root.feeds], skipped: [...root.skipped], partial: false, documents: 1, requests: 0 };
+export async function readOpmlTree(
+  root: ParsedOpml,
+  rootUrl: string | null,
+  rootBytes: number,
+  deps: OpmlTreeDeps,
+  limits: OpmlTreeLimits,
+): Promise<OpmlTree> {
+  const tree: OpmlTree = {
+    feeds: [...root.feeds],
+    skipped: [...root.skipped],
+    partial: false,
+    documents: 1,
+    requests: 0,
+  };
   let bytesLeft = limits.maxBytes - rootBytes;
   let outlinesLeft = (limits.maxOutlines ?? MAX_TREE_OUTLINES) - root.outlineCount;
   const seen = new Set<string>(rootUrl ? [feedUrlKey(rootUrl)] : []);
@@ -103,7 +115,8 @@ export async function readOpmlTree(root: ParsedOpml, rootUrl: string | null, roo
     outlinesLeft -= parsed.outlineCount;
     for (const feed of parsed.feeds) tree.feeds.push({ ...feed, category: feed.category ?? next.category });
     tree.skipped.push(...parsed.skipped);
-    for (const include of parsed.includes) queue.push({ url: include.url, category: include.category ?? next.category, depth: next.depth + 1 });
+    for (const include of parsed.includes)
+      queue.push({ url: include.url, category: include.category ?? next.category, depth: next.depth + 1 });
   }
   return tree;
 }

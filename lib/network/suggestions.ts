@@ -40,7 +40,11 @@ function hostOf(url: string | null | undefined): string | null {
 export function isOwnSite(entry: Pick<Recommendation, "feedUrl" | "siteUrl">, ownSite: string | null): boolean {
   const ownHost = hostOf(ownSite);
   if (!ownHost) return false;
-  return siteKey(entry.siteUrl) === siteKey(ownSite) || hostOf(entry.feedUrl) === ownHost || hostOf(entry.siteUrl) === ownHost;
+  return (
+    siteKey(entry.siteUrl) === siteKey(ownSite) ||
+    hostOf(entry.feedUrl) === ownHost ||
+    hostOf(entry.siteUrl) === ownHost
+  );
 }
 
 /** Every blog the owner has (hidden and unlisted ones too; deleted ones are not listed by the store). */
@@ -84,12 +88,20 @@ export function chosenOutline<T extends Recommendation>(outlines: T[]): T {
  * recommenders; each suggestion shows one of their outlines (chosenOutline).
  * Most recommended first, then by title.
  */
-export async function listSuggestions(storage: Storage, options: { minRecommenders: number; ownSite: string | null; limit?: number }): Promise<Suggestion[]> {
-  const candidates = await storage.recommendations.candidates({ minRecommenders: options.minRecommenders, limit: CANDIDATE_WINDOW });
+export async function listSuggestions(
+  storage: Storage,
+  options: { minRecommenders: number; ownSite: string | null; limit?: number },
+): Promise<Suggestion[]> {
+  const candidates = await storage.recommendations.candidates({
+    minRecommenders: options.minRecommenders,
+    limit: CANDIDATE_WINDOW,
+  });
   if (candidates.length === 0) return [];
   const blogs = await ownedBlogs(storage);
   const byId = new Map(blogs.map((blog) => [blog.id, blog]));
-  const followedSites = new Set(blogs.map((blog) => siteKey(blog.siteUrl)).filter((key): key is string => key !== null));
+  const followedSites = new Set(
+    blogs.map((blog) => siteKey(blog.siteUrl)).filter((key): key is string => key !== null),
+  );
   const suggestions: Suggestion[] = [];
   for (const candidate of candidates) {
     const outlines = candidate.outlines.filter((outline) => byId.has(outline.blogId));
@@ -104,7 +116,12 @@ export async function listSuggestions(storage: Storage, options: { minRecommende
       title: outline.title?.trim() || hostOf(outline.feedUrl) || outline.feedUrl,
       description: outline.description,
       count: outlines.length,
-      outline: { feedUrl: outline.feedUrl, siteUrl: outline.siteUrl, title: outline.title, description: outline.description },
+      outline: {
+        feedUrl: outline.feedUrl,
+        siteUrl: outline.siteUrl,
+        title: outline.title,
+        description: outline.description,
+      },
       recommendedBy: outlines
         .map((entry) => byId.get(entry.blogId) as Blog)
         .map((blog) => ({ id: blog.id, title: blog.title }))

@@ -63,7 +63,11 @@ export function buildOpml(input: BuildOpmlInput): string {
   if (input.ownerId) head.ele("ownerId").txt(xmlSafe(input.ownerId));
   head.ele("docs").txt(OPML_DOCS);
   for (const link of input.links ?? []) {
-    const attributes: Record<string, string> = { rel: attributeSafe(link.rel), type: attributeSafe(link.type), href: attributeSafe(link.href) };
+    const attributes: Record<string, string> = {
+      rel: attributeSafe(link.rel),
+      type: attributeSafe(link.type),
+      href: attributeSafe(link.href),
+    };
     if (link.title) attributes.title = attributeSafe(link.title);
     head.ele(ATOM_NS, "atom:link", attributes);
   }

@@ -35,7 +35,10 @@ export function cleanText(value: string | undefined): string | null {
 export function categoryFromAttribute(value: string | undefined): string | null {
   if (value === undefined) return null;
   for (const entry of value.split(",")) {
-    const segments = entry.split("/").map((segment) => cleanText(segment)).filter((s): s is string => s !== null);
+    const segments = entry
+      .split("/")
+      .map((segment) => cleanText(segment))
+      .filter((s): s is string => s !== null);
     const last = segments.at(-1);
     if (last !== undefined) return last;
   }

@@ -180,7 +180,14 @@ class OpmlCollector {
   result(): ParsedOpml {
     if (!this.rootSeen) throw new OpmlParseError("Not an OPML document: no root element");
     if (!this.bodySeen) throw new OpmlParseError("Not an OPML document: <opml> has no <body>");
-    return { title: this.title, dateCreated: this.dateCreated, feeds: this.feeds, skipped: this.skipped, includes: this.includes, outlineCount: this.outlineCount };
+    return {
+      title: this.title,
+      dateCreated: this.dateCreated,
+      feeds: this.feeds,
+      skipped: this.skipped,
+      includes: this.includes,
+      outlineCount: this.outlineCount,
+    };
   }
 
   private countOutline(line: number): void {
@@ -194,7 +201,8 @@ class OpmlCollector {
   private readInclude(rawUrl: string | undefined, category: string | null): string | null {
     const url = parseHttpUrl(rawUrl, this.baseUrl);
     if (url) this.includes.push({ url: url.href, category });
-    else if (rawUrl?.trim()) this.skipped.push({ xmlUrl: rawUrl.trim(), reason: "include address is not an absolute http(s) URL" });
+    else if (rawUrl?.trim())
+      this.skipped.push({ xmlUrl: rawUrl.trim(), reason: "include address is not an absolute http(s) URL" });
     return category;
   }
 
@@ -208,7 +216,8 @@ class OpmlCollector {
     const attributes = lowerCaseAttributes(tag.attributes);
     const rawUrl = attributes.get("xmlurl")?.trim() ?? "";
     const label = cleanText(attributes.get("text")) ?? cleanText(attributes.get("title"));
-    if (rawUrl === "" && attributes.get("type")?.trim().toLowerCase() === "include") return this.readInclude(attributes.get("url"), label ?? enclosing);
+    if (rawUrl === "" && attributes.get("type")?.trim().toLowerCase() === "include")
+      return this.readInclude(attributes.get("url"), label ?? enclosing);
     // An empty xmlUrl="" is written by some exporters on folders: treat it as absent.
     if (rawUrl === "") return label ?? enclosing;
 

@@ -42,7 +42,9 @@ export function opmlProblemOf(text: string, message: string): OpmlProblem {
   const malformed = MALFORMED.exec(message);
   if (malformed) {
     const line = Number(malformed[1]);
-    return /outside of root node/.test(malformed[2]) ? { kind: "after-end", line } : { kind: "malformed", line, detail: malformed[2] };
+    return /outside of root node/.test(malformed[2])
+      ? { kind: "after-end", line }
+      : { kind: "malformed", line, detail: malformed[2] };
   }
   return { kind: "other", detail: message };
 }
@@ -63,6 +65,8 @@ export function describeOpmlProblem(problem: OpmlProblem): string {
     case "malformed":
       return `The OPML document is broken at line ${problem.line} (${problem.detail})`;
     case "other":
-      return /^Not an OPML document/.test(problem.detail) ? problem.detail : `Not a valid OPML document: ${problem.detail}`;
+      return /^Not an OPML document/.test(problem.detail)
+        ? problem.detail
+        : `Not a valid OPML document: ${problem.detail}`;
   }
 }

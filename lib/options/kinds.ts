@@ -44,8 +44,13 @@ const BOOLEAN_TEXTS: Record<string, boolean> = { true: true, "1": true, false: f
 
 const numberKind = (integer: boolean): Kind => ({
   accepts: (value, { min, max = Number.MAX_SAFE_INTEGER }) =>
-    typeof value === "number" && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= min && value <= max,
-  expected: ({ min, max }) => `${integer ? "an integer" : "a number"} ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`,
+    typeof value === "number" &&
+    Number.isFinite(value) &&
+    (!integer || Number.isInteger(value)) &&
+    value >= min &&
+    value <= max,
+  expected: ({ min, max }) =>
+    `${integer ? "an integer" : "a number"} ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`,
 });
 
 /** An option as its kind and bounds describe it. */

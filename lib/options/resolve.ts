@@ -9,7 +9,9 @@ export class OptionsError extends Error {
 }
 
 /** Every option at its default. */
-export const defaultOptions: BlogrollOptions = Object.fromEntries(OPTIONS.map(([name, option]) => [name, option.default])) as BlogrollOptions;
+export const defaultOptions: BlogrollOptions = Object.fromEntries(
+  OPTIONS.map(([name, option]) => [name, option.default]),
+) as BlogrollOptions;
 
 /** Merges user options over the defaults and throws an OptionsError on anything invalid. */
 export function resolveOptions(input: unknown = {}): BlogrollOptions {
@@ -42,4 +44,3 @@ function checked(name: string, option: OptionDescriptor, value: unknown): unknow
   const { normalise } = KINDS[option.kind];
   return normalise ? normalise(value as never) : value;
 }
-

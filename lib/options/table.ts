@@ -65,7 +65,7 @@ export const OPTION_TABLE = {
     group: "routes",
     kind: "string",
     default: "*",
-    doc: "`Access-Control-Allow-Origin` of public responses; `\"\"` turns CORS headers off (the [widget](widget.md) then only works on pages of the blogroll's own origin).",
+    doc: '`Access-Control-Allow-Origin` of public responses; `""` turns CORS headers off (the [widget](widget.md) then only works on pages of the blogroll\'s own origin).',
   },
   cacheMaxAge: {
     group: "routes",
@@ -89,7 +89,7 @@ export const OPTION_TABLE = {
     kind: "text",
     default: null,
     defaultDoc: "the owner's host name",
-    doc: "The name the OPML export gives its owner (`ownerName`), e.g. `\"Ada Lovelace\"`; also the title of the [blogroll page](page.md) (\"Ada Lovelace’s blogroll\").",
+    doc: 'The name the OPML export gives its owner (`ownerName`), e.g. `"Ada Lovelace"`; also the title of the [blogroll page](page.md) ("Ada Lovelace’s blogroll").',
   },
   locale: {
     group: "routes",
@@ -302,4 +302,6 @@ type ValueOf<D extends OptionDescriptor> = ValueOfKind<D["kind"]> | (D["default"
 export type BlogrollOptions = { -readonly [K in OptionName]: ValueOf<(typeof OPTION_TABLE)[K]> };
 
 /** The descriptors as a list, in table order. */
-export const OPTIONS: ReadonlyArray<[OptionName, OptionDescriptor]> = Object.entries(OPTION_TABLE) as Array<[OptionName, OptionDescriptor]>;
+export const OPTIONS: ReadonlyArray<[OptionName, OptionDescriptor]> = Object.entries(OPTION_TABLE) as Array<
+  [OptionName, OptionDescriptor]
+>;

@@ -33,7 +33,13 @@ const PAGE = 1000;
 async function visibleBlogs(storage: Storage, category: string | undefined): Promise<Blog[]> {
   const blogs: Blog[] = [];
   for (let offset = 0; offset < MAX_PAGE_BLOGS; offset += PAGE) {
-    const { items, total } = await storage.blogs.list({ category, visibility: "public", sort: "title", limit: Math.min(PAGE, MAX_PAGE_BLOGS - offset), offset });
+    const { items, total } = await storage.blogs.list({
+      category,
+      visibility: "public",
+      sort: "title",
+      limit: Math.min(PAGE, MAX_PAGE_BLOGS - offset),
+      offset,
+    });
     blogs.push(...items);
     if (items.length < PAGE || offset + items.length >= total) break;
   }
@@ -41,11 +47,19 @@ async function visibleBlogs(storage: Storage, category: string | undefined): Pro
 }
 
 /** The latest posts of each blog: our own from storage in one call, a Microsub blog's from the Microsub plugin. */
-async function latestPosts(context: BlogrollContext, storage: Storage, blogs: Blog[], latest: number): Promise<Map<string, Item[]>> {
+async function latestPosts(
+  context: BlogrollContext,
+  storage: Storage,
+  blogs: Blog[],
+  latest: number,
+): Promise<Map<string, Item[]>> {
   if (latest === 0) return new Map();
   const isMicrosub = (blog: Blog) => blog.source === "microsub" && blog.microsubFeedId !== null;
   // Counters say which blogs have posts: the others cost no read.
-  const posts = await storage.items.latestByBlog(blogs.filter((blog) => !isMicrosub(blog) && blog.itemCount > 0).map((blog) => blog.id), latest);
+  const posts = await storage.items.latestByBlog(
+    blogs.filter((blog) => !isMicrosub(blog) && blog.itemCount > 0).map((blog) => blog.id),
+    latest,
+  );
   const microsub = context.getMicrosub();
   if (!microsub) return posts;
   for (const blog of blogs.filter(isMicrosub)) {
@@ -70,7 +84,8 @@ function lastPostDate(blog: Blog, posts: Item[], horizon: number): Date | null {
  * the newest post comes first and blogs without a known post last, by title.
  */
 function compareBlogs(sort: PageQuery["sort"], collator: Intl.Collator) {
-  const byTitle = (a: PageBlog, b: PageBlog) => collator.compare(a.blog.title, b.blog.title) || (a.blog.id < b.blog.id ? -1 : a.blog.id > b.blog.id ? 1 : 0);
+  const byTitle = (a: PageBlog, b: PageBlog) =>
+    collator.compare(a.blog.title, b.blog.title) || (a.blog.id < b.blog.id ? -1 : a.blog.id > b.blog.id ? 1 : 0);
   return (a: PageBlog, b: PageBlog): number => {
     if (a.blog.pinned !== b.blog.pinned) return a.blog.pinned ? -1 : 1;
     if (sort === "recent") {
@@ -98,7 +113,12 @@ export function naturalCollator(locale: string): Intl.Collator {
  * posts, in the page's order, grouped by category unless `group=none`.
  * Categories follow natural order, blogs without one last.
  */
-export async function loadBlogroll(context: BlogrollContext, query: PageQuery, locale: string, now = Date.now()): Promise<BlogrollData | null> {
+export async function loadBlogroll(
+  context: BlogrollContext,
+  query: PageQuery,
+  locale: string,
+  now = Date.now(),
+): Promise<BlogrollData | null> {
   const storage = await context.getStorage();
   const blogs = await visibleBlogs(storage, query.category);
   if (query.category !== undefined && blogs.length === 0) return null;
@@ -115,7 +135,8 @@ export async function loadBlogroll(context: BlogrollContext, query: PageQuery, l
   }
   const collator = naturalCollator(locale);
   shown.sort(compareBlogs(query.sort, collator));
-  if (query.group === "none") return { groups: shown.length > 0 ? [{ category: null, blogs: shown }] : [], count: shown.length };
+  if (query.group === "none")
+    return { groups: shown.length > 0 ? [{ category: null, blogs: shown }] : [], count: shown.length };
   const groups = new Map<string | null, PageBlog[]>();
   for (const entry of shown) {
     const key = entry.blog.category || null;

@@ -13,7 +13,10 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 const RELATIVE_WITHIN = 30 * DAY;
 
 /** Formatters per language, made once (Intl constructors are costly next to formatting). */
-const formatters = new Map<string, { relative: Intl.RelativeTimeFormat; day: Intl.DateTimeFormat; full: Intl.DateTimeFormat }>();
+const formatters = new Map<
+  string,
+  { relative: Intl.RelativeTimeFormat; day: Intl.DateTimeFormat; full: Intl.DateTimeFormat }
+>();
 
 function formattersFor(locale: string) {
   let found = formatters.get(locale);
@@ -42,7 +45,9 @@ export function relativeDate(date: Date, now: number, locale: string): string {
 
 /** A post's date for people: relative within the last 30 days, else the day (in UTC, as the server knows no reader's zone). */
 export function humanDate(date: Date, now: number, locale: string): string {
-  return Math.abs(now - date.getTime()) < RELATIVE_WITHIN ? relativeDate(date, now, locale) : formattersFor(locale).day.format(date);
+  return Math.abs(now - date.getTime()) < RELATIVE_WITHIN
+    ? relativeDate(date, now, locale)
+    : formattersFor(locale).day.format(date);
 }
 
 /** The full date and time, for a `title`. */

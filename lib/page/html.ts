@@ -28,7 +28,9 @@ const attribute = (name: string, value: string | null | undefined) => (value ? `
 /** A link when the address is usable, else the text alone; `classes` on either. */
 function link(href: string | null, text: string, classes: string, extra = ""): string {
   const url = httpUrl(href);
-  return url ? `<a class="${classes}" href="${escapeHtml(url)}"${extra}>${escapeHtml(text)}</a>` : `<span class="${classes.replace(/ ?\bu-url\b/, "")}">${escapeHtml(text)}</span>`;
+  return url
+    ? `<a class="${classes}" href="${escapeHtml(url)}"${extra}>${escapeHtml(text)}</a>`
+    : `<span class="${classes.replace(/ ?\bu-url\b/, "")}">${escapeHtml(text)}</span>`;
 }
 
 /** A title for a post without one (notes): the start of its summary, else its address (as the widget does). */
@@ -46,14 +48,17 @@ function time(date: Date, text: string, classes: string, render: RenderContext):
 /** A post as an h-entry: its linked title (u-url p-name) and its date (dt-published). */
 function postEntry(post: Item, render: RenderContext): string {
   const title = link(post.url, postTitle(post), "blogroll__post u-url p-name");
-  const date = post.published ? ` ${time(post.published, humanDate(post.published, render.now, render.locale), "blogroll__date dt-published", render)}` : "";
+  const date = post.published
+    ? ` ${time(post.published, humanDate(post.published, render.now, render.locale), "blogroll__date dt-published", render)}`
+    : "";
   return `${title}${date}`;
 }
 
 /** A blog's picture (u-photo), or its letter tile, hidden from screen readers: the name follows it. */
 function icon(photo: string | null, title: string): string {
   const url = httpUrl(photo);
-  if (url) return `<img class="blogroll__icon u-photo" src="${escapeHtml(url)}" alt="" width="16" height="16" loading="lazy" referrerpolicy="no-referrer">`;
+  if (url)
+    return `<img class="blogroll__icon u-photo" src="${escapeHtml(url)}" alt="" width="16" height="16" loading="lazy" referrerpolicy="no-referrer">`;
   const letter = [...title.trim()][0]?.toLocaleUpperCase() ?? "?";
   return `<span class="blogroll__icon blogroll__icon--letter" aria-hidden="true">${escapeHtml(letter)}</span>`;
 }
@@ -80,19 +85,37 @@ export function blogCard(entry: PageBlog, render: RenderContext): string {
   const name = blogName(entry);
   // Who the author is to the owner (XFN) sits on the link to them, as XFN asks.
   const xfn = blog.relationship.length > 0 ? ` rel="${escapeHtml(blog.relationship.join(" "))}"` : "";
-  const parts = [icon(blog.photo || blog.iconUrl, name), link(httpUrl(blog.siteUrl) ?? blog.feedUrl, name, "blogroll__name p-name u-url", xfn)];
+  const parts = [
+    icon(blog.photo || blog.iconUrl, name),
+    link(httpUrl(blog.siteUrl) ?? blog.feedUrl, name, "blogroll__name p-name u-url", xfn),
+  ];
   const [first, ...more] = posts;
   if (first) parts.push(`<span class="blogroll__latest h-entry">${postEntry(first, render)}</span>`);
   else if (entry.lastPostAt) {
-    const age = time(entry.lastPostAt, relativeDate(entry.lastPostAt, render.now, render.locale), "blogroll__date", render);
+    const age = time(
+      entry.lastPostAt,
+      relativeDate(entry.lastPostAt, render.now, render.locale),
+      "blogroll__date",
+      render,
+    );
     parts.push(`<span class="blogroll__latest">${escapeHtml(render.__("blogroll.home.lastPost"))} ${age}</span>`);
   }
   const feedType = blog.feedType ? FEED_TYPES[blog.feedType] : undefined;
-  parts.push(link(blog.feedUrl, render.__("blogroll.home.feed"), "blogroll__feed", ` rel="alternate"${attribute("type", feedType)}`));
+  parts.push(
+    link(
+      blog.feedUrl,
+      render.__("blogroll.home.feed"),
+      "blogroll__feed",
+      ` rel="alternate"${attribute("type", feedType)}`,
+    ),
+  );
   // The fediverse profile is a second address of the same person (u-url); a handle without one stays text.
   if (blog.fediverse) parts.push(link(blog.fediverseUrl, blog.fediverse, "blogroll__fediverse u-url"));
   if (blog.note) parts.push(`<p class="blogroll__note p-note">${escapeHtml(blog.note)}</p>`);
-  if (more.length > 0) parts.push(`<ul class="blogroll__list blogroll__recent">${more.map((post) => `<li class="blogroll__item h-entry">${postEntry(post, render)}</li>`).join("")}</ul>`);
+  if (more.length > 0)
+    parts.push(
+      `<ul class="blogroll__list blogroll__recent">${more.map((post) => `<li class="blogroll__item h-entry">${postEntry(post, render)}</li>`).join("")}</ul>`,
+    );
   return `<li class="blogroll__blog h-card" data-blog="${blog.id}">${parts.join(" ")}</li>`;
 }
 
@@ -101,9 +124,15 @@ export function blogCard(entry: PageBlog, render: RenderContext): string {
  * Categories are headings (left out when one category is asked for, or none
  * exists), each group one list; `group=none` is one list.
  */
-export function renderFragment(data: BlogrollData, render: RenderContext, options: { headingLevel: number; headed: boolean }): string {
-  if (data.count === 0) return `<div class="blogroll"><p class="blogroll__status">${escapeHtml(render.__("blogroll.home.noBlogs"))}</p></div>`;
-  const list = (blogs: PageBlog[]) => `<ul class="blogroll__list blogroll__blogs">\n${blogs.map((blog) => blogCard(blog, render)).join("\n")}\n</ul>`;
+export function renderFragment(
+  data: BlogrollData,
+  render: RenderContext,
+  options: { headingLevel: number; headed: boolean },
+): string {
+  if (data.count === 0)
+    return `<div class="blogroll"><p class="blogroll__status">${escapeHtml(render.__("blogroll.home.noBlogs"))}</p></div>`;
+  const list = (blogs: PageBlog[]) =>
+    `<ul class="blogroll__list blogroll__blogs">\n${blogs.map((blog) => blogCard(blog, render)).join("\n")}\n</ul>`;
   const headed = options.headed && data.groups.some((group) => group.category !== null);
   const level = options.headingLevel;
   const groups = data.groups.map((group) => {
@@ -123,7 +152,11 @@ export interface PageLinks {
 }
 
 /** The whole page: its title, the OPML as its blogroll, the rivers as alternates and links, and the fragment. */
-export function renderPage(data: BlogrollData, render: RenderContext, page: { title: string; links: PageLinks; headed: boolean }): string {
+export function renderPage(
+  data: BlogrollData,
+  render: RenderContext,
+  page: { title: string; links: PageLinks; headed: boolean },
+): string {
   const { title, links } = page;
   const __ = render.__;
   const feeds: Array<[string, string, string]> = [
@@ -133,7 +166,10 @@ export function renderPage(data: BlogrollData, render: RenderContext, page: { ti
   ];
   const head = [
     `<link rel="blogroll" type="text/xml" title="${escapeHtml(title)}" href="${escapeHtml(links.opml)}">`,
-    ...feeds.map(([href, type, label]) => `<link rel="alternate" type="${type}" title="${escapeHtml(label)}" href="${escapeHtml(href)}">`),
+    ...feeds.map(
+      ([href, type, label]) =>
+        `<link rel="alternate" type="${type}" title="${escapeHtml(label)}" href="${escapeHtml(href)}">`,
+    ),
   ];
   const subscribe = [...feeds, [links.opml, "text/x-opml", __("blogroll.home.opml")]]
     .map(([href, type, label]) => `<li><a href="${escapeHtml(href)}" type="${type}">${escapeHtml(label)}</a></li>`)

@@ -46,7 +46,8 @@ export function parsePageQuery(query: Record<string, unknown>): PageQuery {
   const activeWithin = digits(query, "activeWithin");
   if (activeWithin === 0) throw new QueryError({ error: "Invalid activeWithin" });
   const headingLevel = digits(query, "headingLevel");
-  if (headingLevel !== undefined && (headingLevel < 1 || headingLevel > 6)) throw new QueryError({ error: "Invalid headingLevel" });
+  if (headingLevel !== undefined && (headingLevel < 1 || headingLevel > 6))
+    throw new QueryError({ error: "Invalid headingLevel" });
   return {
     category: optionalText(query, "category"),
     group: oneOf(query, "group", ["category", "none"] as const),

@@ -39,7 +39,10 @@ const BODY_BYTES = 16 * 1024 * 1024;
  * own icons, many on plain http:).
  */
 const FRAGMENT_CSP = "default-src 'none'; img-src http: https: data:; base-uri 'none'; form-action 'none'";
-const CSP: Partial<Record<PageFormat, string>> = { page: `${FRAGMENT_CSP}; style-src ${PAGE_CSS_HASH}`, embed: FRAGMENT_CSP };
+const CSP: Partial<Record<PageFormat, string>> = {
+  page: `${FRAGMENT_CSP}; style-src ${PAGE_CSS_HASH}`,
+  embed: FRAGMENT_CSP,
+};
 
 interface Built {
   bytes: number;
@@ -94,11 +97,18 @@ export function createPageResponder(context: BlogrollContext): PageResponder {
         const headed = query.category === undefined && query.group === "category";
         let text: string;
         if (format === "page") text = renderPage(blogroll, render, { title, links, headed });
-        else if (format === "embed") text = renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed });
+        else if (format === "embed")
+          text = renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed });
         else {
           const search = pageSearch(query);
           const own = { page: `${base}${PAGE_PATHS.page}${search}`, embed: `${base}${PAGE_PATHS.embed}${search}` };
-          text = JSON.stringify(blogrollJson(blogroll, { title, owner: { name: owner.name, url: owner.url }, links: { ...own, ...links } }, new Date(now)));
+          text = JSON.stringify(
+            blogrollJson(
+              blogroll,
+              { title, owner: { name: owner.name, url: owner.url }, links: { ...own, ...links } },
+              new Date(now),
+            ),
+          );
         }
         const body = Buffer.from(text);
         const etag = strongEtag(body);
@@ -113,7 +123,10 @@ export function createPageResponder(context: BlogrollContext): PageResponder {
 }
 
 /** GET {mount}/blogroll, /blogroll/embed and /blogroll.json, public, with the API's CORS and caching. */
-export function createPageRouter(context: BlogrollContext, respond: PageResponder = createPageResponder(context)): Router {
+export function createPageRouter(
+  context: BlogrollContext,
+  respond: PageResponder = createPageResponder(context),
+): Router {
   const router = express.Router();
   for (const format of Object.keys(PAGE_PATHS) as PageFormat[]) {
     router.use(PAGE_PATHS[format], publicResponses(context.options));

@@ -10,7 +10,8 @@ export type PushAddress =
 /** True for a host name that only this machine or its network can reach. */
 function isPrivateHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal")) return true;
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal"))
+    return true;
   return isIP(host) !== 0 && isBlockedAddress(host);
 }
 
@@ -20,7 +21,12 @@ function isPrivateHost(hostname: string): boolean {
  * private networks are not allowed (a hub on the internet could never call
  * it back: asking would only waste the hub's and our requests).
  */
-export function pushAddress(input: { push: boolean; publicUrl: string | null; mountPath: string; allowPrivateNetworks: boolean }): PushAddress {
+export function pushAddress(input: {
+  push: boolean;
+  publicUrl: string | null;
+  mountPath: string;
+  allowPrivateNetworks: boolean;
+}): PushAddress {
   if (!input.push) return { ok: false, reason: "disabled" };
   if (!input.publicUrl) return { ok: false, reason: "no-public-url" };
   let url: URL;

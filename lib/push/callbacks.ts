@@ -45,7 +45,10 @@ const NOT_FOUND: CallbackAnswer = { status: 404, body: "Not found" };
 /** An unknown or ended callback: WebSub hubs may end a subscription on 410 (Recommendation, section 7). */
 const GONE: CallbackAnswer = { status: 410, body: "No such subscription" };
 /** An answer given without reading the body: the connection is closed after it, so an unread body costs nothing more. */
-const unread = (answer: CallbackAnswer): CallbackAnswer => ({ ...answer, headers: { ...answer.headers, Connection: "close" } });
+const unread = (answer: CallbackAnswer): CallbackAnswer => ({
+  ...answer,
+  headers: { ...answer.headers, Connection: "close" },
+});
 /** An rssCloud notification is one short form field. */
 const CLOUD_BODY_CAP = 8 * 1024;
 /** How long a cloud server's resolved addresses are believed. */
@@ -123,7 +126,11 @@ export class PushCallbacks {
     if (!(await this.current(storage, subscription))) return unread(GONE);
     if (subscription.state !== "active") return unread({ status: 200, body: "ignored" });
     if (!(await this.fromCloudServer(subscription.hub, inbound.address))) {
-      this.deps.remoteLog.note(subscription.id, "address", `ignored rssCloud notifications for ${subscription.topic} from ${inbound.address}, not its cloud server`);
+      this.deps.remoteLog.note(
+        subscription.id,
+        "address",
+        `ignored rssCloud notifications for ${subscription.topic} from ${inbound.address}, not its cloud server`,
+      );
       return unread({ status: 403, body: "Not from the cloud server this feed was registered with" });
     }
     let url = (inbound.parsed as Record<string, unknown> | undefined)?.url;
@@ -138,7 +145,8 @@ export class PushCallbacks {
           contentEncoding: undefined,
           cap: CLOUD_BODY_CAP,
         });
-        if (body.outcome !== "read") return unread({ status: body.outcome === "too-large" ? 413 : 400, body: "Unreadable notification" });
+        if (body.outcome !== "read")
+          return unread({ status: body.outcome === "too-large" ? 413 : 400, body: "Unreadable notification" });
         url = new URLSearchParams(Buffer.from(body.bytes ?? []).toString("utf8")).get("url") ?? undefined;
         body.release();
       } finally {
@@ -153,7 +161,8 @@ export class PushCallbacks {
 
   /** True while a subscription is in effect: the blog is still pushed, and we have not ended it. */
   private async current(storage: Storage, subscription: PushSubscription): Promise<boolean> {
-    if (subscription.state === "unsubscribing" || subscription.state === "denied" || subscription.state === "failed") return false;
+    if (subscription.state === "unsubscribing" || subscription.state === "denied" || subscription.state === "failed")
+      return false;
     return eligibleForPush(await storage.blogs.get(subscription.blogId));
   }
 
@@ -163,39 +172,75 @@ export class PushCallbacks {
    * refused and fetches nothing. Such a hub can never be verified here, so
    * its push is not trusted for a while: the blog goes back to its schedule.
    */
-  private async refuseParsed(storage: Storage, subscription: PushSubscription, inbound: Inbound): Promise<CallbackAnswer> {
+  private async refuseParsed(
+    storage: Storage,
+    subscription: PushSubscription,
+    inbound: Inbound,
+  ): Promise<CallbackAnswer> {
     const type = inbound.header("content-type") ?? "no content type";
-    this.deps.remoteLog.note(subscription.id, "parsed", `refused WebSub notifications for ${subscription.topic}: the host had parsed the body (${type}), so its signature cannot be checked`);
+    this.deps.remoteLog.note(
+      subscription.id,
+      "parsed",
+      `refused WebSub notifications for ${subscription.topic}: the host had parsed the body (${type}), so its signature cannot be checked`,
+    );
     if (!(subscription.distrustedUntil && subscription.distrustedUntil > this.deps.now())) {
-      await this.deps.keeper.distrust(storage, subscription, "The hub sends a content type the host reads before the plugin can check its signature");
+      await this.deps.keeper.distrust(
+        storage,
+        subscription,
+        "The hub sends a content type the host reads before the plugin can check its signature",
+      );
     }
     return { status: 415, body: "This content type cannot be verified here" };
   }
 
-  private async receiveBody(storage: Storage, subscription: PushSubscription, inbound: Inbound, stream: Readable): Promise<CallbackAnswer> {
+  private async receiveBody(
+    storage: Storage,
+    subscription: PushSubscription,
+    inbound: Inbound,
+    stream: Readable,
+  ): Promise<CallbackAnswer> {
     const { limits, remoteLog } = this.deps;
     const check = subscription.secret ? signatureCheck(inbound.header("x-hub-signature"), subscription.secret) : null;
     if (subscription.secret && !check) {
-      remoteLog.note(subscription.id, "signature", `ignored WebSub notifications for ${subscription.topic} without a valid signature`);
+      remoteLog.note(
+        subscription.id,
+        "signature",
+        `ignored WebSub notifications for ${subscription.topic} without a valid signature`,
+      );
       return unread({ status: 202 });
     }
     // Only a signed body is ever parsed and stored; an http hub's pings (no secret) are thin hints.
     const length = Number(inbound.header("content-length") ?? Number.NaN);
-    const keep = check !== null && length !== 0 && !(length > FAT_PING_MAX_BYTES) && limits.takeFatPing(subscription.id);
-    const body = await limits.read(stream, { keep, check, contentLength: inbound.header("content-length"), contentEncoding: inbound.header("content-encoding") });
+    const keep =
+      check !== null && length !== 0 && !(length > FAT_PING_MAX_BYTES) && limits.takeFatPing(subscription.id);
+    const body = await limits.read(stream, {
+      keep,
+      check,
+      contentLength: inbound.header("content-length"),
+      contentEncoding: inbound.header("content-encoding"),
+    });
     if (body.outcome !== "read") {
       if (keep) limits.returnFatPing(subscription.id);
-      remoteLog.note(subscription.id, body.outcome, `refused WebSub notifications for ${subscription.topic}: ${body.outcome === "too-large" ? "larger than maxBodySize" : body.outcome === "too-slow" ? "not sent within the read deadline" : "unreadable"}`);
+      remoteLog.note(
+        subscription.id,
+        body.outcome,
+        `refused WebSub notifications for ${subscription.topic}: ${body.outcome === "too-large" ? "larger than maxBodySize" : body.outcome === "too-slow" ? "not sent within the read deadline" : "unreadable"}`,
+      );
       const status = body.outcome === "too-large" ? 413 : body.outcome === "too-slow" ? 408 : 400;
       return unread({ status, body: "Notification not read" });
     }
     try {
       if (check && !check.valid()) {
         if (keep) limits.returnFatPing(subscription.id);
-        remoteLog.note(subscription.id, "signature", `ignored WebSub notifications for ${subscription.topic} without a valid signature`);
+        remoteLog.note(
+          subscription.id,
+          "signature",
+          `ignored WebSub notifications for ${subscription.topic} without a valid signature`,
+        );
         return { status: 202 };
       }
-      if (body.bytes && body.bytes.length > 0 && (await this.storeFatPing(storage, subscription, inbound, body.bytes))) return { status: 200 };
+      if (body.bytes && body.bytes.length > 0 && (await this.storeFatPing(storage, subscription, inbound, body.bytes)))
+        return { status: 200 };
       if (keep) limits.returnFatPing(subscription.id);
       // An empty or thin notification (or one that is not a feed, or one past the fat-ping rate) says only "changed".
       await this.deps.notified.notice(subscription);
@@ -206,9 +251,20 @@ export class PushCallbacks {
   }
 
   /** Parses a signed fat ping and stores its posts; false when it holds no posts (it is then a thin hint). */
-  private async storeFatPing(storage: Storage, subscription: PushSubscription, inbound: Inbound, bytes: Uint8Array): Promise<boolean> {
+  private async storeFatPing(
+    storage: Storage,
+    subscription: PushSubscription,
+    inbound: Inbound,
+    bytes: Uint8Array,
+  ): Promise<boolean> {
     const { options } = this.deps;
-    const parsed = await this.deps.parse(bytes, { url: subscription.topic, contentType: inbound.header("content-type") ?? null, maxItems: options.maxItemsPerBlog }).catch(() => null);
+    const parsed = await this.deps
+      .parse(bytes, {
+        url: subscription.topic,
+        contentType: inbound.header("content-type") ?? null,
+        maxItems: options.maxItemsPerBlog,
+      })
+      .catch(() => null);
     if (!parsed || parsed.items.length === 0) return false;
     const blog = await storage.blogs.get(subscription.blogId);
     if (!eligibleForPush(blog)) return true;
@@ -219,7 +275,11 @@ export class PushCallbacks {
   }
 
   /** Verification of intent (Recommendation, 5.3.1): the challenge is echoed only for a pending request of ours. */
-  private async verifyWebSub(storage: Storage, subscription: PushSubscription, query: Record<string, unknown>): Promise<CallbackAnswer> {
+  private async verifyWebSub(
+    storage: Storage,
+    subscription: PushSubscription,
+    query: Record<string, unknown>,
+  ): Promise<CallbackAnswer> {
     const mode = param(query, "hub.mode");
     const challenge = param(query, "hub.challenge");
     // Only for the topic we asked about: anything else is not ours to confirm.
@@ -229,8 +289,17 @@ export class PushCallbacks {
       // A hub may deny at any point, even after accepting (5.2).
       if (subscription.state !== "requested" && subscription.state !== "active") return NOT_FOUND;
       const reason = printable(param(query, "hub.reason") ?? "", 200).trim();
-      this.deps.remoteLog.note(subscription.id, "denied", `the hub ${subscription.hub} denied the subscription to ${subscription.topic}${reason ? `: ${reason}` : ""}`);
-      const denied: PushSubscription = { ...subscription, state: "denied", lastError: reason ? `The hub denied the subscription: ${reason}` : "The hub denied the subscription", updatedAt: at };
+      this.deps.remoteLog.note(
+        subscription.id,
+        "denied",
+        `the hub ${subscription.hub} denied the subscription to ${subscription.topic}${reason ? `: ${reason}` : ""}`,
+      );
+      const denied: PushSubscription = {
+        ...subscription,
+        state: "denied",
+        lastError: reason ? `The hub denied the subscription: ${reason}` : "The hub denied the subscription",
+        updatedAt: at,
+      };
       await storage.push.put(denied);
       this.deps.keeper.wake(dueAt(denied));
       return { status: 200, body: "" };
@@ -256,7 +325,11 @@ export class PushCallbacks {
       this.deps.keeper.wake(dueAt(verified));
       return { status: 200, body: challenge };
     }
-    if (mode === "unsubscribe" && subscription.state === "unsubscribing" && at.getTime() - subscription.updatedAt.getTime() <= UNSUBSCRIBE_WAIT_MS) {
+    if (
+      mode === "unsubscribe" &&
+      subscription.state === "unsubscribing" &&
+      at.getTime() - subscription.updatedAt.getTime() <= UNSUBSCRIBE_WAIT_MS
+    ) {
       await storage.push.delete(subscription.id);
       return { status: 200, body: challenge };
     }
@@ -282,7 +355,9 @@ export class PushCallbacks {
     const now = Date.now();
     let known = this.addresses.get(host);
     if (!known || known.until < now) {
-      const resolved = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((entry) => entry.address);
+      const resolved = isIP(host)
+        ? [host]
+        : (await lookup(host, { all: true }).catch(() => [])).map((entry) => entry.address);
       if (this.addresses.size >= MAX_CACHED_HOSTS) this.addresses.clear();
       known = { addresses: new Set(resolved.map(plainAddress)), until: now + ADDRESS_TTL_MS };
       this.addresses.set(host, known);

@@ -41,7 +41,10 @@ function linkParameters(header: string, from: number): { rel: string; next: numb
     // One parameter: name [= value], the value a token or a quoted string.
     let end = index + 1;
     while (end < header.length && !";,=".includes(header[end])) end++;
-    const name = header.slice(index + 1, end).trim().toLowerCase();
+    const name = header
+      .slice(index + 1, end)
+      .trim()
+      .toLowerCase();
     let value = "";
     if (header[end] === "=") {
       end++;
@@ -124,7 +127,8 @@ function cloudTarget(fetched: FetchedFeed): CloudTarget | null {
   const cloud = fetched.push?.cloud;
   if (!cloud || cloud.protocol.toLowerCase() !== "http-post") return null;
   const port = Number(cloud.port || "80");
-  if (!cloud.domain || !Number.isInteger(port) || port < 1 || port > 65535 || /[\s/@?#]/.test(cloud.domain)) return null;
+  if (!cloud.domain || !Number.isInteger(port) || port < 1 || port > 65535 || /[\s/@?#]/.test(cloud.domain))
+    return null;
   try {
     const path = cloud.path.startsWith("/") ? cloud.path : `/${cloud.path}`;
     const endpoint = new URL(`http://${cloud.domain}:${port}${path}`).href;

@@ -65,9 +65,32 @@ export class PushManager implements PushSignal {
       post: (url, fields) => this.post(url, fields),
       track,
     });
-    const notified = new NotifiedFetches({ options, getStorage: deps.getStorage, now, parse, limiter: this.limiter, dispatcher: deps.dispatcher, log: deps.log, pushSignal: this, track });
-    const limits = new SenderLimits({ maxBodySize: options.maxBodySize, readTimeout: options.fetchTimeout, maxKeptBytes: KEPT_BODIES * options.maxBodySize });
-    this.callbacks = new PushCallbacks({ options, getStorage: deps.getStorage, now, parse, keeper: this.keeper, notified, limits, remoteLog: this.remoteLog });
+    const notified = new NotifiedFetches({
+      options,
+      getStorage: deps.getStorage,
+      now,
+      parse,
+      limiter: this.limiter,
+      dispatcher: deps.dispatcher,
+      log: deps.log,
+      pushSignal: this,
+      track,
+    });
+    const limits = new SenderLimits({
+      maxBodySize: options.maxBodySize,
+      readTimeout: options.fetchTimeout,
+      maxKeptBytes: KEPT_BODIES * options.maxBodySize,
+    });
+    this.callbacks = new PushCallbacks({
+      options,
+      getStorage: deps.getStorage,
+      now,
+      parse,
+      keeper: this.keeper,
+      notified,
+      limits,
+      remoteLog: this.remoteLog,
+    });
   }
 
   /** The public URL in use: the `publicUrl` option, else the host's address. */
@@ -78,7 +101,12 @@ export class PushManager implements PushSignal {
   /** Where callbacks are offered, or why there are none (shown in the admin). */
   address(): PushAddress {
     const { options } = this.deps;
-    return pushAddress({ push: options.push, publicUrl: this.offeredUrl(), mountPath: options.mountPath, allowPrivateNetworks: options.allowPrivateNetworks });
+    return pushAddress({
+      push: options.push,
+      publicUrl: this.offeredUrl(),
+      mountPath: options.mountPath,
+      allowPrivateNetworks: options.allowPrivateNetworks,
+    });
   }
 
   /** The callback URL of a subscription, or null without a public address. */
@@ -149,18 +177,27 @@ export class PushManager implements PushSignal {
 
   /** A notification POST at a callback. */
   receive(kind: PushKind, token: string, inbound: Inbound): Promise<CallbackAnswer> {
-    return kind === "websub" ? this.callbacks.receiveWebSub(token, inbound) : this.callbacks.receiveCloud(token, inbound);
+    return kind === "websub"
+      ? this.callbacks.receiveWebSub(token, inbound)
+      : this.callbacks.receiveCloud(token, inbound);
   }
 
   private track<T>(work: Promise<T>): void {
-    const tracked = work.catch((error: unknown) => this.deps.log.warn(`push: ${errorText(error)}`)).finally(() => this.pending.delete(tracked));
+    const tracked = work
+      .catch((error: unknown) => this.deps.log.warn(`push: ${errorText(error)}`))
+      .finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
   }
 
   /** A request to a hub or cloud server, at most `perHostConcurrency` at a time per host (hundreds of blogs may share one hub). */
   private post(url: string, fields: Record<string, string>): Promise<PostFormResult> {
     const { options } = this.deps;
-    const request = () => postForm(url, fields, { timeout: options.fetchTimeout, allowPrivateNetworks: options.allowPrivateNetworks, dispatcher: this.deps.dispatcher });
+    const request = () =>
+      postForm(url, fields, {
+        timeout: options.fetchTimeout,
+        allowPrivateNetworks: options.allowPrivateNetworks,
+        dispatcher: this.deps.dispatcher,
+      });
     return URL.canParse(url) ? this.limiter.run(new URL(url).hostname, request) : request();
   }
 }

@@ -11,7 +11,9 @@ import { syncBlog, type PushSignal } from "../sync/fetch-blog.js";
 
 /** Blogs whose posts are worth pushing: listed, visible, fetched by us, not gone. */
 export function eligibleForPush(blog: Blog | null): blog is Blog {
-  return blog !== null && !blog.hidden && !blog.skipItemFetch && isListed(blog) && !["deleted", "gone"].includes(blog.status);
+  return (
+    blog !== null && !blog.hidden && !blog.skipItemFetch && isListed(blog) && !["deleted", "gone"].includes(blog.status)
+  );
 }
 
 /** What a notice came to: a fetch now, the next fetch brought forward, or nothing beyond the fetch already due. */
@@ -58,7 +60,8 @@ export class NotifiedFetches {
       const now = this.deps.now();
       // The first notice since the blog's last fetch is remembered: what its next fetch finds was announced, not missed.
       const noted = subscription.lastNotifiedAt;
-      if (!noted || (blog.lastFetchAt !== null && noted <= blog.lastFetchAt)) await storage.push.noteNotified(subscription.id, now);
+      if (!noted || (blog.lastFetchAt !== null && noted <= blog.lastFetchAt))
+        await storage.push.noteNotified(subscription.id, now);
       const running = this.running.get(blog.id);
       if (running) {
         running.again = true;
@@ -91,13 +94,16 @@ export class NotifiedFetches {
       (async () => {
         let more = true;
         while (more) {
-          await this.fetch(blogId).catch((error: unknown) => this.deps.log.warn(`push: fetching a notified blog failed: ${errorText(error)}`));
+          await this.fetch(blogId).catch((error: unknown) =>
+            this.deps.log.warn(`push: fetching a notified blog failed: ${errorText(error)}`),
+          );
           more = await this.serially(blogId, async () => {
             if (state.again) {
               state.again = false;
               const storage = await this.deps.getStorage();
               const blog = await storage.blogs.get(blogId);
-              if (eligibleForPush(blog) && (await this.decide(storage, blog, this.deps.now())) === "fetching") return true;
+              if (eligibleForPush(blog) && (await this.decide(storage, blog, this.deps.now())) === "fetching")
+                return true;
             }
             this.running.delete(blogId);
             return false;

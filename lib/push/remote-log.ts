@@ -59,7 +59,8 @@ export class RemoteLog {
     for (const { message, repeats } of this.counts.values()) {
       if (repeats > 0) this.log.info(`${message} (and ${repeats} more like it in the last minute)`);
     }
-    if (this.overflow > 0) this.log.info(`${this.overflow} more push callback events from other senders in the last minute`);
+    if (this.overflow > 0)
+      this.log.info(`${this.overflow} more push callback events from other senders in the last minute`);
     this.counts.clear();
     this.overflow = 0;
   }

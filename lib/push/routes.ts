@@ -7,7 +7,12 @@ const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 const KINDS = ["websub", "rsscloud"] as const;
 
 function answer(response: Response, result: CallbackAnswer): void {
-  response.status(result.status).set("Cache-Control", "no-store").set(result.headers ?? {}).type("text/plain; charset=utf-8").send(result.body ?? "");
+  response
+    .status(result.status)
+    .set("Cache-Control", "no-store")
+    .set(result.headers ?? {})
+    .type("text/plain; charset=utf-8")
+    .send(result.body ?? "");
 }
 
 /** True when the host (Indiekit's body parsers) already read the body. */
@@ -35,28 +40,37 @@ export function createPushRouter(context: BlogrollContext & { push: PushManager 
   const router = express.Router();
   const { push } = context;
 
-  const guarded = (handler: (request: Request, response: Response) => Promise<void>) => async (request: Request, response: Response) => {
-    try {
-      await handler(request, response);
-    } catch (error) {
-      context.log.error(`push callback ${request.method} failed`, error);
-      if (!response.headersSent) answer(response, { status: 500, body: "Internal error", headers: { Connection: "close" } });
-    }
-  };
+  const guarded =
+    (handler: (request: Request, response: Response) => Promise<void>) =>
+    async (request: Request, response: Response) => {
+      try {
+        await handler(request, response);
+      } catch (error) {
+        context.log.error(`push callback ${request.method} failed`, error);
+        if (!response.headersSent)
+          answer(response, { status: 500, body: "Internal error", headers: { Connection: "close" } });
+      }
+    };
 
   for (const kind of KINDS) {
     router.get(
       `/push/${kind}/:token`,
       guarded(async (request, response) => {
         const token = String(request.params.token);
-        answer(response, TOKEN.test(token) ? await push.verify(kind, token, request.query as Record<string, unknown>) : { status: 404, body: "Not found" });
+        answer(
+          response,
+          TOKEN.test(token)
+            ? await push.verify(kind, token, request.query as Record<string, unknown>)
+            : { status: 404, body: "Not found" },
+        );
       }),
     );
     router.post(
       `/push/${kind}/:token`,
       guarded(async (request, response) => {
         const token = String(request.params.token);
-        if (!TOKEN.test(token)) return answer(response, { status: 410, body: "No such subscription", headers: { Connection: "close" } });
+        if (!TOKEN.test(token))
+          return answer(response, { status: 410, body: "No such subscription", headers: { Connection: "close" } });
         answer(response, await push.receive(kind, token, inbound(request)));
       }),
     );

@@ -186,6 +186,7 @@ export class SenderLimits {
   /** Drops the windows of senders with no kept ping in the last minute. */
   private forgetIdle(now: number): void {
     if (this.fatPings.size < 256) return;
-    for (const [sender, times] of this.fatPings) if (times.every((at) => now - at >= MINUTE)) this.fatPings.delete(sender);
+    for (const [sender, times] of this.fatPings)
+      if (times.every((at) => now - at >= MINUTE)) this.fatPings.delete(sender);
   }
 }

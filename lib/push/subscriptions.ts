@@ -105,7 +105,9 @@ export class SubscriptionKeeper {
     this.running = (async () => {
       do {
         this.again = false;
-        await this.pass().catch((error: unknown) => this.deps.log.warn(`push subscriptions could not be renewed: ${errorText(error)}`));
+        await this.pass().catch((error: unknown) =>
+          this.deps.log.warn(`push subscriptions could not be renewed: ${errorText(error)}`),
+        );
       } while (this.again);
     })().finally(() => (this.running = null));
     return this.running;
@@ -115,7 +117,11 @@ export class SubscriptionKeeper {
   async pushedBlogIds(): Promise<Set<string>> {
     const storage = await this.deps.getStorage();
     const now = this.deps.now();
-    return new Set((await storage.push.list()).filter((subscription) => pushActive(subscription, now)).map((subscription) => subscription.blogId));
+    return new Set(
+      (await storage.push.list())
+        .filter((subscription) => pushActive(subscription, now))
+        .map((subscription) => subscription.blogId),
+    );
   }
 
   /** True when a verified, unexpired, trusted subscription pushes this blog's posts. */
@@ -130,7 +136,9 @@ export class SubscriptionKeeper {
     const storage = await this.deps.getStorage();
     return (await storage.push.listByBlog(blog.id)).some(
       (subscription) =>
-        subscription.state === "active" && subscription.lastNotifiedAt !== null && (blog.lastFetchAt === null || subscription.lastNotifiedAt > blog.lastFetchAt),
+        subscription.state === "active" &&
+        subscription.lastNotifiedAt !== null &&
+        (blog.lastFetchAt === null || subscription.lastNotifiedAt > blog.lastFetchAt),
     );
   }
 
@@ -144,7 +152,9 @@ export class SubscriptionKeeper {
     const now = this.deps.now();
     for (const subscription of await storage.push.listByBlog(blog.id)) {
       if (!pushActive(subscription, now)) continue;
-      this.deps.log.info(`a poll of ${blog.feedUrl} found posts its ${subscription.kind} push did not bring: scheduled until it is renewed`);
+      this.deps.log.info(
+        `a poll of ${blog.feedUrl} found posts its ${subscription.kind} push did not bring: scheduled until it is renewed`,
+      );
       await this.distrust(storage, subscription, null);
     }
   }
@@ -153,7 +163,12 @@ export class SubscriptionKeeper {
   async distrust(storage: Storage, subscription: PushSubscription, reason: string | null): Promise<void> {
     const now = this.deps.now();
     const until = new Date(now.getTime() + DISTRUST_MS);
-    await storage.push.put({ ...subscription, distrustedUntil: until, lastError: reason ?? subscription.lastError, updatedAt: now });
+    await storage.push.put({
+      ...subscription,
+      distrustedUntil: until,
+      lastError: reason ?? subscription.lastError,
+      updatedAt: now,
+    });
     this.wake(until);
   }
 
@@ -178,10 +193,15 @@ export class SubscriptionKeeper {
     const disabled = !address.ok && address.reason === "disabled";
     // Without a usable address (Indiekit may not know its own yet) nothing can be renewed or ended: look again later.
     if (!address.ok && !disabled) return this.wake(new Date(this.deps.now().getTime() + ADDRESS_RETRY_MS));
-    if (!(await storage.meta.acquireLease(LEASE, this.holder, LEASE_TTL_MS))) return this.wake(new Date(this.deps.now().getTime() + LEASE_TTL_MS));
+    if (!(await storage.meta.acquireLease(LEASE, this.holder, LEASE_TTL_MS)))
+      return this.wake(new Date(this.deps.now().getTime() + LEASE_TTL_MS));
     try {
       const subscriptions = await storage.push.list();
-      const blogs = new Map((await storage.blogs.getMany([...new Set(subscriptions.map((subscription) => subscription.blogId))])).map((blog) => [blog.id, blog]));
+      const blogs = new Map(
+        (await storage.blogs.getMany([...new Set(subscriptions.map((subscription) => subscription.blogId))])).map(
+          (blog) => [blog.id, blog],
+        ),
+      );
       for (const subscription of subscriptions) {
         const blog = blogs.get(subscription.blogId) ?? null;
         if (disabled || !eligibleForPush(blog)) {
@@ -206,14 +226,20 @@ export class SubscriptionKeeper {
         await storage.push.delete(subscription.id);
         return;
       case "fail": {
-        const why = subscription.state === "requested" ? "did not verify the subscription" : "did not confirm the renewal before the lease ended";
-        const lastError = subscription.lastError ?? `The ${subscription.kind === "websub" ? "hub" : "cloud server"} ${why}`;
+        const why =
+          subscription.state === "requested"
+            ? "did not verify the subscription"
+            : "did not confirm the renewal before the lease ended";
+        const lastError =
+          subscription.lastError ?? `The ${subscription.kind === "websub" ? "hub" : "cloud server"} ${why}`;
         await storage.push.put({ ...subscription, state: "failed", lastError, updatedAt: now });
         return;
       }
       case "request":
-        if (subscription.kind === "websub") await this.subscribe(storage, blog, { hub: subscription.hub, topic: subscription.topic }, subscription);
-        else await this.register(storage, blog, { endpoint: subscription.hub, feedUrl: subscription.topic }, subscription);
+        if (subscription.kind === "websub")
+          await this.subscribe(storage, blog, { hub: subscription.hub, topic: subscription.topic }, subscription);
+        else
+          await this.register(storage, blog, { endpoint: subscription.hub, feedUrl: subscription.topic }, subscription);
         return;
       case null:
         return;
@@ -232,7 +258,8 @@ export class SubscriptionKeeper {
     if (targets.websub) {
       const same = websub && websub.hub === targets.websub.hub && websub.topic === targets.websub.topic;
       if (websub && !same) await this.end(storage, websub);
-      if (!same || dueAction(websub, now) === "request") await this.subscribe(storage, blog, targets.websub, same ? websub : null);
+      if (!same || dueAction(websub, now) === "request")
+        await this.subscribe(storage, blog, targets.websub, same ? websub : null);
     } else if (websub) {
       await this.end(storage, websub);
     }
@@ -240,7 +267,8 @@ export class SubscriptionKeeper {
     const cloudTarget = targets.websub ? null : targets.cloud;
     if (cloudTarget) {
       const same = cloud && cloud.hub === cloudTarget.endpoint && cloud.topic === cloudTarget.feedUrl;
-      if (!same || dueAction(cloud, now) === "request") await this.register(storage, blog, cloudTarget, same ? cloud : null);
+      if (!same || dueAction(cloud, now) === "request")
+        await this.register(storage, blog, cloudTarget, same ? cloud : null);
     } else if (cloud) {
       await this.end(storage, cloud);
     }
@@ -252,7 +280,13 @@ export class SubscriptionKeeper {
    * anew. The secret goes only to https hubs (the Recommendation: only over
    * HTTPS); an http hub's notifications are thin hints, never stored.
    */
-  private requestRecord(blog: Blog, kind: PushKind, hub: string, topic: string, previous: PushSubscription | null): PushSubscription {
+  private requestRecord(
+    blog: Blog,
+    kind: PushKind,
+    hub: string,
+    topic: string,
+    previous: PushSubscription | null,
+  ): PushSubscription {
     const now = this.deps.now();
     const renewal = previous !== null && previous.state !== "denied" && previous.state !== "failed";
     const secure = kind === "websub" && hub.toLowerCase().startsWith("https:");
@@ -278,7 +312,12 @@ export class SubscriptionKeeper {
     };
   }
 
-  private async subscribe(storage: Storage, blog: Blog, target: WebSubTarget, previous: PushSubscription | null): Promise<void> {
+  private async subscribe(
+    storage: Storage,
+    blog: Blog,
+    target: WebSubTarget,
+    previous: PushSubscription | null,
+  ): Promise<void> {
     const record = this.requestRecord(blog, "websub", target.hub, target.topic, previous);
     const callback = this.deps.callbackUrl(record);
     if (!callback) return;
@@ -294,29 +333,49 @@ export class SubscriptionKeeper {
     await this.send(storage, record, fields, () => undefined);
   }
 
-  private async register(storage: Storage, blog: Blog, target: CloudTarget, previous: PushSubscription | null): Promise<void> {
+  private async register(
+    storage: Storage,
+    blog: Blog,
+    target: CloudTarget,
+    previous: PushSubscription | null,
+  ): Promise<void> {
     const record = this.requestRecord(blog, "rsscloud", target.endpoint, target.feedUrl, previous);
     const callback = this.deps.callbackUrl(record);
     if (!callback) return;
     const url = new URL(callback);
     await storage.push.put(record);
-    await this.send(storage, record, {
-      notifyProcedure: "",
-      port: url.port || (url.protocol === "https:" ? "443" : "80"),
-      path: `${url.pathname}${url.search}`,
-      // rssCloud calls back at <protocol>://domain:port/path; https-post is the same protocol over TLS.
-      protocol: url.protocol === "https:" ? "https-post" : "http-post",
-      domain: url.hostname,
-      url1: record.topic,
-    }, async (result) => {
-      // <notifyResult success="false" msg="..."/> is a refusal even with a 200.
-      const refused = /success\s*=\s*["']?false/i.exec(result.text);
-      if (refused) return printable(/msg\s*=\s*"([^"]*)"/i.exec(result.text)?.[1] ?? "The cloud server refused the registration");
-      const at = this.deps.now();
-      const current = (await storage.push.get(record.id)) ?? record;
-      await storage.push.put({ ...current, state: "active", verifiedAt: at, expiresAt: new Date(at.getTime() + CLOUD_LIFETIME_MS), lastError: null, updatedAt: at });
-      return undefined;
-    });
+    await this.send(
+      storage,
+      record,
+      {
+        notifyProcedure: "",
+        port: url.port || (url.protocol === "https:" ? "443" : "80"),
+        path: `${url.pathname}${url.search}`,
+        // rssCloud calls back at <protocol>://domain:port/path; https-post is the same protocol over TLS.
+        protocol: url.protocol === "https:" ? "https-post" : "http-post",
+        domain: url.hostname,
+        url1: record.topic,
+      },
+      async (result) => {
+        // <notifyResult success="false" msg="..."/> is a refusal even with a 200.
+        const refused = /success\s*=\s*["']?false/i.exec(result.text);
+        if (refused)
+          return printable(
+            /msg\s*=\s*"([^"]*)"/i.exec(result.text)?.[1] ?? "The cloud server refused the registration",
+          );
+        const at = this.deps.now();
+        const current = (await storage.push.get(record.id)) ?? record;
+        await storage.push.put({
+          ...current,
+          state: "active",
+          verifiedAt: at,
+          expiresAt: new Date(at.getTime() + CLOUD_LIFETIME_MS),
+          lastError: null,
+          updatedAt: at,
+        });
+        return undefined;
+      },
+    );
   }
 
   /**
@@ -343,7 +402,13 @@ export class SubscriptionKeeper {
           if (current) await storage.push.put({ ...current, hub: result.url, updatedAt: this.deps.now() });
         }
       } else {
-        const said = printable(result.text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim(), 160);
+        const said = printable(
+          result.text
+            .replace(/<[^>]*>/g, " ")
+            .replace(/\s+/g, " ")
+            .trim(),
+          160,
+        );
         problem = `The ${record.kind === "websub" ? "hub" : "cloud server"} answered HTTP ${result.status}${said ? `: ${said}` : ""}`;
       }
     } catch (error) {
@@ -353,7 +418,12 @@ export class SubscriptionKeeper {
     if (problem !== undefined) {
       // The hub may have verified meanwhile; a failed request only fails a subscription that is not verified.
       if (current.state === "active" && current.requestedAt?.getTime() !== record.requestedAt?.getTime()) return;
-      await storage.push.put({ ...current, state: current.state === "active" ? "active" : "failed", lastError: problem, updatedAt: this.deps.now() });
+      await storage.push.put({
+        ...current,
+        state: current.state === "active" ? "active" : "failed",
+        lastError: problem,
+        updatedAt: this.deps.now(),
+      });
     }
     this.wake(dueAt((await storage.push.get(record.id)) ?? current));
   }
@@ -361,7 +431,13 @@ export class SubscriptionKeeper {
   /** Ends a subscription: WebSub hubs are asked to unsubscribe (and verify it); anything else is just forgotten. */
   private async end(storage: Storage, subscription: PushSubscription): Promise<void> {
     const callback = this.deps.callbackUrl(subscription);
-    if (subscription.kind !== "websub" || subscription.state === "failed" || subscription.state === "denied" || subscription.state === "unsubscribing" || !callback) {
+    if (
+      subscription.kind !== "websub" ||
+      subscription.state === "failed" ||
+      subscription.state === "denied" ||
+      subscription.state === "unsubscribing" ||
+      !callback
+    ) {
       if (subscription.state !== "unsubscribing") await storage.push.delete(subscription.id);
       return;
     }
@@ -370,7 +446,11 @@ export class SubscriptionKeeper {
     await storage.push.put(ending);
     this.wake(dueAt(ending));
     try {
-      const result = await this.deps.post(subscription.hub, { "hub.callback": callback, "hub.mode": "unsubscribe", "hub.topic": subscription.topic });
+      const result = await this.deps.post(subscription.hub, {
+        "hub.callback": callback,
+        "hub.mode": "unsubscribe",
+        "hub.topic": subscription.topic,
+      });
       if (result.status < 200 || result.status > 299) await storage.push.delete(subscription.id);
     } catch {
       await storage.push.delete(subscription.id);

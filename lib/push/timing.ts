@@ -52,7 +52,9 @@ export function requestPending(subscription: PushSubscription): boolean {
 /** True while a hub may verify our pending request: sent, not yet verified, within VERIFY_WAIT_MS. */
 export function verificationOpen(subscription: PushSubscription, now: Date): boolean {
   const { requestedAt } = subscription;
-  return requestPending(subscription) && requestedAt !== null && now.getTime() - requestedAt.getTime() <= VERIFY_WAIT_MS;
+  return (
+    requestPending(subscription) && requestedAt !== null && now.getTime() - requestedAt.getTime() <= VERIFY_WAIT_MS
+  );
 }
 
 const after = (date: Date | null, ms: number) => new Date((date?.getTime() ?? 0) + ms);
@@ -100,7 +102,13 @@ export function dueAction(subscription: PushSubscription, now: Date): DueAction 
       return "fail";
     case "active":
       // A renewal that was not confirmed before the lease ran out is a failed subscription; one still inside its lease is asked again.
-      if (!subscription.distrustedUntil && requestPending(subscription) && subscription.expiresAt && subscription.expiresAt <= now) return "fail";
+      if (
+        !subscription.distrustedUntil &&
+        requestPending(subscription) &&
+        subscription.expiresAt &&
+        subscription.expiresAt <= now
+      )
+        return "fail";
       return "request";
   }
 }

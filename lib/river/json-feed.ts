@@ -38,12 +38,23 @@ function item(entry: RiverEntry): Record<string, unknown> {
     authors: [
       entry.author
         ? { name: entry.author }
-        : { name: blog.title, ...(blog.siteUrl ? { url: blog.siteUrl } : {}), ...(blog.photo ? { avatar: blog.photo } : {}) },
+        : {
+            name: blog.title,
+            ...(blog.siteUrl ? { url: blog.siteUrl } : {}),
+            ...(blog.photo ? { avatar: blog.photo } : {}),
+          },
     ],
     ...(entry.categories.length > 0 ? { tags: entry.categories } : {}),
     _blogroll: {
       about: EXTENSION_ABOUT,
-      blog: { id: blog.id, title: blog.title, site_url: blog.siteUrl, feed_url: blog.feedUrl, category: blog.category, photo: blog.photo },
+      blog: {
+        id: blog.id,
+        title: blog.title,
+        site_url: blog.siteUrl,
+        feed_url: blog.feedUrl,
+        category: blog.category,
+        photo: blog.photo,
+      },
     },
   };
 }

@@ -44,7 +44,10 @@ export function createRiverRouter(context: BlogrollContext, kept: { bodies?: Bui
   const clock = new ChangeClock();
   const bodies = kept.bodies ?? new BuiltBodies();
 
-  const read = async (request: Request, response: Response): Promise<(River & { category: string | undefined; limit: number }) | null> => {
+  const read = async (
+    request: Request,
+    response: Response,
+  ): Promise<(River & { category: string | undefined; limit: number }) | null> => {
     const query = request.query as Record<string, unknown>;
     const category = optionalText(query, "category");
     const limit = integerParam(query, "limit", DEFAULT_LIMIT, MAX_LIMIT);

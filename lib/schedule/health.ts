@@ -14,14 +14,18 @@ export type HealthState = "healthy" | "dormant" | "failing" | "erroring" | "gone
 
 /** Where health conditions begin, now: no post for dormantAfterDays, errors for FAILING_AFTER. */
 export function healthQuery(options: Pick<BlogrollOptions, "dormantAfterDays">, now: Date): BlogHealthQuery {
-  return { dormantBefore: new Date(now.getTime() - options.dormantAfterDays * DAY), failingSince: new Date(now.getTime() - FAILING_AFTER) };
+  return {
+    dormantBefore: new Date(now.getTime() - options.dormantAfterDays * DAY),
+    failingSince: new Date(now.getTime() - FAILING_AFTER),
+  };
 }
 
 /** The one health state of a blog (moved is shown beside it). */
 export function healthState(blog: Blog, query: BlogHealthQuery): HealthState {
   if (blog.status === "gone") return "gone";
   if (!isListed(blog)) return "unlisted";
-  if (blog.status === "error") return blog.failingSince && blog.failingSince <= query.failingSince ? "failing" : "erroring";
+  if (blog.status === "error")
+    return blog.failingSince && blog.failingSince <= query.failingSince ? "failing" : "erroring";
   if (blog.lastPostAt && blog.lastPostAt < query.dormantBefore) return "dormant";
   if (blog.skipItemFetch) return "external";
   return blog.status === "pending" ? "pending" : "healthy";
@@ -32,6 +36,7 @@ export function freshnessOf(blog: Blog): string {
   if (blog.skipItemFetch) return "external";
   if (!isListed(blog)) return "unlisted";
   if (blog.status === "gone") return "gone";
-  if (blog.status === "error") return blog.waitUntil && blog.nextFetchAt && blog.waitUntil >= blog.nextFetchAt ? "retry-after" : "backoff";
+  if (blog.status === "error")
+    return blog.waitUntil && blog.nextFetchAt && blog.waitUntil >= blog.nextFetchAt ? "retry-after" : "backoff";
   return blog.fetchReason ?? "pending";
 }

@@ -151,16 +151,34 @@ export function backoffInterval(failureCount: number, limits: ScheduleLimits): n
  * jitter); the result is never before a server's floor, never sooner than
  * minFetchInterval after a success, never later than maxFetchInterval.
  */
-export function planNextFetch(signals: BlogSignals, limits: ScheduleLimits, random: () => number = Math.random): ScheduleDecision {
+export function planNextFetch(
+  signals: BlogSignals,
+  limits: ScheduleLimits,
+  random: () => number = Math.random,
+): ScheduleDecision {
   const { now, outcome, hints } = signals;
   const retryAfter = hints.retryAfter && hints.retryAfter.getTime() > now.getTime() ? hints.retryAfter : null;
-  const waitUntil = retryAfter ? new Date(Math.min(retryAfter.getTime(), now.getTime() + limits.maxFetchInterval)) : null;
-  if (outcome === "gone") return { nextFetchAt: new Date(now.getTime() + GONE_CHECK_INTERVAL), interval: GONE_CHECK_INTERVAL, waitUntil: null, reason: "gone" };
+  const waitUntil = retryAfter
+    ? new Date(Math.min(retryAfter.getTime(), now.getTime() + limits.maxFetchInterval))
+    : null;
+  if (outcome === "gone")
+    return {
+      nextFetchAt: new Date(now.getTime() + GONE_CHECK_INTERVAL),
+      interval: GONE_CHECK_INTERVAL,
+      waitUntil: null,
+      reason: "gone",
+    };
 
   const floor = serverFloor(hints, now, limits);
   if (outcome === "failed") {
     // As before the schedule existed: the server's Retry-After when it gave one, else exponential back-off.
-    if (waitUntil) return { nextFetchAt: waitUntil, interval: waitUntil.getTime() - now.getTime(), waitUntil, reason: "retry-after" };
+    if (waitUntil)
+      return {
+        nextFetchAt: waitUntil,
+        interval: waitUntil.getTime() - now.getTime(),
+        waitUntil,
+        reason: "retry-after",
+      };
     const interval = backoffInterval(signals.failureCount, limits);
     return { nextFetchAt: new Date(now.getTime() + interval), interval, waitUntil: null, reason: "backoff" };
   }
@@ -181,7 +199,12 @@ export function planNextFetch(signals: BlogSignals, limits: ScheduleLimits, rand
     interval = floor;
     reason = "server";
   }
-  return { nextFetchAt: new Date(now.getTime() + jittered(interval, Math.max(floor, limits.minFetchInterval), limits, random)), interval, waitUntil, reason };
+  return {
+    nextFetchAt: new Date(now.getTime() + jittered(interval, Math.max(floor, limits.minFetchInterval), limits, random)),
+    interval,
+    waitUntil,
+    reason,
+  };
 }
 
 /**

@@ -16,9 +16,16 @@ export interface CachingHeaders {
  * and `no-cache` promise nothing; an Expires that is invalid or already past
  * means no floor.
  */
-export function freshnessLifetime(headers: CachingHeaders, now: Date): { maxAge: number | null; expiresIn: number | null } {
-  const directives = (headers.cacheControl ?? "").toLowerCase().split(",").map((part) => part.trim());
-  if (directives.some((directive) => directive === "no-store" || directive === "no-cache")) return { maxAge: null, expiresIn: null };
+export function freshnessLifetime(
+  headers: CachingHeaders,
+  now: Date,
+): { maxAge: number | null; expiresIn: number | null } {
+  const directives = (headers.cacheControl ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((part) => part.trim());
+  if (directives.some((directive) => directive === "no-store" || directive === "no-cache"))
+    return { maxAge: null, expiresIn: null };
   for (const directive of directives) {
     const match = /^max-age\s*=\s*"?(\d{1,12})"?$/.exec(directive);
     if (match) return { maxAge: Number(match[1]) * SECOND, expiresIn: null };

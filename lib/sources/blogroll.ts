@@ -33,7 +33,11 @@ async function lookUp(source: Source, context: SourceContext): Promise<FoundBlog
 }
 
 async function find(source: Source, context: SourceContext, now: Date): Promise<FoundRecord> {
-  const record: FoundRecord = { ...(await lookUp(source, context)), site: source.settings.url ?? "", foundAt: now.toISOString() };
+  const record: FoundRecord = {
+    ...(await lookUp(source, context)),
+    site: source.settings.url ?? "",
+    foundAt: now.toISOString(),
+  };
   await context.storage.meta.set(foundRecordKey(source.id), record);
   return record;
 }
@@ -54,7 +58,13 @@ export const blogrollSource = listSourceKind("blogroll", async (source, context)
   const known = await recorded(source, context, now);
   // Validators belong to the list they came from: a list found at another address is read afresh.
   const readList = (where: FoundRecord) =>
-    fetchRemoteOpml(where.url, previous && feedUrlKey(previous.url) === feedUrlKey(where.url) ? source : { ...source, etag: null, lastModified: null }, context);
+    fetchRemoteOpml(
+      where.url,
+      previous && feedUrlKey(previous.url) === feedUrlKey(where.url)
+        ? source
+        : { ...source, etag: null, lastModified: null },
+      context,
+    );
   if (!known) return readList(await find(source, context, now));
   try {
     return await readList(known);

@@ -33,7 +33,11 @@ export function feedlandOpmlUrl(settings: { instance?: string; screenName?: stri
 
 /** Splits FeedLand's comma-separated category string. */
 function splitCategories(value: unknown): string[] {
-  if (typeof value === "string") return value.split(",").map((name) => name.trim()).filter(Boolean);
+  if (typeof value === "string")
+    return value
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
   if (Array.isArray(value)) return value.flatMap(splitCategories);
   return [];
 }

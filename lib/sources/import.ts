@@ -23,7 +23,6 @@ function feedTypeOf(type: string | null): FeedType | null {
   return null;
 }
 
-
 /** Feeds handled between two turns of the event loop. */
 const FEEDS_PER_TURN = 100;
 
@@ -154,18 +153,33 @@ export interface ImportPreview {
  * What importing `feeds` would do, without writing anything: new feeds are
  * added, known ones updated, deleted ones, repeats and invalid addresses skipped.
  */
-export async function previewImport(storage: Storage, feeds: ListedFeed[], parserSkipped: SkippedFeed[] = []): Promise<ImportPreview> {
+export async function previewImport(
+  storage: Storage,
+  feeds: ListedFeed[],
+  parserSkipped: SkippedFeed[] = [],
+): Promise<ImportPreview> {
   const { accepted, skipped } = plan({ feeds, skipped: parserSkipped });
   const entries: PreviewEntry[] = [];
   for (const [index, feed] of accepted.entries()) {
     await pauseEvery(index);
     const existing = await storage.blogs.getByFeedUrl(feed.xmlUrl);
-    const row = { xmlUrl: feed.xmlUrl, title: feed.title?.trim() || hostTitle(feed.xmlUrl), category: feed.category?.trim() || null };
+    const row = {
+      xmlUrl: feed.xmlUrl,
+      title: feed.title?.trim() || hostTitle(feed.xmlUrl),
+      category: feed.category?.trim() || null,
+    };
     if (!existing) entries.push({ ...row, outcome: "add" });
     else if (existing.status === "deleted") entries.push({ ...row, outcome: "skip", reason: "deleted by the owner" });
     else entries.push({ ...row, outcome: "update" });
   }
-  for (const skip of skipped) entries.push({ xmlUrl: skip.xmlUrl, title: hostTitle(skip.xmlUrl), category: null, outcome: "skip", reason: skip.reason });
+  for (const skip of skipped)
+    entries.push({
+      xmlUrl: skip.xmlUrl,
+      title: hostTitle(skip.xmlUrl),
+      category: null,
+      outcome: "skip",
+      reason: skip.reason,
+    });
   const count = (outcome: PreviewEntry["outcome"]) => entries.filter((entry) => entry.outcome === outcome).length;
   return { added: count("add"), updated: count("update"), skipped: count("skip"), entries };
 }

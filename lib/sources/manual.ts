@@ -24,7 +24,14 @@ export type ProposedChanges = Partial<Record<"title" | "category", { from: strin
 
 export type ManualBlogResult =
   /** `read`: the feed's response as discovery read it (the new blog's first fetch can be that read), null when not read. */
-  | { ok: true; outcome: UpsertOutcome; blog: Blog; feedUrl: string; proposed: ProposedChanges; read: FetchResult | null }
+  | {
+      ok: true;
+      outcome: UpsertOutcome;
+      blog: Blog;
+      feedUrl: string;
+      proposed: ProposedChanges;
+      read: FetchResult | null;
+    }
   /**
    * `noFeed`: the address answered, but neither is nor names a feed;
    * `unreadable`: the feeds it names, each with what its address answered, none readable.
@@ -57,7 +64,8 @@ export async function addManualBlog(
   if (!found.success) return { ok: false, error: found.error };
   if (found.feeds.length === 0) return { ok: false, error: "No feed found at this address", noFeed: true };
   const readable = await firstReadableFeed(found.feeds, options, signal);
-  if ("unreadable" in readable) return { ok: false, error: "None of the feeds this site names could be read", unreadable: readable.unreadable };
+  if ("unreadable" in readable)
+    return { ok: false, error: "None of the feeds this site names could be read", unreadable: readable.unreadable };
   const { feed } = readable;
   let account = found.fediverse ? { handle: found.fediverse, profileUrl: found.fediverseUrl ?? null } : null;
   if (!account && input.fediverse) {
@@ -71,18 +79,29 @@ export async function addManualBlog(
     feed: { title: feed.ownTitle?.trim() || undefined, siteUrl: found.siteUrl ?? undefined },
     feedType: feed.type,
   };
-  let { outcome, blog } = await storage.blogs.upsertFromSource(listing);
+  const upserted = await storage.blogs.upsertFromSource(listing);
+  const outcome = upserted.outcome;
+  let blog = upserted.blog;
   const typed = typedFields(input);
   const handle: BlogEdit = account ? { fediverse: account.handle, fediverseUrl: account.profileUrl } : {};
   const proposed: ProposedChanges = {};
   if (outcome === "added") {
-    if (Object.keys(typed).length > 0 || account) blog = (await storage.blogs.edit(blog.id, { ...typed, ...handle })) ?? blog;
+    if (Object.keys(typed).length > 0 || account)
+      blog = (await storage.blogs.edit(blog.id, { ...typed, ...handle })) ?? blog;
   } else if (outcome !== "skipped-deleted") {
     if (typed.title !== undefined && typed.title !== blog.title) proposed.title = { from: blog.title, to: typed.title };
-    if (typed.category !== undefined && typed.category !== blog.category) proposed.category = { from: blog.category, to: typed.category };
+    if (typed.category !== undefined && typed.category !== blog.category)
+      proposed.category = { from: blog.category, to: typed.category };
     if (account && blog.fediverse === null) blog = (await storage.blogs.edit(blog.id, handle)) ?? blog;
   }
-  if (page) await writeIconRecord(storage.meta, "page", page.url, { icon: page.icon, reachable: true, url: page.url, blogrolls: page.blogrolls }, new Date());
+  if (page)
+    await writeIconRecord(
+      storage.meta,
+      "page",
+      page.url,
+      { icon: page.icon, reachable: true, url: page.url, blogrolls: page.blogrolls },
+      new Date(),
+    );
   return { ok: true, outcome, blog, feedUrl: feed.url, proposed, read: feed.response ?? null };
 }
 
@@ -91,7 +110,11 @@ export async function addManualBlog(
  * advertised one read now (a site whose feeds all fail is not added, so a
  * broken blog is never recommended). Stops at the first that reads.
  */
-async function firstReadableFeed(feeds: DiscoveredFeed[], options: BlogrollOptions, signal?: AbortSignal): Promise<{ feed: DiscoveredFeed } | { unreadable: UnreadableFeed[] }> {
+async function firstReadableFeed(
+  feeds: DiscoveredFeed[],
+  options: BlogrollOptions,
+  signal?: AbortSignal,
+): Promise<{ feed: DiscoveredFeed } | { unreadable: UnreadableFeed[] }> {
   const unreadable: UnreadableFeed[] = [];
   for (const feed of feeds.slice(0, MAX_CHECKED_FEEDS)) {
     if (feed.checked) return { feed };

@@ -4,11 +4,19 @@
  * "example.org/blogroll.opml"), an uploaded file's name without its extension.
  */
 export function nameOfAddress(url: string): string {
-  return url.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
+  return url
+    .trim()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")
+    .replace(/\/+$/, "");
 }
 
 export function nameOfFile(fileName: string | null | undefined): string | null {
-  const base = (fileName ?? "").split(/[\\/]/).pop()?.replace(/\.(opml|xml|txt)$/i, "").trim() ?? "";
+  const base =
+    (fileName ?? "")
+      .split(/[\\/]/)
+      .pop()
+      ?.replace(/\.(opml|xml|txt)$/i, "")
+      .trim() ?? "";
   return base === "" ? null : base;
 }
 

@@ -26,7 +26,15 @@ export async function refreshSource(source: Source, context: SourceContext): Pro
   const kind = SOURCE_KINDS[source.type];
   try {
     const { report, etag, lastModified, title } = await kind.refresh(source, context);
-    const lastImport = report ? { added: report.added, updated: report.updated, unchanged: report.unchanged, skipped: report.skipped, missing: report.missing } : source.lastImport;
+    const lastImport = report
+      ? {
+          added: report.added,
+          updated: report.updated,
+          unchanged: report.unchanged,
+          skipped: report.skipped,
+          missing: report.missing,
+        }
+      : source.lastImport;
     await context.storage.sources.update(source.id, {
       status: "ok",
       lastError: null,
@@ -39,7 +47,10 @@ export async function refreshSource(source: Source, context: SourceContext): Pro
   } catch (error) {
     if (isAbort(error) || context.signal?.aborted) return { status: "aborted" };
     // Only our own messages reach the owner; anything unexpected is named generically.
-    const message = error instanceof SourceError ? error.message : `Refresh failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof SourceError
+        ? error.message
+        : `Refresh failed: ${error instanceof Error ? error.message : String(error)}`;
     await context.storage.sources.update(source.id, { status: "error", lastError: message, lastSyncAt: new Date() });
     return { status: "error", error: message };
   }

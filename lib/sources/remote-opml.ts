@@ -13,16 +13,30 @@ import { SourceError, type ListRead, type SourceContext, type SourceList } from 
  * document becomes a SourceError, an include that cannot be read is skipped
  * and makes the list `partial`.
  */
-export async function readOpmlText(text: string, context: SourceContext, baseUrl: string | null = null, deps?: OpmlFetchDeps): Promise<SourceList> {
+export async function readOpmlText(
+  text: string,
+  context: SourceContext,
+  baseUrl: string | null = null,
+  deps?: OpmlFetchDeps,
+): Promise<SourceList> {
   const maxBytes = context.options.maxBodySize;
   let root;
   try {
     root = await parseOpmlInWorker(text, { maxBytes, ...(baseUrl ? { url: baseUrl } : {}) });
   } catch (error) {
-    throw new SourceError(describeOpmlProblem(opmlProblemOf(text, error instanceof Error ? error.message : String(error))), { cause: error });
+    throw new SourceError(
+      describeOpmlProblem(opmlProblemOf(text, error instanceof Error ? error.message : String(error))),
+      { cause: error },
+    );
   }
   const fetchDeps = deps ?? { options: context.options, signal: context.signal };
-  const tree = await readOpmlTree(root, baseUrl, Buffer.byteLength(text, "utf8"), { parse: parseOpmlInWorker, fetchText: includeFetcher(fetchDeps) }, { maxBytes });
+  const tree = await readOpmlTree(
+    root,
+    baseUrl,
+    Buffer.byteLength(text, "utf8"),
+    { parse: parseOpmlInWorker, fetchText: includeFetcher(fetchDeps) },
+    { maxBytes },
+  );
   return { feeds: tree.feeds, skipped: tree.skipped, partial: tree.partial, title: root.title };
 }
 
@@ -34,7 +48,11 @@ export async function readOpmlText(text: string, context: SourceContext, baseUrl
 export async function fetchRemoteOpml(url: string, source: Source, context: SourceContext): Promise<ListRead> {
   let result;
   try {
-    result = await fetchOpmlDocument(url, { options: context.options, signal: context.signal }, { etag: source.etag, lastModified: source.lastModified });
+    result = await fetchOpmlDocument(
+      url,
+      { options: context.options, signal: context.signal },
+      { etag: source.etag, lastModified: source.lastModified },
+    );
   } catch (error) {
     if (isAbort(error)) throw error;
     throw new SourceError(describeFetchFailure(error), { cause: error });

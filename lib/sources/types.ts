@@ -34,8 +34,7 @@ export interface SourceList {
 
 /** A source's list as read, with the validators it came with; `notModified` when the server answered 304 to ours. */
 export type ListRead =
-  | { notModified: true }
-  | { notModified: false; list: SourceList; etag?: string | null; lastModified?: string | null };
+  { notModified: true } | { notModified: false; list: SourceList; etag?: string | null; lastModified?: string | null };
 
 /** Everything a source needs to refresh itself. */
 export interface SourceContext {

@@ -25,7 +25,11 @@ const SESSION_FORM_LIMIT = "8kb";
 const ADMIN_BODY_LIMIT = "100kb";
 
 /** The slice of Indiekit's API a plugin sees: endpoints and collections (none here: no host database). */
-export function createIndiekitShim(application: Record<string, unknown>, collections = new Map<string, unknown>(), database: IndiekitHost["database"] = null) {
+export function createIndiekitShim(
+  application: Record<string, unknown>,
+  collections = new Map<string, unknown>(),
+  database: IndiekitHost["database"] = null,
+) {
   const endpoints: BlogrollEndpoint[] = [];
   application.collections = collections;
   return {
@@ -49,7 +53,8 @@ export function createIndiekitShim(application: Record<string, unknown>, collect
  * nothing that https: ones do not; proxying them instead would make this server fetch any address a
  * feed names for every visitor.
  */
-const CSP = "default-src 'self'; img-src 'self' http: https: data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' http: https: data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * An Express app hosting the plugin the way Indiekit does: public routes at
@@ -102,7 +107,11 @@ export async function createStandaloneApp(
     response.locals.__ = createTranslator(catalogs, locale);
     response.locals.locale = locale;
     // The header already names the site ("Blogroll"): its one link says where it goes.
-    response.locals.application = { ...application, locale, navigation: [{ href: plugin.mountPath, text: response.locals.__("blogroll.home.admin") }] };
+    response.locals.application = {
+      ...application,
+      locale,
+      navigation: [{ href: plugin.mountPath, text: response.locals.__("blogroll.home.admin") }],
+    };
     response.locals.assetsPath = `/assets/${plugin.id}`;
     // Every HTML page gets a strict CSP; JSON and OPML are not documents.
     const render = response.render.bind(response);
@@ -117,7 +126,9 @@ export async function createStandaloneApp(
   // share (Cache-Control: public): the widget, the API, feeds, assets. They hold no secret, so a
   // compressed length tells an eavesdropper nothing; admin pages hold a CSRF token beside text a
   // link can put there, the pairing BREACH reads through compression.
-  app.use(compression({ filter: (request, response) => isPublicAnswer(response) && compression.filter(request, response) }));
+  app.use(
+    compression({ filter: (request, response) => isPublicAnswer(response) && compression.filter(request, response) }),
+  );
   app.use(`/assets/${plugin.id}`, express.static(path.join(plugin.filePath, "assets"), { maxAge: "1h" }));
   // Pages name their icon; this answers browsers and tools that ask for the classic address anyway
   // (else a 404, or a redirect to the login page for a visitor not signed in).
@@ -130,7 +141,10 @@ export async function createStandaloneApp(
   const sessionForm = express.urlencoded({ extended: false, limit: SESSION_FORM_LIMIT });
 
   app.get(LOGIN_PATH, (request, response) => {
-    response.render("login", { title: response.locals.__("blogroll.login.title"), redirect: safeRedirect(request.query.redirect, plugin.mountPath) });
+    response.render("login", {
+      title: response.locals.__("blogroll.login.title"),
+      redirect: safeRedirect(request.query.redirect, plugin.mountPath),
+    });
   });
   app.post(LOGIN_PATH, sessionForm, (request, response) => {
     const token = typeof request.body?.token === "string" ? request.body.token : "";
@@ -139,12 +153,23 @@ export async function createStandaloneApp(
     if (outcome !== "ok") {
       if (outcome === "throttled") response.set("Retry-After", String(auth.retryAfter(clientOf(request))));
       const error = response.locals.__(outcome === "throttled" ? "blogroll.login.throttled" : "blogroll.login.invalid");
-      response.status(outcome === "throttled" ? 429 : 401).render("login", { title: response.locals.__("blogroll.login.title"), redirect, error, errors: { token: error } });
+      response.status(outcome === "throttled" ? 429 : 401).render("login", {
+        title: response.locals.__("blogroll.login.title"),
+        redirect,
+        error,
+        errors: { token: error },
+      });
       return;
     }
     const { cookie } = auth.createSession();
     // Secure when the request came over https (the cookie then never travels in clear text).
-    response.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: "lax", secure: request.secure, path: "/", maxAge: SESSION_TTL });
+    response.cookie(SESSION_COOKIE, cookie, {
+      httpOnly: true,
+      sameSite: "lax",
+      secure: request.secure,
+      path: "/",
+      maxAge: SESSION_TTL,
+    });
     response.redirect(303, redirect);
   });
   app.post("/session/logout", sessionForm, async (request, response) => {
@@ -169,7 +194,8 @@ export async function createStandaloneApp(
   });
   app.use(auth.middleware(LOGIN_PATH));
   // Multipart bodies are read only after the login, and only where the admin takes an upload.
-  for (const endpoint of indiekit.endpoints) app.post(uploadRoutes(endpoint.mountPath), parseUpload(endpoint.settings.maxBodySize));
+  for (const endpoint of indiekit.endpoints)
+    app.post(uploadRoutes(endpoint.mountPath), parseUpload(endpoint.settings.maxBodySize));
   app.use(express.urlencoded({ extended: false, limit: ADMIN_BODY_LIMIT }));
   app.use(express.json({ limit: ADMIN_BODY_LIMIT }));
   // A body that is not valid JSON reaches the routes as no body at all, so
@@ -185,11 +211,14 @@ export async function createStandaloneApp(
     response.status(404).json({ error: "Not found" });
   });
   // Express's last resort: a body-parser error or a view that failed. Never a stack.
-  app.use((error: Error & { status?: number; type?: string }, request: Request, response: Response, _next: NextFunction) => {
-    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
-    if (status === 500) plugin.context.log.error(`${request.method} ${request.originalUrl} failed`, error);
-    if (!response.headersSent) response.status(status).json({ error: status === 500 ? "Internal server error" : "Bad request" });
-  });
+  app.use(
+    (error: Error & { status?: number; type?: string }, request: Request, response: Response, _next: NextFunction) => {
+      const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
+      if (status === 500) plugin.context.log.error(`${request.method} ${request.originalUrl} failed`, error);
+      if (!response.headersSent)
+        response.status(status).json({ error: status === 500 ? "Internal server error" : "Bad request" });
+    },
+  );
 
   return { app, auth, indiekit };
 }
@@ -216,5 +245,7 @@ function uploadRoutes(mountPath: string): string[] {
 
 /** Only same-site paths: a login form must not become an open redirect. */
 function safeRedirect(value: unknown, fallback: string): string {
-  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") ? value : fallback;
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")
+    ? value
+    : fallback;
 }

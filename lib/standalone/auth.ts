@@ -44,13 +44,18 @@ export class Authenticator {
    * `logouts`: where ended sessions are remembered across restarts.
    * @throws Error when the token is shorter than MIN_TOKEN_LENGTH.
    */
-  constructor(readonly adminToken: string, logouts: LogoutStore | null = null) {
+  constructor(
+    readonly adminToken: string,
+    logouts: LogoutStore | null = null,
+  ) {
     if (adminToken.length < MIN_TOKEN_LENGTH) {
       throw new Error(`the admin token (BLOGROLL_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters long`);
     }
     // A header's value is read trimmed: a token starting or ending with white space could never be sent.
     if (adminToken !== adminToken.trim() || /[\r\n]/.test(adminToken)) {
-      throw new Error("the admin token (BLOGROLL_ADMIN_TOKEN) must not start or end with white space or hold a line break");
+      throw new Error(
+        "the admin token (BLOGROLL_ADMIN_TOKEN) must not start or end with white space or hold a line break",
+      );
     }
     this.sessions = new SessionKeeper(adminToken, logouts);
   }

@@ -18,7 +18,9 @@ import type { Source } from "../storage/types.js";
  */
 async function main(): Promise<void> {
   const env = process.env;
-  const config: StandaloneConfig = env.BLOGROLL_CONFIG ? readConfigFile(env.BLOGROLL_CONFIG) : { options: {}, sources: [] };
+  const config: StandaloneConfig = env.BLOGROLL_CONFIG
+    ? readConfigFile(env.BLOGROLL_CONFIG)
+    : { options: {}, sources: [] };
   // A host option, not the plugin's: the environment wins over the file.
   const { trustProxy: configuredTrust, ...pluginOptions } = config.options;
   const trustProxy = parseTrustProxy(env.BLOGROLL_TRUST_PROXY ?? configuredTrust ?? false);
@@ -74,7 +76,9 @@ async function readSourcesNow(plugin: BlogrollEndpoint, sources: Source[]): Prom
       const outcome = await readSourceNow(plugin.context, source);
       if (outcome?.status === "error") console.warn(`source "${source.name}" could not be read: ${outcome.error}`);
     } catch (error) {
-      console.error(`source "${source.name}" could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(
+        `source "${source.name}" could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }
@@ -94,6 +98,8 @@ function announceGeneratedToken(token: string, folder: string): string {
 }
 
 main().catch((error: unknown) => {
-  console.error(`indiekit-endpoint-blogroll could not start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    `indiekit-endpoint-blogroll could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

@@ -37,7 +37,8 @@ export function readConfigFile(file: string): StandaloneConfig {
   } catch (error) {
     throw new ConfigFileError(`cannot read ${file}: ${(error as Error).message}`);
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) throw new ConfigFileError("must hold a JSON object");
+  if (data === null || typeof data !== "object" || Array.isArray(data))
+    throw new ConfigFileError("must hold a JSON object");
   const { sources = [], ...options } = data as Record<string, unknown>;
   if (!Array.isArray(sources)) throw new ConfigFileError('"sources" must be an array');
   sources.forEach((source, index) => {
@@ -46,10 +47,12 @@ export function readConfigFile(file: string): StandaloneConfig {
       throw new ConfigFileError(`sources[${index}].type must be one of ${SOURCE_TYPES.join(", ")}`);
     }
     if (spec.type === "blogroll" && spec.name === undefined) {
-      if (typeof spec.url !== "string" || spec.url.trim() === "") throw new ConfigFileError(`sources[${index}].url must be the site's address`);
+      if (typeof spec.url !== "string" || spec.url.trim() === "")
+        throw new ConfigFileError(`sources[${index}].url must be the site's address`);
       spec.name = nameOfAddress(spec.url);
     }
-    if (typeof spec.name !== "string" || spec.name.trim() === "") throw new ConfigFileError(`sources[${index}].name must be a non-empty string`);
+    if (typeof spec.name !== "string" || spec.name.trim() === "")
+      throw new ConfigFileError(`sources[${index}].name must be a non-empty string`);
   });
   return { options, sources: sources as SourceSpec[] };
 }
@@ -61,10 +64,14 @@ function identity(type: string, settings: Record<string, string>, name: string):
 
 /** Creates the configured sources that do not exist yet (idempotent). Returns those it created. */
 export async function ensureSources(storage: Storage, specs: SourceSpec[]): Promise<Source[]> {
-  const existing = new Set((await storage.sources.list()).map((source) => identity(source.type, source.settings, source.name)));
+  const existing = new Set(
+    (await storage.sources.list()).map((source) => identity(source.type, source.settings, source.name)),
+  );
   const created: Source[] = [];
   for (const { type, name, ...rest } of specs) {
-    const settings = Object.fromEntries(Object.entries(rest).filter(([, value]) => typeof value === "string")) as Record<string, string>;
+    const settings = Object.fromEntries(
+      Object.entries(rest).filter(([, value]) => typeof value === "string"),
+    ) as Record<string, string>;
     const key = identity(type, settings, name);
     if (existing.has(key)) continue;
     const source: NewSource = { type, name: name.trim(), enabled: rest.enabled !== false, settings };

@@ -8,7 +8,8 @@ export function loadCatalogs(directory: string): Map<string, Catalog> {
   const catalogs = new Map<string, Catalog>();
   if (!existsSync(directory)) return catalogs;
   for (const file of readdirSync(directory)) {
-    if (file.endsWith(".json")) catalogs.set(file.slice(0, -5), JSON.parse(readFileSync(path.join(directory, file), "utf8")) as Catalog);
+    if (file.endsWith(".json"))
+      catalogs.set(file.slice(0, -5), JSON.parse(readFileSync(path.join(directory, file), "utf8")) as Catalog);
   }
   return catalogs;
 }
@@ -30,14 +31,19 @@ function lookup(catalog: Catalog | undefined, key: string): unknown {
 export function createTranslator(catalogs: Map<string, Catalog>, locale: string) {
   const rules = new Intl.PluralRules(locale);
   return (key: string, vars: Record<string, unknown> = {}): string => {
-    let value = lookup(catalogs.get(locale), key) ?? lookup(catalogs.get(locale.split("-")[0]), key) ?? lookup(catalogs.get("en"), key);
+    let value =
+      lookup(catalogs.get(locale), key) ??
+      lookup(catalogs.get(locale.split("-")[0]), key) ??
+      lookup(catalogs.get("en"), key);
     if (value !== null && typeof value === "object") {
       const forms = value as Record<string, string>;
       const count = Number(vars.count ?? 0);
       value = forms[count === 0 && forms.zero ? "zero" : rules.select(count)] ?? forms.other;
     }
     if (typeof value !== "string") return key;
-    return value.replace(/\{\{\{?\s*(\w+)\s*\}?\}\}/g, (_, name: string) => (vars[name] === undefined ? "" : String(vars[name])));
+    return value.replace(/\{\{\{?\s*(\w+)\s*\}?\}\}/g, (_, name: string) =>
+      vars[name] === undefined ? "" : String(vars[name]),
+    );
   };
 }
 

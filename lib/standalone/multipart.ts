@@ -22,7 +22,14 @@ const tooLarge = () => Object.assign(new Error("Multipart body too large"), { st
 export function parseUpload(maxBytes: number) {
   const upload = multer({
     storage: multer.memoryStorage(),
-    limits: { files: 1, fileSize: maxBytes, fields: MAX_FIELDS, fieldSize: maxBytes, parts: MAX_FIELDS + 1, headerPairs: 50 },
+    limits: {
+      files: 1,
+      fileSize: maxBytes,
+      fields: MAX_FIELDS,
+      fieldSize: maxBytes,
+      parts: MAX_FIELDS + 1,
+      headerPairs: 50,
+    },
   }).any();
   const maxTotal = 2 * maxBytes + FRAMING_BYTES;
   return (request: Request, response: Response, next: NextFunction) => {
@@ -38,10 +45,22 @@ export function parseUpload(maxBytes: number) {
       request.body ??= {};
       const files: Record<string, UploadedFile> = {};
       for (const file of (request.files as Express.Multer.File[] | undefined) ?? []) {
-        files[file.fieldname] ??= { name: file.originalname, data: file.buffer, size: file.size, mimetype: file.mimetype, truncated: false };
+        files[file.fieldname] ??= {
+          name: file.originalname,
+          data: file.buffer,
+          size: file.size,
+          mimetype: file.mimetype,
+          truncated: false,
+        };
       }
       if (error instanceof multer.MulterError && error.code === "LIMIT_FILE_SIZE" && error.field) {
-        files[error.field] = { name: error.field, data: Buffer.alloc(0), size: 0, mimetype: "application/octet-stream", truncated: true };
+        files[error.field] = {
+          name: error.field,
+          data: Buffer.alloc(0),
+          size: 0,
+          mimetype: "application/octet-stream",
+          truncated: true,
+        };
       } else if (error instanceof multer.MulterError) {
         return next(tooLarge());
       } else if (error) {

@@ -45,8 +45,13 @@ export class SessionKeeper {
   private logouts: Map<string, number> | null = null;
   private loading: Promise<Map<string, number>> | null = null;
 
-  constructor(adminToken: string, private readonly store: LogoutStore | null = null) {
-    this.key = Buffer.from(hkdfSync("sha256", adminToken, "indiekit-endpoint-blogroll", "standalone session cookies", 32));
+  constructor(
+    adminToken: string,
+    private readonly store: LogoutStore | null = null,
+  ) {
+    this.key = Buffer.from(
+      hkdfSync("sha256", adminToken, "indiekit-endpoint-blogroll", "standalone session cookies", 32),
+    );
   }
 
   private sign(text: string): string {
@@ -96,7 +101,8 @@ export class SessionKeeper {
       const stored = this.store ? await this.store.read() : null;
       const logouts = new Map<string, number>();
       if (stored && typeof stored === "object") {
-        for (const [id, expiresAt] of Object.entries(stored)) if (typeof expiresAt === "number") logouts.set(id, expiresAt);
+        for (const [id, expiresAt] of Object.entries(stored))
+          if (typeof expiresAt === "number") logouts.set(id, expiresAt);
       }
       return logouts;
     })();

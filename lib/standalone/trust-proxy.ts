@@ -22,7 +22,10 @@ export function parseTrustProxy(value: unknown): TrustProxy {
       express().set("trust proxy", text);
       return text;
     } catch (error) {
-      throw new Error(`trustProxy: ${(error as Error).message} (expected true, false, a number of hops or addresses such as "loopback, 10.0.0.0/8")`);
+      throw new Error(
+        `trustProxy: ${(error as Error).message} (expected true, false, a number of hops or addresses such as "loopback, 10.0.0.0/8")`,
+        { cause: error },
+      );
     }
   }
   throw new Error('trustProxy must be true, false, a number of hops or addresses such as "loopback, 10.0.0.0/8"');

@@ -1,7 +1,16 @@
 import type { Storage } from "./types.js";
 
 /** Blog and item store methods that only read; any other call may change counts, groups or lists. */
-const READS: ReadonlySet<string> = new Set(["list", "get", "getByFeedUrl", "getMany", "categories", "listDue", "count", "latestByBlog"]);
+const READS: ReadonlySet<string> = new Set([
+  "list",
+  "get",
+  "getByFeedUrl",
+  "getMany",
+  "categories",
+  "listDue",
+  "count",
+  "latestByBlog",
+]);
 
 interface Counter {
   changes: number;

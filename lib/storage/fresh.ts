@@ -8,8 +8,25 @@ import type { Blog, Source } from "./types.js";
 type FreshSourceState = Pick<Source, "status" | "lastError" | "lastSyncAt" | "lastImport" | "etag" | "lastModified">;
 type FreshFetchState = Pick<
   Blog,
-  | "lastFetchAt" | "lastItemAt" | "lastError" | "nextFetchAt" | "failureCount" | "failingSince" | "deadEndSince" | "recentPosts" | "lastPostAt"
-  | "fetchInterval" | "fetchReason" | "waitUntil" | "hintBudgetAt" | "movedFrom" | "movedAt" | "etag" | "lastModified" | "iconUrl" | "ownerEdited"
+  | "lastFetchAt"
+  | "lastItemAt"
+  | "lastError"
+  | "nextFetchAt"
+  | "failureCount"
+  | "failingSince"
+  | "deadEndSince"
+  | "recentPosts"
+  | "lastPostAt"
+  | "fetchInterval"
+  | "fetchReason"
+  | "waitUntil"
+  | "hintBudgetAt"
+  | "movedFrom"
+  | "movedAt"
+  | "etag"
+  | "lastModified"
+  | "iconUrl"
+  | "ownerEdited"
 >;
 
 /** A source never synced: nothing imported, no validators. */

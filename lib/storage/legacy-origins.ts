@@ -55,7 +55,8 @@ export function legacyOrigins(blog: LegacyBlog, kindOf: (sourceId: string) => st
     if (broughtByOwner) origins.unshift(owner);
     else origins.push(owner);
   }
-  if (origins.length > 0 && blog.category && !blog.ownerEdited.includes("category")) origins[0].values = { category: blog.category };
+  if (origins.length > 0 && blog.category && !blog.ownerEdited.includes("category"))
+    origins[0].values = { category: blog.category };
   return origins;
 }
 
@@ -68,6 +69,7 @@ export function legacyFeedValues(blog: LegacyBlog): FeedValues {
     photo: blog.photo ?? undefined,
     author: blog.author ?? undefined,
   });
-  for (const field of Object.keys(values) as (keyof FeedValues)[]) if (blog.ownerEdited.includes(field)) delete values[field];
+  for (const field of Object.keys(values) as (keyof FeedValues)[])
+    if (blog.ownerEdited.includes(field)) delete values[field];
   return values;
 }

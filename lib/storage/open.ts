@@ -58,7 +58,8 @@ export async function openStorage(choice: StorageChoice): Promise<Storage> {
   } else if (choice.mongodbUrl) {
     storage = await connectMongoStorage(choice.mongodbUrl);
   } else {
-    if (choice.databasePath !== ":memory:") mkdirSync(path.dirname(path.resolve(choice.databasePath)), { recursive: true });
+    if (choice.databasePath !== ":memory:")
+      mkdirSync(path.dirname(path.resolve(choice.databasePath)), { recursive: true });
     storage = createSqliteStorage(choice.databasePath);
   }
   await storage.init();

@@ -29,7 +29,13 @@ import {
  */
 
 export const LISTED_FIELDS: readonly ListedField[] = ["title", "description", "siteUrl", "category", "photo", "author"];
-const FEED_FIELDS = ["title", "description", "siteUrl", "photo", "author"] as const satisfies readonly (keyof FeedValues)[];
+const FEED_FIELDS = [
+  "title",
+  "description",
+  "siteUrl",
+  "photo",
+  "author",
+] as const satisfies readonly (keyof FeedValues)[];
 /** Microsub's own ids for a blog it mirrors: the latest listing's stand. */
 const MICROSUB_FIELDS = ["microsubFeedId", "microsubChannelId", "microsubChannelName"] as const;
 
@@ -40,7 +46,8 @@ export function originKind(type: SourceType): string {
 
 export const isListed = (blog: Pick<Blog, "origins">): boolean => blog.origins.length > 0;
 
-const text = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim() !== "" ? value : undefined;
 
 /** The values a listing gives: its non-blank listed fields. */
 export function listedValues(listing: Partial<Record<ListedField, string | null>>): ListedValues {
@@ -63,7 +70,9 @@ export function feedValuesOf(metadata: FeedMetadata | FeedValues | undefined): F
 }
 
 /** The value each listed field shows (see the rule at the top). */
-export function resolvedValues(blog: Pick<Blog, ListedField | "ownerEdited" | "origins" | "feedValues" | "feedUrl">): Pick<Blog, ListedField> {
+export function resolvedValues(
+  blog: Pick<Blog, ListedField | "ownerEdited" | "origins" | "feedValues" | "feedUrl">,
+): Pick<Blog, ListedField> {
   const chosen = {} as Record<ListedField, string | null>;
   for (const field of LISTED_FIELDS) {
     if ((blog.ownerEdited as string[]).includes(field)) {
@@ -142,11 +151,16 @@ export function listedBlog(listing: NewBlog, id: string, now: Date): Blog {
  * deleted blog is left alone; an unlisted one is listed again
  * (`reactivated`); nothing different, `unchanged`.
  */
-export function withListing(blog: Blog, listing: NewBlog, now: Date): { outcome: Exclude<UpsertOutcome, "added">; blog: Blog } {
+export function withListing(
+  blog: Blog,
+  listing: NewBlog,
+  now: Date,
+): { outcome: Exclude<UpsertOutcome, "added">; blog: Blog } {
   if (blog.status === "deleted") return { outcome: "skipped-deleted", blog };
   const origin = originOf(listing, now);
   const known = blog.origins.find((entry) => entry.id === origin.id);
-  const values = (entry: BlogOrigin) => (entry.id === OWNER_ORIGIN ? { ...entry.values, ...origin.values } : origin.values);
+  const values = (entry: BlogOrigin) =>
+    entry.id === OWNER_ORIGIN ? { ...entry.values, ...origin.values } : origin.values;
   const origins = known
     ? blog.origins.map((entry) => (entry === known ? { ...entry, values: values(entry) } : entry))
     : [...blog.origins, origin];
@@ -175,14 +189,18 @@ export function withoutSourceKept(blog: Blog, sourceId: string, now: Date): Blog
   const departed = blog.origins.find((origin) => origin.id === sourceId);
   if (!departed) return blog;
   const rest = blog.origins.filter((origin) => origin !== departed);
-  const origins = rest.length > 0 ? rest : [{ id: OWNER_ORIGIN, kind: "manual", since: now, values: { ...departed.values } }];
+  const origins =
+    rest.length > 0 ? rest : [{ id: OWNER_ORIGIN, kind: "manual", since: now, values: { ...departed.values } }];
   return { ...settled({ ...blog, origins }), updatedAt: now };
 }
 
 /** Edits of anything but `hidden` make the owner an origin (added last): what the owner worked on stays listed. */
 export function withOwnerEdits(blog: Blog, fields: readonly EditableBlogField[], now: Date): Blog {
-  const ownerMade = fields.some((field) => field !== "hidden") && !blog.origins.some((origin) => origin.id === OWNER_ORIGIN);
-  const origins = ownerMade ? [...blog.origins, { id: OWNER_ORIGIN, kind: "manual", since: now, values: {} }] : blog.origins;
+  const ownerMade =
+    fields.some((field) => field !== "hidden") && !blog.origins.some((origin) => origin.id === OWNER_ORIGIN);
+  const origins = ownerMade
+    ? [...blog.origins, { id: OWNER_ORIGIN, kind: "manual", since: now, values: {} }]
+    : blog.origins;
   return settled({ ...blog, origins });
 }
 

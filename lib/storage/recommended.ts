@@ -14,4 +14,3 @@ export function keptEntries(entries: Recommendation[]): Array<Recommendation & {
   }
   return kept;
 }
-

@@ -36,8 +36,19 @@ export type EditableBlogField =
 
 /** Every EditableBlogField, for adapters that check or walk them. */
 export const EDITABLE_BLOG_FIELDS: readonly EditableBlogField[] = [
-  "title", "description", "siteUrl", "category", "tags", "photo", "author", "pinned", "hidden", "notes",
-  "relationship", "note", "fediverse",
+  "title",
+  "description",
+  "siteUrl",
+  "category",
+  "tags",
+  "photo",
+  "author",
+  "pinned",
+  "hidden",
+  "notes",
+  "relationship",
+  "note",
+  "fediverse",
 ];
 
 /** The owner as the origin of a blog: added by hand, from Suggestions, re-added, followed in Microsub, edited, or kept when its source went. */
@@ -189,9 +200,7 @@ export type BlogEdit = Partial<Pick<Blog, EditableBlogField>> & {
 };
 
 /** Metadata sync learned from the feed itself; it shows where neither the owner nor an origin gives a value. */
-export type FeedMetadata = Partial<
-  Pick<Blog, "title" | "description" | "siteUrl" | "photo" | "author" | "feedType">
->;
+export type FeedMetadata = Partial<Pick<Blog, "title" | "description" | "siteUrl" | "photo" | "author" | "feedType">>;
 
 /** The outcome of one fetch, written in one step. */
 export interface FetchRecord {
@@ -312,7 +321,10 @@ export interface NewSource {
 }
 
 export type SourcePatch = Partial<
-  Pick<Source, "name" | "enabled" | "settings" | "status" | "lastError" | "lastSyncAt" | "lastImport" | "etag" | "lastModified">
+  Pick<
+    Source,
+    "name" | "enabled" | "settings" | "status" | "lastError" | "lastSyncAt" | "lastImport" | "etag" | "lastModified"
+  >
 >;
 
 /** Where health conditions begin: dormant (newest post before `dormantBefore`), failing (in error since `failingSince` or earlier). */
@@ -330,7 +342,15 @@ export interface BlogHealthCounts {
    * `external` never fetched (Microsub brings their posts); `off` gone or
    * unlisted.
    */
-  freshness: { schedule: number; server: number; push: number; backoff: number; pending: number; external: number; off: number };
+  freshness: {
+    schedule: number;
+    server: number;
+    push: number;
+    backoff: number;
+    pending: number;
+    external: number;
+    off: number;
+  };
   /** `healthy`: fetched well and not dormant. The others as the list filters; `moved` overlaps the rest. */
   health: { healthy: number; dormant: number; failing: number; erroring: number; gone: number; moved: number };
 }

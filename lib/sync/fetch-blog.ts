@@ -6,7 +6,14 @@ import type { ParsedFeed, ParseFeedOptions, PushLinks } from "../feeds/types.js"
 import type { BlogrollOptions } from "../options.js";
 import type { Blog, FeedMetadata, FetchRecord, Storage } from "../storage/types.js";
 import { feedUrlKey } from "../url/normalise.js";
-import { describeDeadEnd, describeFailure, describeProblem, errorText, httpStatusMessage, UNEXPECTED_FAILURE } from "./failure-message.js";
+import {
+  describeDeadEnd,
+  describeFailure,
+  describeProblem,
+  errorText,
+  httpStatusMessage,
+  UNEXPECTED_FAILURE,
+} from "./failure-message.js";
 import { nextFetch, type FetchFacts } from "./next-fetch.js";
 import type { IconNeed } from "./site-icons.js";
 import { storeItems } from "./store-items.js";
@@ -81,7 +88,13 @@ export interface BlogSyncResult {
 
 type SyncOptions = Pick<
   BlogrollOptions,
-  "fetchTimeout" | "maxBodySize" | "allowPrivateNetworks" | "maxItemsPerBlog" | "maxItemAge" | "minFetchInterval" | "maxFetchInterval"
+  | "fetchTimeout"
+  | "maxBodySize"
+  | "allowPrivateNetworks"
+  | "maxItemsPerBlog"
+  | "maxItemAge"
+  | "minFetchInterval"
+  | "maxFetchInterval"
 >;
 
 const aborted: BlogSyncResult = { outcome: "aborted", itemsAdded: 0, itemsDeleted: 0 };
@@ -124,7 +137,8 @@ export async function syncBlog(
   deps: SyncBlogDeps,
 ): Promise<BlogSyncResult> {
   const fetchedAt = deps.now();
-  const schedule = (facts: Omit<FetchFacts, "at">) => nextFetch(blog, { ...facts, at: fetchedAt }, options, deps.random);
+  const schedule = (facts: Omit<FetchFacts, "at">) =>
+    nextFetch(blog, { ...facts, at: fetchedAt }, options, deps.random);
   const pushActive = deps.pushSignal ? await deps.pushSignal.isActive(blog).catch(() => false) : false;
   const describe = (error: unknown) => {
     const message = describeFailure(error, options);
@@ -134,18 +148,20 @@ export async function syncBlog(
   let response: FetchResult;
   try {
     const added = blog.lastFetchAt === null ? deps.firstReads?.take(blog.feedUrl) : null;
-    response = added ?? await fetchUrl(blog.feedUrl, {
-      timeout: options.fetchTimeout,
-      maxBodySize: options.maxBodySize,
-      allowPrivateNetworks: options.allowPrivateNetworks,
-      etag: blog.etag,
-      lastModified: blog.lastModified,
-      accept: FEED_ACCEPT,
-      signal,
-      dispatcher: deps.dispatcher,
-      // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
-      hostGate: (host, task) => deps.limiter.run(host, task),
-    });
+    response =
+      added ??
+      (await fetchUrl(blog.feedUrl, {
+        timeout: options.fetchTimeout,
+        maxBodySize: options.maxBodySize,
+        allowPrivateNetworks: options.allowPrivateNetworks,
+        etag: blog.etag,
+        lastModified: blog.lastModified,
+        accept: FEED_ACCEPT,
+        signal,
+        dispatcher: deps.dispatcher,
+        // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
+        hostGate: (host, task) => deps.limiter.run(host, task),
+      }));
   } catch (error) {
     if (signal.aborted) return aborted;
     return recordFailure(storage, blog, fetchedAt, describe(error), schedule);
@@ -164,11 +180,13 @@ export async function syncBlog(
       });
       return withIcon({ outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 }, iconNeed(saved, response));
     }
-    if (response.status === 410 && !deadEnd) return await recordGone(storage, blog, fetchedAt, httpStatusMessage(410), schedule);
+    if (response.status === 410 && !deadEnd)
+      return await recordGone(storage, blog, fetchedAt, httpStatusMessage(410), schedule);
     if (deadEnd) {
       const message = describeDeadEnd(response.url, response.status);
       const since = blog.deadEndSince ?? fetchedAt;
-      if (fetchedAt.getTime() - since.getTime() >= DEAD_END_GONE_AFTER) return await recordGone(storage, blog, fetchedAt, message, schedule, true);
+      if (fetchedAt.getTime() - since.getTime() >= DEAD_END_GONE_AFTER)
+        return await recordGone(storage, blog, fetchedAt, message, schedule, true);
       return await recordFailure(storage, blog, fetchedAt, message, schedule, response, true);
     }
     if (response.status < 200 || response.status > 299) {
@@ -194,22 +212,44 @@ export async function syncBlog(
     // From here on the blog's writes run to the end even if the run is stopped.
     const { added, trimmed } = await storeItems(storage, blog.id, parsed.items, fetchedAt, options);
     // A poll of a pushed blog that finds new posts nobody announced: the push missed them, back to the schedule.
-    const answersPush = deps.answersPush === true || (added > 0 && (await deps.pushSignal?.announced?.(blog).catch(() => false)) === true);
+    const answersPush =
+      deps.answersPush === true ||
+      (added > 0 && (await deps.pushSignal?.announced?.(blog).catch(() => false)) === true);
     const pushKept = pushActive && (added === 0 || answersPush);
     const failureCount = parsed.problem ? blog.failureCount + 1 : 0;
-    const record = parsed.problem ? partlyRead(fetchedAt, describeProblem(parsed.problem), failureCount) : success(fetchedAt);
+    const record = parsed.problem
+      ? partlyRead(fetchedAt, describeProblem(parsed.problem), failureCount)
+      : success(fetchedAt);
     const saved = await storage.blogs.recordFetch(blog.id, {
       ...record,
-      ...schedule({ outcome: parsed.problem ? "failed" : "fetched", failureCount, response, parsed, pushActive: pushKept }),
+      ...schedule({
+        outcome: parsed.problem ? "failed" : "fetched",
+        failureCount,
+        response,
+        parsed,
+        pushActive: pushKept,
+      }),
       etag: parsed.problem ? null : response.etag,
       lastModified: parsed.problem ? null : response.lastModified,
       feedUrl: await movedFeedUrl(storage, blog, response),
       metadata: feedMetadata(parsed),
     });
-    deps.onFeedRead?.(saved ?? blog, { url: response.url, link: response.link, push: parsed.feed.push, itemsAdded: added, answersPush });
-    const page = parsed.feed.type === "hfeed" ? { url: response.url, body: response.body, contentType: response.contentType } : undefined;
+    deps.onFeedRead?.(saved ?? blog, {
+      url: response.url,
+      link: response.link,
+      push: parsed.feed.push,
+      itemsAdded: added,
+      answersPush,
+    });
+    const page =
+      parsed.feed.type === "hfeed"
+        ? { url: response.url, body: response.body, contentType: response.contentType }
+        : undefined;
     const read = { outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed } as const;
-    return withIcon(parsed.feed.blogroll ? { ...read, feedBlogroll: parsed.feed.blogroll } : read, iconNeed(saved, response, page));
+    return withIcon(
+      parsed.feed.blogroll ? { ...read, feedBlogroll: parsed.feed.blogroll } : read,
+      iconNeed(saved, response, page),
+    );
   } catch (error) {
     if (error instanceof FetchError && error.code === "aborted") return aborted;
     deps.log?.(`saving ${blog.feedUrl} failed: ${errorText(error)}`);
@@ -254,9 +294,23 @@ async function recordFailure(
 }
 
 /** The feed is gone: off every public surface until a weekly check (or the owner's Refresh) finds it again. */
-async function recordGone(storage: Storage, blog: Blog, at: Date, message: string, schedule: Schedule, deadEnd = false): Promise<BlogSyncResult> {
+async function recordGone(
+  storage: Storage,
+  blog: Blog,
+  at: Date,
+  message: string,
+  schedule: Schedule,
+  deadEnd = false,
+): Promise<BlogSyncResult> {
   const failureCount = blog.failureCount + 1;
-  await storage.blogs.recordFetch(blog.id, { at, status: "gone", error: message, deadEnd, failureCount, ...schedule({ outcome: "gone", failureCount }) });
+  await storage.blogs.recordFetch(blog.id, {
+    at,
+    status: "gone",
+    error: message,
+    deadEnd,
+    failureCount,
+    ...schedule({ outcome: "gone", failureCount }),
+  });
   return { outcome: "gone", itemsAdded: 0, itemsDeleted: 0 };
 }
 

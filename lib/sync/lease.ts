@@ -47,11 +47,14 @@ export class SyncLease {
    * it (this process was too slow to renew). Failed renewals are left to the next.
    */
   keepRenewed(storage: Storage, renewed: () => Promise<void>, lost: () => void): () => void {
-    const timer = setInterval(() => {
-      void this.acquire(storage)
-        .then((held) => (held ? renewed() : lost()))
-        .catch(() => undefined);
-    }, Math.max(50, Math.floor(this.ttl / 3)));
+    const timer = setInterval(
+      () => {
+        void this.acquire(storage)
+          .then((held) => (held ? renewed() : lost()))
+          .catch(() => undefined);
+      },
+      Math.max(50, Math.floor(this.ttl / 3)),
+    );
     timer.unref?.();
     return () => clearInterval(timer);
   }

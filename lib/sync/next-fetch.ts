@@ -1,6 +1,12 @@
 import type { ParsedFeed } from "../feeds/types.js";
 import type { FetchResult } from "../http/fetch.js";
-import { planNextFetch, RECENT_POSTS, type FetchOutcome, type ScheduleLimits, type ServerHints } from "../schedule/policy.js";
+import {
+  planNextFetch,
+  RECENT_POSTS,
+  type FetchOutcome,
+  type ScheduleLimits,
+  type ServerHints,
+} from "../schedule/policy.js";
 import { freshnessLifetime } from "../schedule/server-hints.js";
 import type { Blog, FetchRecord } from "../storage/types.js";
 
@@ -23,7 +29,12 @@ export interface FetchFacts {
  * last few posts); a 304 reuses the known ones, and the feed's own floor
  * (`<ttl>`, `sy:`) found by the last full read.
  */
-export function nextFetch(blog: Blog, facts: FetchFacts, options: ScheduleLimits, random: () => number = Math.random): Pick<FetchRecord, "nextFetchAt" | "schedule"> {
+export function nextFetch(
+  blog: Blog,
+  facts: FetchFacts,
+  options: ScheduleLimits,
+  random: () => number = Math.random,
+): Pick<FetchRecord, "nextFetchAt" | "schedule"> {
   const recentPosts = mergedPosts(blog.recentPosts, facts.parsed, facts.at);
   const hints: ServerHints = {};
   const { response, parsed } = facts;
@@ -39,13 +50,25 @@ export function nextFetch(blog: Blog, facts: FetchFacts, options: ScheduleLimits
     hints.updateInterval = blog.fetchInterval;
   }
   const decision = planNextFetch(
-    { now: facts.at, outcome: facts.outcome, postDates: recentPosts, failureCount: facts.failureCount, hints, pushActive: facts.pushActive },
+    {
+      now: facts.at,
+      outcome: facts.outcome,
+      postDates: recentPosts,
+      failureCount: facts.failureCount,
+      hints,
+      pushActive: facts.pushActive,
+    },
     options,
     random,
   );
   return {
     nextFetchAt: decision.nextFetchAt,
-    schedule: { recentPosts, fetchInterval: decision.interval, fetchReason: decision.reason, waitUntil: decision.waitUntil },
+    schedule: {
+      recentPosts,
+      fetchInterval: decision.interval,
+      fetchReason: decision.reason,
+      waitUntil: decision.waitUntil,
+    },
   };
 }
 

@@ -46,10 +46,14 @@ interface Slot {
  * worker first and then imports the entry.
  */
 function startWorker(resourceLimits: ResourceLimits): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./parse-worker.js", import.meta.url), { resourceLimits });
+  if (!import.meta.url.endsWith(".ts"))
+    return new Worker(new URL("./parse-worker.js", import.meta.url), { resourceLimits });
   const tsxApi = JSON.stringify(import.meta.resolve("tsx/esm/api"));
   const entry = JSON.stringify(new URL("./parse-worker.ts", import.meta.url).href);
-  return new Worker(`import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true, resourceLimits });
+  return new Worker(`import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`, {
+    eval: true,
+    resourceLimits,
+  });
 }
 
 /**
@@ -144,7 +148,11 @@ export class ParsePool {
     // A worker over its heap limit (WORKER_LIMITS) was given content too big to parse: the content's failure, named so.
     worker.on("error", (error: Error & { code?: string }) => {
       const kind = slot.task?.task.kind;
-      retire(error.code === "ERR_WORKER_OUT_OF_MEMORY" && kind ? stoppedParseError(kind, "needs more memory than a parse may use") : error);
+      retire(
+        error.code === "ERR_WORKER_OUT_OF_MEMORY" && kind
+          ? stoppedParseError(kind, "needs more memory than a parse may use")
+          : error,
+      );
     });
     worker.on("exit", (code) => retire(new Error(`parse worker exited with code ${code}`)));
     this.slots.push(slot);
@@ -158,7 +166,9 @@ export class ParsePool {
     slot.timer = setTimeout(() => {
       const index = this.slots.indexOf(slot);
       if (index !== -1) this.slots.splice(index, 1);
-      this.finish(slot)?.reject(stoppedParseError(task.task.kind, `took longer than ${this.taskTimeout / 1000} s to parse`));
+      this.finish(slot)?.reject(
+        stoppedParseError(task.task.kind, `took longer than ${this.taskTimeout / 1000} s to parse`),
+      );
       // A parse cannot be interrupted inside its thread: the thread goes, a fresh one takes the next task.
       void slot.worker.terminate();
       this.pump();
@@ -208,6 +218,10 @@ export async function closeParsePool(): Promise<void> {
 }
 
 /** Picks where feeds are parsed: worker threads (default) or the calling thread. */
-export function feedParser(inWorkers: boolean): (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed> {
-  return inWorkers ? parseFeedInWorker : (body, options) => runParseTask({ kind: "feed", body, options }) as Promise<ParsedFeed>;
+export function feedParser(
+  inWorkers: boolean,
+): (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed> {
+  return inWorkers
+    ? parseFeedInWorker
+    : (body, options) => runParseTask({ kind: "feed", body, options }) as Promise<ParsedFeed>;
 }

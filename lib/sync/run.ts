@@ -69,7 +69,9 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
     setMaxListeners(Math.max(10, options.concurrency * 3 + 10), signal);
 
     const newOnly = context.newBlogsOnly === true;
-    const sources = newOnly ? { total: 0, success: 0, failed: 0 } : await refreshSourcesInTurn(storage, deps, runAt, context.everyone === true, signal, log);
+    const sources = newOnly
+      ? { total: 0, success: 0, failed: 0 }
+      : await refreshSourcesInTurn(storage, deps, runAt, context.everyone === true, signal, log);
     signal.throwIfAborted();
 
     const blogs = { total: 0, success: 0, failed: 0, notModified: 0 };
@@ -84,12 +86,40 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       items.deleted += result.itemsDeleted;
     };
     const limiter = new HostLimiter(options.perHostConcurrency);
-    const blogDeps = { limiter, parse, now, dispatcher: deps.dispatcher, log, onFeedRead: deps.onFeedRead, pushSignal: deps.pushSignal, firstReads: deps.firstReads };
+    const blogDeps = {
+      limiter,
+      parse,
+      now,
+      dispatcher: deps.dispatcher,
+      log,
+      onFeedRead: deps.onFeedRead,
+      pushSignal: deps.pushSignal,
+      firstReads: deps.firstReads,
+    };
     // Icon requests are small (a page's head, a favicon's first bytes) and parse nothing: their own lane, as wide as the feeds'.
     const lane = new HostLimiter(options.concurrency);
-    const icons = createSiteIconLookups({ storage, options, limiter, lane, signal, now, dispatcher: deps.dispatcher, log });
+    const icons = createSiteIconLookups({
+      storage,
+      options,
+      limiter,
+      lane,
+      signal,
+      now,
+      dispatcher: deps.dispatcher,
+      log,
+    });
     // The blogs' own blogrolls (for suggestions), in the same extras lane, reading what the icon lookups read.
-    const blogrolls = createBlogrollLookups({ storage, options, limiter, lane, knownPage: icons.knownPage, signal, now, dispatcher: deps.dispatcher, log });
+    const blogrolls = createBlogrollLookups({
+      storage,
+      options,
+      limiter,
+      lane,
+      knownPage: icons.knownPage,
+      signal,
+      now,
+      dispatcher: deps.dispatcher,
+      log,
+    });
     let contentFinished = false;
     try {
       await forEachDueBlog(
@@ -102,14 +132,17 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
           const result = await syncBlog(storage, blog, options, signal, blogDeps);
           tally(result);
           if (result.icon && options.siteIcons) icons.want(blog, result.icon);
-          if (result.outcome === "updated" || result.outcome === "not-modified") blogrolls.want(blog, result.feedBlogroll, result.icon?.siteUrl);
+          if (result.outcome === "updated" || result.outcome === "not-modified")
+            blogrolls.want(blog, result.feedBlogroll, result.icon?.siteUrl);
         },
         (done, total) => context.progress(done, total),
       );
       signal.throwIfAborted();
       if (!newOnly) {
         items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
-        await storage.events.trimBefore(new Date(now().getTime() - LIVE_LOG_KEPT_MS)).catch((error: unknown) => log(`trimming live events failed: ${(error as Error).message}`));
+        await storage.events
+          .trimBefore(new Date(now().getTime() - LIVE_LOG_KEPT_MS))
+          .catch((error: unknown) => log(`trimming live events failed: ${(error as Error).message}`));
       }
       contentFinished = true;
     } finally {
@@ -179,7 +212,11 @@ async function refreshSources(
  * undated; future-dated items stay) and recomputes itemCount/lastItemAt of
  * the blogs touched. Returns how many items went.
  */
-export async function applyRetention(storage: Storage, cutoff: Date, log: (message: string) => void = () => undefined): Promise<number> {
+export async function applyRetention(
+  storage: Storage,
+  cutoff: Date,
+  log: (message: string) => void = () => undefined,
+): Promise<number> {
   try {
     const { deleted, blogIds } = await storage.items.pruneOlderThan(cutoff);
     for (const blogId of blogIds) await storage.blogs.refreshItemStats(blogId);

@@ -1,6 +1,13 @@
 import type { Storage } from "../storage/types.js";
 import { SyncLease } from "./lease.js";
-import { readSyncStatus, RunStatusWriter, viewOfSyncStatus, writeSyncStatus, type SyncStats, type SyncStatusView } from "./status-record.js";
+import {
+  readSyncStatus,
+  RunStatusWriter,
+  viewOfSyncStatus,
+  writeSyncStatus,
+  type SyncStats,
+  type SyncStatusView,
+} from "./status-record.js";
 
 /** What one run is given: a stop signal and ways to report progress and the end of the content phase. */
 export interface RunContext {
@@ -156,7 +163,12 @@ export class Scheduler {
       const previous = this.pendingReset;
       this.pendingReset = {
         // Two clicks in a row: both resets run, once each, under the same lease.
-        work: previous ? async (storage) => { await previous.work(storage); await work(storage); } : work,
+        work: previous
+          ? async (storage) => {
+              await previous.work(storage);
+              await work(storage);
+            }
+          : work,
         settle: (error) => {
           previous?.settle(error);
           if (error === undefined) resolve();
@@ -176,7 +188,8 @@ export class Scheduler {
   private begin(refusedAt: number | null, kind: RunKind): Promise<boolean> {
     if (this.current) {
       // Joined: a run of the same kind, or anything during "Sync now" (it asks every blog).
-      if (kind === "new" || kind === this.currentKind || this.currentKind === "now") return this.current.then(() => false);
+      if (kind === "new" || kind === this.currentKind || this.currentKind === "now")
+        return this.current.then(() => false);
       // A sync asked for during a fetch of new blogs, or "Sync now" during a timed run, runs right after it.
       this.queued = kind === "now" || this.queued !== "now" ? kind : this.queued;
       return this.current.then(() => this.current ?? false);
@@ -286,7 +299,17 @@ export class Scheduler {
         return true;
       }
       const next = this.stopped ? null : new Date(Date.now() + this.options.interval).toISOString();
-      await status.update({ lastSync: stats.lastFullSync, lastSyncStats: stats, runningUntil: null, progress: null, nextSync: next, contentDoneAt: null }, true);
+      await status.update(
+        {
+          lastSync: stats.lastFullSync,
+          lastSyncStats: stats,
+          runningUntil: null,
+          progress: null,
+          nextSync: next,
+          contentDoneAt: null,
+        },
+        true,
+      );
       return true;
     } catch (error) {
       // A run stopped by stop() (shutdown) did not fail.

@@ -78,7 +78,13 @@ export function createSiteIconLookups(deps: SiteIconDeps) {
     });
 
   /** Asked once per run per key: the record if fresh, else `ask` (then recorded). */
-  const once = (memo: Map<string, Promise<IconFinding>>, key: string, source: "page" | "favicon", url: string, ask: () => Promise<IconFinding>) => {
+  const once = (
+    memo: Map<string, Promise<IconFinding>>,
+    key: string,
+    source: "page" | "favicon",
+    url: string,
+    ask: () => Promise<IconFinding>,
+  ) => {
     let finding = memo.get(key);
     if (!finding) {
       finding = (async () => {
@@ -110,7 +116,8 @@ export function createSiteIconLookups(deps: SiteIconDeps) {
       try {
         const icon = await request(`${origin}/favicon.ico`, "image/*", FAVICON_CAP, []);
         // Soft 404s answer 200 with an HTML page: only an image counts.
-        const isImage = icon.status === 200 && icon.body.byteLength > 0 && !/html|xml|json/i.test(icon.contentType ?? "");
+        const isImage =
+          icon.status === 200 && icon.body.byteLength > 0 && !/html|xml|json/i.test(icon.contentType ?? "");
         return { icon: isImage ? icon.url : null, reachable: icon.status < 500 };
       } catch (error) {
         return unreachable(error);
@@ -121,8 +128,15 @@ export function createSiteIconLookups(deps: SiteIconDeps) {
   const iconFor = async (need: IconNeed): Promise<string | null> => {
     if (need.page && !pages.has(feedUrlKey(need.page.url))) {
       const { url, body, contentType } = need.page;
-      const finding: IconFinding = { ...readPage(body.subarray(0, ICON_PAGE_CAP), contentType, url, null), reachable: true, url };
-      pages.set(feedUrlKey(url), writeIconRecord(storage.meta, "page", url, finding, deps.now()).then(() => finding));
+      const finding: IconFinding = {
+        ...readPage(body.subarray(0, ICON_PAGE_CAP), contentType, url, null),
+        reachable: true,
+        url,
+      };
+      pages.set(
+        feedUrlKey(url),
+        writeIconRecord(storage.meta, "page", url, finding, deps.now()).then(() => finding),
+      );
     }
     const page = await pageOf(need.siteUrl);
     if (page.icon || !page.reachable) return page.icon;
@@ -169,7 +183,12 @@ export type SiteIconLookups = ReturnType<typeof createSiteIconLookups>;
  * announce (read here so the blogroll lookups need not fetch the page again);
  * the body is at most a capped prefix, so this stays small.
  */
-function readPage(body: Uint8Array, contentType: string | null, url: string, link: string | null): { icon: string | null; blogrolls: string[] } {
+function readPage(
+  body: Uint8Array,
+  contentType: string | null,
+  url: string,
+  link: string | null,
+): { icon: string | null; blogrolls: string[] } {
   const links = body.byteLength > 0 ? readHeadLinks(decodeText(body, contentType), url) : [];
   const announced = [...blogrollsOfLinkHeader(link, url), ...blogrollsOfHead(links)].map((entry) => entry.url);
   return { icon: bestIcon(links), blogrolls: [...new Set(announced)] };

@@ -41,7 +41,14 @@ export interface SyncStatusView {
 
 export const STATUS_KEY = "syncStatus";
 
-const emptyStatus: StoredSyncStatus = { lastSync: null, lastSyncStats: null, runningUntil: null, progress: null, nextSync: null, contentDoneAt: null };
+const emptyStatus: StoredSyncStatus = {
+  lastSync: null,
+  lastSyncStats: null,
+  runningUntil: null,
+  progress: null,
+  nextSync: null,
+  contentDoneAt: null,
+};
 
 /** The stored record, every field present (all null before the first run). */
 export async function readSyncStatus(storage: Storage): Promise<StoredSyncStatus> {

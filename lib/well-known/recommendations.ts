@@ -26,5 +26,9 @@ export function ghostRecommendations(blogs: Blog[]): GhostRecommendation[] {
     const known = bySite.get(url);
     if (!known || blog.createdAt < known) bySite.set(url, blog.createdAt);
   }
-  return [...bySite].map(([url, created]) => ({ url, updated_at: created.toISOString(), created_at: created.toISOString() }));
+  return [...bySite].map(([url, created]) => ({
+    url,
+    updated_at: created.toISOString(),
+    created_at: created.toISOString(),
+  }));
 }

@@ -19,13 +19,20 @@ export function createWellKnownRouter(context: BlogrollContext): Router {
   for (const path of Object.values(WELL_KNOWN_PATHS)) router.use(path, publicResponses(context.options));
   router.get(
     WELL_KNOWN_PATHS.opml,
-    guarded(context, { error: "Failed to export OPML" }, (request, response) => sendOpmlExport(context, request, response, undefined)),
+    guarded(context, { error: "Failed to export OPML" }, (request, response) =>
+      sendOpmlExport(context, request, response, undefined),
+    ),
   );
   router.get(
     WELL_KNOWN_PATHS.json,
     guarded(context, { error: "Failed to fetch recommendations" }, async (request, response) => {
       const storage = await context.getStorage();
-      const { items } = await storage.blogs.list({ visibility: "public", sort: "title", limit: OPML_EXPORT_LIMIT, offset: 0 });
+      const { items } = await storage.blogs.list({
+        visibility: "public",
+        sort: "title",
+        limit: OPML_EXPORT_LIMIT,
+        offset: 0,
+      });
       sendCacheableJson(request, response, context.options, ghostRecommendations(items));
     }),
   );

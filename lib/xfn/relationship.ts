@@ -43,7 +43,8 @@ export function parseRelationship(picked: readonly string[]): RelationshipResult
   if (unknown !== undefined) return { ok: false, problem: { kind: "unknown", value: unknown } };
   for (const group of XFN_GROUPS) {
     const inGroup = group.values.filter((value) => chosen.has(value));
-    if (group.exclusive && inGroup.length > 1) return { ok: false, problem: { kind: "exclusive", group: group.name, values: inGroup } };
+    if (group.exclusive && inGroup.length > 1)
+      return { ok: false, problem: { kind: "exclusive", group: group.name, values: inGroup } };
   }
   return { ok: true, relationship: XFN_VALUES.filter((value) => chosen.has(value)) };
 }

@@ -20,30 +20,40 @@ function problems(html: string): string[] {
   for (const id of new Set(ids)) if (ids.filter((other) => other === id).length > 1) found.push(`duplicate id "${id}"`);
 
   if (html.includes("[object Object]")) found.push("an option object printed as text ([object Object])");
-  for (const label of byTag("label", "legend")) if (DomUtils.textContent(label).trim() === "") found.push(`empty ${label.name}${label.attribs.for ? ` for #${label.attribs.for}` : ""}`);
+  for (const label of byTag("label", "legend"))
+    if (DomUtils.textContent(label).trim() === "")
+      found.push(`empty ${label.name}${label.attribs.for ? ` for #${label.attribs.for}` : ""}`);
   const labelled = new Set(byTag("label").map((label) => label.attribs.for));
   for (const control of byTag("input", "select", "textarea")) {
     const type = control.attribs.type ?? "text";
     if (["hidden", "submit", "button"].includes(type)) continue;
-    if (!labelled.has(control.attribs.id) && !control.attribs["aria-label"]) found.push(`unlabelled ${control.name} name="${control.attribs.name}"`);
+    if (!labelled.has(control.attribs.id) && !control.attribs["aria-label"])
+      found.push(`unlabelled ${control.name} name="${control.attribs.name}"`);
   }
   for (const described of elements.filter((element) => element.attribs["aria-describedby"])) {
-    for (const id of described.attribs["aria-describedby"].split(/\s+/)) if (!ids.includes(id)) found.push(`aria-describedby points at missing #${id}`);
+    for (const id of described.attribs["aria-describedby"].split(/\s+/))
+      if (!ids.includes(id)) found.push(`aria-describedby points at missing #${id}`);
   }
 
   const headings = byTag("h1", "h2", "h3", "h4", "h5", "h6").map((heading) => Number(heading.name[1]));
-  if (headings.filter((level) => level === 1).length !== 1) found.push(`${headings.filter((level) => level === 1).length} h1 elements`);
+  if (headings.filter((level) => level === 1).length !== 1)
+    found.push(`${headings.filter((level) => level === 1).length} h1 elements`);
   headings.forEach((level, index) => {
-    if (index > 0 && level > headings[index - 1] + 1) found.push(`heading level jumps from h${headings[index - 1]} to h${level}`);
+    if (index > 0 && level > headings[index - 1] + 1)
+      found.push(`heading level jumps from h${headings[index - 1]} to h${level}`);
   });
   if (headings[0] !== 1) found.push("the first heading is not the h1");
 
   for (const form of byTag("form")) {
     if ((form.attribs.method ?? "get").toLowerCase() !== "post") continue;
-    const token = DomUtils.findOne((element) => element.name === "input" && element.attribs.name === "_csrf", form.children);
+    const token = DomUtils.findOne(
+      (element) => element.name === "input" && element.attribs.name === "_csrf",
+      form.children,
+    );
     if (!token?.attribs.value) found.push(`POST form to ${form.attribs.action} has no CSRF token`);
   }
-  for (const button of byTag("button", "a")) if (DomUtils.textContent(button).trim() === "" && !button.attribs["aria-label"]) found.push(`empty ${button.name}`);
+  for (const button of byTag("button", "a"))
+    if (DomUtils.textContent(button).trim() === "" && !button.attribs["aria-label"]) found.push(`empty ${button.name}`);
   return found;
 }
 
@@ -58,14 +68,45 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
     const mount = server.plugin.mountPath;
     const blog = await addBlog(server.storage, { title: "Checked", category: "Tech" });
     await addItems(server.storage, blog.id, [item("a", new Date())]);
-    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 1 });
-    const source = await server.storage.sources.create({ type: "opml_url", name: "List", settings: { url: "https://lists.example/a.opml" } });
+    await server.storage.blogs.recordFetch(blog.id, {
+      at: new Date(),
+      status: "error",
+      error: "HTTP 500",
+      nextFetchAt: null,
+      failureCount: 1,
+    });
+    const source = await server.storage.sources.create({
+      type: "opml_url",
+      name: "List",
+      settings: { url: "https://lists.example/a.opml" },
+    });
     // A suggestion (two blogs recommend one feed) and a blog whose own blogroll is known.
-    const second = (await server.storage.blogs.upsertFromSource({ feedUrl: "https://second.example/feed.xml", title: "Second", source: "manual" })).blog;
+    const second = (
+      await server.storage.blogs.upsertFromSource({
+        feedUrl: "https://second.example/feed.xml",
+        title: "Second",
+        source: "manual",
+      })
+    ).blog;
     for (const recommender of [blog, second]) {
       await server.storage.recommendations.saveBlogroll(
-        { blogId: recommender.id, url: "https://list.example/b.opml", via: "well-known", checkedAt: new Date(), etag: null, lastModified: null, count: 1 },
-        [{ feedUrl: "https://suggested.example/feed.xml", siteUrl: "https://suggested.example/", title: "Suggested", description: "A blog" }],
+        {
+          blogId: recommender.id,
+          url: "https://list.example/b.opml",
+          via: "well-known",
+          checkedAt: new Date(),
+          etag: null,
+          lastModified: null,
+          count: 1,
+        },
+        [
+          {
+            feedUrl: "https://suggested.example/feed.xml",
+            siteUrl: "https://suggested.example/",
+            title: "Suggested",
+            description: "A blog",
+          },
+        ],
       );
     }
     pages.push(
@@ -102,12 +143,18 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
       assert.ok(h1, `${pathname}: an h1`);
       // An error page's title starts with "Error: "; the dashboard's tab says "Admin" (its h1 is the site's name).
       const tab = (/<title>([^<]*)<\/title>/.exec(html)?.[1] ?? "").replace(/^Error: /, "");
-      assert.ok(tab.startsWith(`${pathname === mount ? "Admin" : h1} - `), `${pathname}: <title> "${tab}" starts with "${h1}"`);
+      assert.ok(
+        tab.startsWith(`${pathname === mount ? "Admin" : h1} - `),
+        `${pathname}: <title> "${tab}" starts with "${h1}"`,
+      );
       const parent = /<nav class="breadcrumb"[^>]*><a href="([^"]+)">([^<]+)<\/a>/.exec(html);
       if (pathname === mount) assert.equal(parent, null, "the dashboard is the top");
       else {
         assert.ok(parent, `${pathname}: a breadcrumb`);
-        assert.ok(parent[1] === mount || (pathname.startsWith(parent[1]) && parent[1].startsWith(mount)), `${pathname}: breadcrumb to ${parent[1]}`);
+        assert.ok(
+          parent[1] === mount || (pathname.startsWith(parent[1]) && parent[1].startsWith(mount)),
+          `${pathname}: breadcrumb to ${parent[1]}`,
+        );
       }
     }
   });
@@ -115,7 +162,13 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
   it("pages re-rendered with errors pass too", async () => {
     const mount = server.plugin.mountPath;
     const invalid = [
-      await admin.post(`${mount}/sources`, { type: "feedland", name: "", instance: "x", screenName: "", action: "save" }),
+      await admin.post(`${mount}/sources`, {
+        type: "feedland",
+        name: "",
+        instance: "x",
+        screenName: "",
+        action: "save",
+      }),
       await admin.post(`${mount}/blogs`, { url: "", action: "discover" }),
       await admin.post(`${mount}/clear-resync`, {}),
     ];

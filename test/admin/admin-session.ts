@@ -9,7 +9,11 @@ export interface AdminSession {
   /** GET a page with the session; returns status and HTML. */
   page(pathname: string): Promise<{ status: number; html: string; location: string | null }>;
   /** POST a form (urlencoded, or multipart when a FormData is given) with the session and its CSRF token. */
-  post(pathname: string, fields: Record<string, string> | FormData, options?: { csrf?: string | null; accept?: string }): Promise<{ status: number; html: string; location: string | null }>;
+  post(
+    pathname: string,
+    fields: Record<string, string> | FormData,
+    options?: { csrf?: string | null; accept?: string },
+  ): Promise<{ status: number; html: string; location: string | null }>;
 }
 
 export async function logIn(server: TestServer): Promise<AdminSession> {
@@ -23,11 +27,16 @@ export async function logIn(server: TestServer): Promise<AdminSession> {
   const dashboard = await (await server.get(server.plugin.mountPath, { headers: { Cookie: cookie } })).text();
   const csrf = /name="_csrf" value="([^"]+)"/.exec(dashboard)?.[1];
   if (!csrf) throw new Error("no CSRF token on the dashboard");
-  const read = async (response: Response) => ({ status: response.status, html: await response.text(), location: response.headers.get("location") });
+  const read = async (response: Response) => ({
+    status: response.status,
+    html: await response.text(),
+    location: response.headers.get("location"),
+  });
   return {
     cookie,
     csrf,
-    page: async (pathname) => read(await server.get(pathname, { headers: { Cookie: cookie, Accept: "text/html" }, redirect: "manual" })),
+    page: async (pathname) =>
+      read(await server.get(pathname, { headers: { Cookie: cookie, Accept: "text/html" }, redirect: "manual" })),
     post: async (pathname, fields, options = {}) => {
       const token = options.csrf === undefined ? csrf : options.csrf;
       let body: URLSearchParams | FormData;
@@ -38,7 +47,14 @@ export async function logIn(server: TestServer): Promise<AdminSession> {
       } else {
         body = new URLSearchParams(token === null ? fields : { _csrf: token, ...fields });
       }
-      return read(await server.get(pathname, { method: "POST", body, headers: { Cookie: cookie, Accept: options.accept ?? "text/html" }, redirect: "manual" }));
+      return read(
+        await server.get(pathname, {
+          method: "POST",
+          body,
+          headers: { Cookie: cookie, Accept: options.accept ?? "text/html" },
+          redirect: "manual",
+        }),
+      );
     },
   };
 }

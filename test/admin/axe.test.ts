@@ -27,15 +27,46 @@ describe("admin pages pass axe-core (Chromium, standalone host)", { skip }, () =
     mount = server.plugin.mountPath;
     const blog = await addBlog(server.storage, { title: "Checked", category: "Tech" });
     await addItems(server.storage, blog.id, [item("a", new Date())]);
-    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 1 });
+    await server.storage.blogs.recordFetch(blog.id, {
+      at: new Date(),
+      status: "error",
+      error: "HTTP 500",
+      nextFetchAt: null,
+      failureCount: 1,
+    });
     const fine = await addBlog(server.storage, { title: "Fine", category: "Tech", siteUrl: "https://fine.example/" });
     await addItems(server.storage, fine.id, [item("b", new Date())]);
-    const source = await server.storage.sources.create({ type: "opml_url", name: "List", settings: { url: "https://lists.example/a.opml" } });
-    const second = (await server.storage.blogs.upsertFromSource({ feedUrl: "https://second.example/feed.xml", title: "Second", source: "manual" })).blog;
+    const source = await server.storage.sources.create({
+      type: "opml_url",
+      name: "List",
+      settings: { url: "https://lists.example/a.opml" },
+    });
+    const second = (
+      await server.storage.blogs.upsertFromSource({
+        feedUrl: "https://second.example/feed.xml",
+        title: "Second",
+        source: "manual",
+      })
+    ).blog;
     for (const recommender of [blog, second]) {
       await server.storage.recommendations.saveBlogroll(
-        { blogId: recommender.id, url: "https://list.example/b.opml", via: "well-known", checkedAt: new Date(), etag: null, lastModified: null, count: 1 },
-        [{ feedUrl: "https://suggested.example/feed.xml", siteUrl: "https://suggested.example/", title: "Suggested", description: "A blog" }],
+        {
+          blogId: recommender.id,
+          url: "https://list.example/b.opml",
+          via: "well-known",
+          checkedAt: new Date(),
+          etag: null,
+          lastModified: null,
+          count: 1,
+        },
+        [
+          {
+            feedUrl: "https://suggested.example/feed.xml",
+            siteUrl: "https://suggested.example/",
+            title: "Suggested",
+            description: "A blog",
+          },
+        ],
       );
     }
     pages.push(
@@ -84,11 +115,23 @@ describe("admin pages pass axe-core (Chromium, standalone host)", { skip }, () =
       await page.waitForLoadState();
       for (const violation of await axeViolations(page)) found.push(`${pathname} (${button}): ${violation}`);
     };
-    await submit(`${mount}/sources/new?type=feedland`, async (p) => p.getByLabel("FeedLand instance", { exact: false }).fill("not an address"), "Save");
+    await submit(
+      `${mount}/sources/new?type=feedland`,
+      async (p) => p.getByLabel("FeedLand instance", { exact: false }).fill("not an address"),
+      "Save",
+    );
     await submit(`${mount}/blogs/new`, async () => {}, "Find feeds");
-    await submit(`${mount}/sources/new?type=opml_file`, async (p) => p.getByLabel("Or paste the OPML", { exact: false }).fill("https://example.org/list.opml"), "Save");
+    await submit(
+      `${mount}/sources/new?type=opml_file`,
+      async (p) => p.getByLabel("Or paste the OPML", { exact: false }).fill("https://example.org/list.opml"),
+      "Save",
+    );
     // A blog already there, added again with another title: the page asking to confirm the change.
-    await server.storage.blogs.upsertFromSource({ feedUrl: `${site.base}/gamma.xml`, title: "Gamma", source: "manual" });
+    await server.storage.blogs.upsertFromSource({
+      feedUrl: `${site.base}/gamma.xml`,
+      title: "Gamma",
+      source: "manual",
+    });
     await submit(
       `${mount}/blogs/new`,
       async (p) => {

@@ -15,7 +15,9 @@ after(() => closeParsePool());
 /** The values checked on the page, by input name. */
 function checked(html: string): Record<string, string[]> {
   const found: Record<string, string[]> = {};
-  for (const match of html.matchAll(/<input class="(?:radios|checkboxes)__input"[^>]*name="(xfn[\w-]*)"[^>]*value="([^"]*)"[^>]*checked/g)) {
+  for (const match of html.matchAll(
+    /<input class="(?:radios|checkboxes)__input"[^>]*name="(xfn[\w-]*)"[^>]*value="([^"]*)"[^>]*checked/g,
+  )) {
     (found[match[1]] ??= []).push(match[2]);
   }
   return found;
@@ -48,10 +50,21 @@ describe("admin: what the owner says about a blog (relationship, public note, fe
   });
 
   it("shows the XFN groups (one choice for friendship, geography and family), the note and the handle", async () => {
-    const blog = await addBlog(server.storage, { title: "Shown", relationship: ["friend", "met"], note: "Good on gardens", fediverse: web.ana, fediverseUrl: web.anaProfile });
+    const blog = await addBlog(server.storage, {
+      title: "Shown",
+      relationship: ["friend", "met"],
+      note: "Good on gardens",
+      fediverse: web.ana,
+      fediverseUrl: web.anaProfile,
+    });
     const page = await admin.page(`${blogs}/${blog.id}`);
     assert.equal(page.status, 200);
-    assert.deepEqual(checked(page.html), { "xfn-friendship": ["friend"], xfn: ["met"], "xfn-geographical": [""], "xfn-family": [""] });
+    assert.deepEqual(checked(page.html), {
+      "xfn-friendship": ["friend"],
+      xfn: ["met"],
+      "xfn-geographical": [""],
+      "xfn-family": [""],
+    });
     assert.deepEqual(inputTypes(page.html), {
       "xfn-friendship": { radio: ["", "contact", "acquaintance", "friend"] },
       xfn: { checkbox: ["met", "co-worker", "colleague", "muse", "crush", "date", "sweetheart"] },
@@ -60,33 +73,59 @@ describe("admin: what the owner says about a blog (relationship, public note, fe
     });
     assert.doesNotMatch(page.html, /value="me"/, "`me` is never offered");
     assert.match(page.html, /<textarea[^>]*name="note"[^>]*>Good on gardens<\/textarea>/);
-    assert.match(page.html, new RegExp(`name="fediverse"[^>]*value="${web.ana}"|value="${web.ana}"[^>]*name="fediverse"`));
-    assert.match(page.html, new RegExp(`<p class="hint blogroll-fediverse-profile">[^<]*<a class="blogroll-url" href="${web.anaProfile}">`), "the profile page found is linked");
+    assert.match(
+      page.html,
+      new RegExp(`name="fediverse"[^>]*value="${web.ana}"|value="${web.ana}"[^>]*name="fediverse"`),
+    );
+    assert.match(
+      page.html,
+      new RegExp(`<p class="hint blogroll-fediverse-profile">[^<]*<a class="blogroll-url" href="${web.anaProfile}">`),
+      "the profile page found is linked",
+    );
   });
 
   it("saves a relationship, a note and a handle, looking the handle up by WebFinger; all become the owner's", async () => {
     const blog = await addBlog(server.storage, { title: "Friend" });
     const saved = await admin.post(`${blogs}/${blog.id}`, {
-      title: "Friend", "xfn-friendship": "friend", xfn: "colleague", "xfn-family": "", "xfn-geographical": "neighbor",
-      note: "  Writes about\r\n\tgardens & <b>weeds</b>.  ", fediverse: web.ana.slice(1),
+      title: "Friend",
+      "xfn-friendship": "friend",
+      xfn: "colleague",
+      "xfn-family": "",
+      "xfn-geographical": "neighbor",
+      note: "  Writes about\r\n\tgardens & <b>weeds</b>.  ",
+      fediverse: web.ana.slice(1),
     });
     assert.equal(saved.status, 303, saved.html.slice(0, 300));
     const edited = (await server.storage.blogs.get(blog.id))!;
     assert.deepEqual(edited.relationship, ["friend", "colleague", "neighbor"]);
-    assert.equal(edited.note, "Writes about gardens & <b>weeds</b>.", "plain text on one line, kept as typed otherwise");
+    assert.equal(
+      edited.note,
+      "Writes about gardens & <b>weeds</b>.",
+      "plain text on one line, kept as typed otherwise",
+    );
     assert.deepEqual([edited.fediverse, edited.fediverseUrl], [web.ana, web.anaProfile]);
     assert.deepEqual([...edited.ownerEdited].sort(), ["fediverse", "note", "relationship"]);
     const page = await admin.page(`${blogs}/${blog.id}`);
     assert.match(page.html, /gardens &amp; &lt;b&gt;weeds&lt;\/b&gt;\./, "the note is text on the page, never markup");
 
     const lookups = web.mastodon.hits("/.well-known/webfinger");
-    await admin.post(`${blogs}/${blog.id}`, { title: "Friend", "xfn-friendship": "friend", xfn: "colleague", "xfn-geographical": "neighbor", note: "Writes about gardens & <b>weeds</b>.", fediverse: web.ana });
+    await admin.post(`${blogs}/${blog.id}`, {
+      title: "Friend",
+      "xfn-friendship": "friend",
+      xfn: "colleague",
+      "xfn-geographical": "neighbor",
+      note: "Writes about gardens & <b>weeds</b>.",
+      fediverse: web.ana,
+    });
     assert.equal(web.mastodon.hits("/.well-known/webfinger"), lookups, "an unchanged handle is not looked up again");
 
     const cleared = await admin.post(`${blogs}/${blog.id}`, { title: "Friend", note: "", fediverse: "" });
     assert.equal(cleared.status, 303);
     const emptied = (await server.storage.blogs.get(blog.id))!;
-    assert.deepEqual([emptied.relationship, emptied.note, emptied.fediverse, emptied.fediverseUrl], [[], null, null, null]);
+    assert.deepEqual(
+      [emptied.relationship, emptied.note, emptied.fediverse, emptied.fediverseUrl],
+      [[], null, null, null],
+    );
   });
 
   it("refuses two values of an exclusive group, `me` and unknown values, keeping what was typed and saving nothing", async () => {
@@ -114,7 +153,10 @@ describe("admin: what the owner says about a blog (relationship, public note, fe
     const longest = "🌱".repeat(NOTE_MAX_CHARACTERS);
     assert.equal((await admin.post(`${blogs}/${blog.id}`, { title: "Noted", note: longest })).status, 303);
     assert.equal((await server.storage.blogs.get(blog.id))?.note, longest);
-    const tooLong = await admin.post(`${blogs}/${blog.id}`, { title: "Noted", note: `${"x".repeat(NOTE_MAX_CHARACTERS)}y` });
+    const tooLong = await admin.post(`${blogs}/${blog.id}`, {
+      title: "Noted",
+      note: `${"x".repeat(NOTE_MAX_CHARACTERS)}y`,
+    });
     assert.equal(tooLong.status, 422);
     assert.deepEqual(summaryErrors(tooLong.html), ["note"]);
     assert.match(tooLong.html, /280 characters or fewer/);
@@ -133,10 +175,17 @@ describe("admin: what the owner says about a blog (relationship, public note, fe
       assert.match(refused.html, /Enter a handle such as @name@social\.example/);
     }
     assert.equal(web.mastodon.hits("/.well-known/webfinger"), lookups);
-    const missing = await admin.post(`${blogs}/${blog.id}`, { title: "Handled", note: "Still here", fediverse: `@nobody@${host}` });
+    const missing = await admin.post(`${blogs}/${blog.id}`, {
+      title: "Handled",
+      note: "Still here",
+      fediverse: `@nobody@${host}`,
+    });
     assert.equal(missing.status, 422);
     assert.deepEqual(summaryErrors(missing.html), ["fediverse"]);
-    assert.match(missing.html, new RegExp(`The account could not be found: No account @nobody@${host.replaceAll(".", "\\.")}`));
+    assert.match(
+      missing.html,
+      new RegExp(`The account could not be found: No account @nobody@${host.replaceAll(".", "\\.")}`),
+    );
     assert.match(missing.html, />Still here<\/textarea>/);
     const kept = (await server.storage.blogs.get(blog.id))!;
     assert.deepEqual([kept.fediverse, kept.note], [null, null], "nothing saved");

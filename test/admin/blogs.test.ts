@@ -21,7 +21,9 @@ function maxLength(html: string, id: string): number | null {
 
 /** Titles of the blogs the list page shows, in order. */
 function listedTitles(html: string): string[] {
-  return [...html.matchAll(/<th scope="row">[\s\S]*?<a href="[^"]*\/blogs\/[0-9a-f]{24}">([^<]+)<\/a>/g)].map((match) => match[1]);
+  return [...html.matchAll(/<th scope="row">[\s\S]*?<a href="[^"]*\/blogs\/[0-9a-f]{24}">([^<]+)<\/a>/g)].map(
+    (match) => match[1],
+  );
 }
 
 describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
@@ -36,12 +38,29 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
   });
 
   it("lists blogs with search and filters by category, source and status, paged", async () => {
-    const source = await server.storage.sources.create({ type: "opml_url", name: "Friends list", settings: { url: "https://lists.example/x.opml" } });
-    await server.storage.blogs.upsertFromSource({ feedUrl: "https://friend.example/feed", title: "Friendly Blog", category: "Friends", source: "opml", sourceId: source.id });
+    const source = await server.storage.sources.create({
+      type: "opml_url",
+      name: "Friends list",
+      settings: { url: "https://lists.example/x.opml" },
+    });
+    await server.storage.blogs.upsertFromSource({
+      feedUrl: "https://friend.example/feed",
+      title: "Friendly Blog",
+      category: "Friends",
+      source: "opml",
+      sourceId: source.id,
+    });
     await addBlog(server.storage, { title: "Hidden Gem", category: "Tech", hidden: true });
     const broken = await addBlog(server.storage, { title: "Broken Feed", category: "Tech" });
-    await server.storage.blogs.recordFetch(broken.id, { at: new Date(), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 1 });
-    for (let index = 0; index < 52; index++) await addBlog(server.storage, { title: `Filler ${String(index).padStart(2, "0")}`, category: "Filler" });
+    await server.storage.blogs.recordFetch(broken.id, {
+      at: new Date(),
+      status: "error",
+      error: "HTTP 500",
+      nextFetchAt: null,
+      failureCount: 1,
+    });
+    for (let index = 0; index < 52; index++)
+      await addBlog(server.storage, { title: `Filler ${String(index).padStart(2, "0")}`, category: "Filler" });
 
     const all = await admin.page(blogs);
     assert.equal(all.status, 200);
@@ -52,7 +71,11 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.equal(listedTitles(second.html).length, 5);
 
     assert.deepEqual(listedTitles((await admin.page(`${blogs}?q=gem`)).html), ["Hidden Gem"]);
-    assert.deepEqual(listedTitles((await admin.page(`${blogs}?q=friend.example`)).html), ["Friendly Blog"], "search by URL");
+    assert.deepEqual(
+      listedTitles((await admin.page(`${blogs}?q=friend.example`)).html),
+      ["Friendly Blog"],
+      "search by URL",
+    );
     assert.deepEqual(listedTitles((await admin.page(`${blogs}?category=Friends`)).html), ["Friendly Blog"]);
     assert.deepEqual(listedTitles((await admin.page(`${blogs}?source=${source.id}`)).html), ["Friendly Blog"]);
     assert.deepEqual(listedTitles((await admin.page(`${blogs}?status=hidden`)).html), ["Hidden Gem"]);
@@ -65,12 +88,37 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
   });
 
   it("shows each blog's picture or letter, description, who lists it, latest post (untitled ones by their text) and linked address; filters the owner's blogs", async () => {
-    const first = await server.storage.sources.create({ type: "opml_url", name: "List One", settings: { url: "https://one.example/x.opml" } });
-    const second = await server.storage.sources.create({ type: "opml_url", name: "List Two", settings: { url: "https://two.example/x.opml" } });
+    const first = await server.storage.sources.create({
+      type: "opml_url",
+      name: "List One",
+      settings: { url: "https://one.example/x.opml" },
+    });
+    const second = await server.storage.sources.create({
+      type: "opml_url",
+      name: "List Two",
+      settings: { url: "https://two.example/x.opml" },
+    });
     const feedUrl = "https://shared.example/feed.xml";
-    await server.storage.blogs.upsertFromSource({ feedUrl, title: "Shared Blog", description: "Notes on <b>things</b>", siteUrl: "https://shared.example/", source: "opml", sourceId: first.id });
-    const { blog: shared } = await server.storage.blogs.upsertFromSource({ feedUrl, title: "Shared Blog", source: "opml", sourceId: second.id });
-    await addItems(server.storage, shared.id, [item("note", new Date("2026-11-20T10:00:00Z"), { title: null, summary: "Just a short note about the weather today, which was rather grey and wet all afternoon long here." })]);
+    await server.storage.blogs.upsertFromSource({
+      feedUrl,
+      title: "Shared Blog",
+      description: "Notes on <b>things</b>",
+      siteUrl: "https://shared.example/",
+      source: "opml",
+      sourceId: first.id,
+    });
+    const { blog: shared } = await server.storage.blogs.upsertFromSource({
+      feedUrl,
+      title: "Shared Blog",
+      source: "opml",
+      sourceId: second.id,
+    });
+    await addItems(server.storage, shared.id, [
+      item("note", new Date("2026-11-20T10:00:00Z"), {
+        title: null,
+        summary: "Just a short note about the weather today, which was rather grey and wet all afternoon long here.",
+      }),
+    ]);
     await addBlog(server.storage, { title: "pictured", photo: "https://pictured.example/me.png" });
     await addBlog(server.storage, { title: "Hand Added" });
 
@@ -79,22 +127,51 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     const sharedRow = await row("Shared Blog");
     assert.match(sharedRow, /List One, List Two/, "every source of the blog");
     assert.match(sharedRow, /Notes on &lt;b&gt;things&lt;\/b&gt;/, "the description, as text");
-    assert.match(sharedRow, /<a class="blogroll-url blogroll-meta" href="https:\/\/shared.example\/">/, "the site address is a link");
-    assert.match(sharedRow, /class="blogroll-untitled">Just a short note about the weather today, which was rather grey and wet[^<]*…<\/a>/, "an untitled post by the start of its text");
-    assert.match(sharedRow, /<span class="blogroll-icon blogroll-icon--letter" aria-hidden="true">S<\/span>/, "no picture: the letter tile");
-    assert.match(await row("pictured"), /<img class="blogroll-icon" src="https:\/\/pictured.example\/me.png"[^>]*data-letter="P"/);
+    assert.match(
+      sharedRow,
+      /<a class="blogroll-url blogroll-meta" href="https:\/\/shared.example\/">/,
+      "the site address is a link",
+    );
+    assert.match(
+      sharedRow,
+      /class="blogroll-untitled">Just a short note about the weather today, which was rather grey and wet[^<]*…<\/a>/,
+      "an untitled post by the start of its text",
+    );
+    assert.match(
+      sharedRow,
+      /<span class="blogroll-icon blogroll-icon--letter" aria-hidden="true">S<\/span>/,
+      "no picture: the letter tile",
+    );
+    assert.match(
+      await row("pictured"),
+      /<img class="blogroll-icon" src="https:\/\/pictured.example\/me.png"[^>]*data-letter="P"/,
+    );
     assert.match(page.html, /<option value="manual">You<\/option>/, "the owner in the source filter");
     assert.match(await row("Hand Added"), /<td>You<\/td>/, "listed by the owner");
-    const manual = listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Hand Added")}`)).html);
+    const manual = listedTitles(
+      (await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Hand Added")}`)).html,
+    );
     assert.deepEqual(manual, ["Hand Added"]);
-    assert.deepEqual(listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Shared Blog")}`)).html), [], "a blog only sources list is not the owner's");
+    assert.deepEqual(
+      listedTitles((await admin.page(`${blogs}?source=manual&q=${encodeURIComponent("Shared Blog")}`)).html),
+      [],
+      "a blog only sources list is not the owner's",
+    );
     assert.match(sharedRow, /Nov 20, 2026, \d{1,2}:\d{2}/, "the one date format (medium date, short time)");
     assert.doesNotMatch(sharedRow, /\d{1,2}\/\d{1,2}\/\d{2,4}/, "no short numeric dates");
 
     const blogPage = await admin.page(`${blogs}/${shared.id}`);
-    assert.match(blogPage.html, /<a class="blogroll-url" href="https:\/\/shared.example\/feed.xml">/, "the feed address is a link");
+    assert.match(
+      blogPage.html,
+      /<a class="blogroll-url" href="https:\/\/shared.example\/feed.xml">/,
+      "the feed address is a link",
+    );
     assert.match(blogPage.html, /Latest post/);
-    assert.match(blogPage.html, /class="blogroll-untitled">Just a short note/, "recent items show untitled posts by their text");
+    assert.match(
+      blogPage.html,
+      /class="blogroll-untitled">Just a short note/,
+      "recent items show untitled posts by their text",
+    );
     assert.match(blogPage.html, /<p class="blogroll-description">Notes on &lt;b&gt;things&lt;\/b&gt;<\/p>/);
   });
 
@@ -106,7 +183,10 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.equal(feedLabel({ title: "RSS", url: "https://a.example/feed" }, "RSS"), "RSS");
     assert.equal(feedLabel({ title: "rss", url: "https://a.example/feed" }, "RSS"), "rss");
     assert.equal(feedLabel({ title: "Notes", url: "https://a.example/feed" }, "Atom"), "Notes (Atom)");
-    assert.equal(feedLabel({ title: null, url: "https://a.example/feed" }, "JSON Feed"), "https://a.example/feed (JSON Feed)");
+    assert.equal(
+      feedLabel({ title: null, url: "https://a.example/feed" }, "JSON Feed"),
+      "https://a.example/feed (JSON Feed)",
+    );
   });
 
   it("adds a blog: discovery lists the feeds of a site to pick from, then adds the picked one", async () => {
@@ -118,10 +198,20 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     assert.equal(found.status, 200);
     assert.match(found.html, new RegExp(`value="${site.base}/delta.xml" checked`));
     assert.match(found.html, new RegExp(`value="${site.base}/delta-comments.xml"`));
-    assert.match(found.html, /<label class="radios__label" for="feedUrl">[^<]*\S[^<]*\((RSS|Atom|JSON Feed|h-feed)[^<]*\)<\/label>/, "each feed found is labelled with its title and type");
+    assert.match(
+      found.html,
+      /<label class="radios__label" for="feedUrl">[^<]*\S[^<]*\((RSS|Atom|JSON Feed|h-feed)[^<]*\)<\/label>/,
+      "each feed found is labelled with its title and type",
+    );
     assert.match(found.html, /value="Delta&#39;s site"|value="Delta's site"/, "the page title fills the title field");
 
-    const added = await admin.post(blogs, { url: `${site.base}/delta/`, feedUrl: `${site.base}/delta-comments.xml`, title: "Delta", category: "Friends", action: "add" });
+    const added = await admin.post(blogs, {
+      url: `${site.base}/delta/`,
+      feedUrl: `${site.base}/delta-comments.xml`,
+      title: "Delta",
+      category: "Friends",
+      action: "add",
+    });
     assert.equal(added.status, 303);
     const blog = await server.storage.blogs.getByFeedUrl(`${site.base}/delta-comments.xml`);
     assert.ok(blog);
@@ -140,49 +230,104 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
   });
 
   it("re-adding a blog that is there with another title or category changes it only when the owner confirms", async () => {
-    const source = await server.storage.sources.create({ type: "opml_url", name: "Friends list", settings: { url: "https://lists.example/y.opml" } });
-    await server.storage.blogs.upsertFromSource({ feedUrl: `${site.base}/gamma.xml`, title: "Epsilon", category: "Friends", source: "opml", sourceId: source.id });
+    const source = await server.storage.sources.create({
+      type: "opml_url",
+      name: "Friends list",
+      settings: { url: "https://lists.example/y.opml" },
+    });
+    await server.storage.blogs.upsertFromSource({
+      feedUrl: `${site.base}/gamma.xml`,
+      title: "Epsilon",
+      category: "Friends",
+      source: "opml",
+      sourceId: source.id,
+    });
     const blog = (await server.storage.blogs.getByFeedUrl(`${site.base}/gamma.xml`))!;
-    const readd = await admin.post(blogs, { url: "", feedUrl: `${site.base}/gamma.xml`, title: "My Epsilon", category: "Work", action: "add" });
+    const readd = await admin.post(blogs, {
+      url: "",
+      feedUrl: `${site.base}/gamma.xml`,
+      title: "My Epsilon",
+      category: "Work",
+      action: "add",
+    });
     assert.equal(readd.status, 200, "a confirmation, not a redirect");
     assert.match(readd.html, /“Epsilon” was already in your blogroll, and you now list it yourself too/);
     assert.match(readd.html, /Title: “Epsilon” becomes “My Epsilon”/);
     assert.match(readd.html, /Category: Friends becomes Work/);
-    assert.match(readd.html, new RegExp(`<a [^>]*href="${blogs}/${blog.id}"[^>]*>Keep it as it is</a>`), "keeping it is just going to its page");
+    assert.match(
+      readd.html,
+      new RegExp(`<a [^>]*href="${blogs}/${blog.id}"[^>]*>Keep it as it is</a>`),
+      "keeping it is just going to its page",
+    );
     const unchanged = (await server.storage.blogs.get(blog.id))!;
-    assert.deepEqual([unchanged.title, unchanged.category, unchanged.ownerEdited], ["Epsilon", "Friends", []], "nothing changed silently");
-    assert.deepEqual(unchanged.origins.map((origin) => origin.id), [source.id, OWNER_ORIGIN], "the owner lists it now");
+    assert.deepEqual(
+      [unchanged.title, unchanged.category, unchanged.ownerEdited],
+      ["Epsilon", "Friends", []],
+      "nothing changed silently",
+    );
+    assert.deepEqual(
+      unchanged.origins.map((origin) => origin.id),
+      [source.id, OWNER_ORIGIN],
+      "the owner lists it now",
+    );
 
     const confirmed = await admin.post(`${blogs}/${blog.id}/readd`, { title: "My Epsilon", category: "Work" });
     assert.equal(confirmed.location, `${blogs}/${blog.id}?notice=blogSaved`);
     const changed = (await server.storage.blogs.get(blog.id))!;
-    assert.deepEqual([changed.title, changed.category, [...changed.ownerEdited].sort()], ["My Epsilon", "Work", ["category", "title"]]);
+    assert.deepEqual(
+      [changed.title, changed.category, [...changed.ownerEdited].sort()],
+      ["My Epsilon", "Work", ["category", "title"]],
+    );
     const page = await admin.page(`${blogs}/${blog.id}`);
     assert.match(page.html, /Listed by[\s\S]*?Friends list, You/, "the blog's page says who lists it");
   });
 
   it("shows a blog with its details, last error and recent items; saves edits, only changed fields", async () => {
     const blog = await addBlog(server.storage, { title: "Editable", category: "Tech" });
-    await addItems(server.storage, blog.id, [item("one", new Date(Date.now() - 3_600_000)), item("two", new Date(Date.now() - 7_200_000))]);
-    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: "Timed out after 15 s", nextFetchAt: null, failureCount: 1 });
+    await addItems(server.storage, blog.id, [
+      item("one", new Date(Date.now() - 3_600_000)),
+      item("two", new Date(Date.now() - 7_200_000)),
+    ]);
+    await server.storage.blogs.recordFetch(blog.id, {
+      at: new Date(),
+      status: "error",
+      error: "Timed out after 15 s",
+      nextFetchAt: null,
+      failureCount: 1,
+    });
     const page = await admin.page(`${blogs}/${blog.id}`);
     assert.equal(page.status, 200);
     assert.match(page.html, /Timed out after 15 s/);
     assert.match(page.html, /Post one/);
     assert.match(page.html, /<option value="Tech">/, "existing categories are suggested");
 
-    const invalid = await admin.post(`${blogs}/${blog.id}`, { title: "", category: "x".repeat(101), tags: "a", notes: "" });
+    const invalid = await admin.post(`${blogs}/${blog.id}`, {
+      title: "",
+      category: "x".repeat(101),
+      tags: "a",
+      notes: "",
+    });
     assert.equal(invalid.status, 422);
     assert.deepEqual(summaryErrors(invalid.html), ["title", "category"]);
     assert.match(invalid.html, /value="a"/, "entered values are kept");
 
-    const saved = await admin.post(`${blogs}/${blog.id}`, { title: "Editable", category: "Tech", tags: "indie, web, indie", pinned: "true", notes: "Met at IWC" });
+    const saved = await admin.post(`${blogs}/${blog.id}`, {
+      title: "Editable",
+      category: "Tech",
+      tags: "indie, web, indie",
+      pinned: "true",
+      notes: "Met at IWC",
+    });
     assert.equal(saved.location, `${blogs}/${blog.id}?notice=blogSaved`);
     const edited = await server.storage.blogs.get(blog.id);
     assert.deepEqual(edited?.tags, ["indie", "web"]);
     assert.equal(edited?.pinned, true);
     assert.equal(edited?.notes, "Met at IWC");
-    assert.deepEqual([...(edited?.ownerEdited ?? [])].sort(), ["notes", "pinned", "tags"], "unchanged title and category stay sync-owned");
+    assert.deepEqual(
+      [...(edited?.ownerEdited ?? [])].sort(),
+      ["notes", "pinned", "tags"],
+      "unchanged title and category stay sync-owned",
+    );
     assert.match((await admin.page(saved.location ?? "")).html, /Blog saved/);
   });
 
@@ -218,8 +363,15 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     const gone = await addBlog(server.storage, { feedUrl: `${site.base}/missing.xml`, title: "Missing" });
     const failed = await admin.post(`${blogs}/${gone.id}/refresh`, {});
     assert.equal(failed.location, `${blogs}/${gone.id}?notice=blogRefreshFailed`);
-    const banner = /<div class="notification-banner notification-banner--error" role="alert"[\s\S]*?<\/div>/.exec((await admin.page(failed.location ?? "")).html)?.[0] ?? "";
-    assert.match(banner, /<p class="notification-banner__text">The blog could not be fetched[^<]*<\/p>/, "a failure shows in the host's error banner");
+    const banner =
+      /<div class="notification-banner notification-banner--error" role="alert"[\s\S]*?<\/div>/.exec(
+        (await admin.page(failed.location ?? "")).html,
+      )?.[0] ?? "";
+    assert.match(
+      banner,
+      /<p class="notification-banner__text">The blog could not be fetched[^<]*<\/p>/,
+      "a failure shows in the host's error banner",
+    );
   });
 
   it("deletes a blog softly after confirmation", async () => {
@@ -259,10 +411,18 @@ describe("admin: blogs pages and forms (standalone host, SQLite)", () => {
     const blog = await addBlog(server.storage, { title: "Guarded" });
     const token = admin.csrf;
     const swap = (char: string) => (char === "A" ? "B" : "A");
-    const forgeries = [swap(token[0]) + token.slice(1), token.slice(0, 10) + swap(token[10]) + token.slice(11), token.slice(0, -1) + swap(token.at(-1)!)];
+    const forgeries = [
+      swap(token[0]) + token.slice(1),
+      token.slice(0, 10) + swap(token[10]) + token.slice(11),
+      token.slice(0, -1) + swap(token.at(-1)!),
+    ];
     for (const forged of forgeries) {
       assert.equal(forged.length, token.length);
-      assert.equal((await admin.post(`${blogs}/${blog.id}`, { title: "Forged" }, { csrf: forged })).status, 403, forged);
+      assert.equal(
+        (await admin.post(`${blogs}/${blog.id}`, { title: "Forged" }, { csrf: forged })).status,
+        403,
+        forged,
+      );
       const header = await server.get(`${blogs}/${blog.id}`, {
         method: "POST",
         body: new URLSearchParams({ title: "Forged" }),

@@ -39,7 +39,8 @@ describe("admin in a browser (Chromium)", { skip }, () => {
     page.setDefaultTimeout(10_000);
     page.on("console", (message) => {
       // The browser asks for /favicon.ico on its own; the host has none.
-      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) consoleErrors.push(`${message.text()} (${message.location().url})`);
+      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico"))
+        consoleErrors.push(`${message.text()} (${message.location().url})`);
     });
   });
 
@@ -69,7 +70,10 @@ describe("admin in a browser (Chromium)", { skip }, () => {
     await page.getByLabel("OPML address").fill(`${site.base}/blogroll.opml`);
     await page.getByRole("button", { name: "Preview import" }).click();
     await page.getByRole("heading", { name: "Import preview" }).waitFor();
-    assert.match(await page.locator("section[aria-labelledby=preview]").textContent() ?? "", /3 blogs would be added/);
+    assert.match(
+      (await page.locator("section[aria-labelledby=preview]").textContent()) ?? "",
+      /3 blogs would be added/,
+    );
     await shot("03-source-preview");
     await page.getByRole("button", { name: "Save" }).click();
     await page.waitForURL(/notice=sourceCreated/);
@@ -84,11 +88,12 @@ describe("admin in a browser (Chromium)", { skip }, () => {
     await server.plugin.context.scheduler.syncNow(); // waits for the run the button started
     await page.locator("#blogroll-progress", { hasText: "Sync finished" }).waitFor();
     await page.goto(`${server.baseUrl}${mount}`);
-    assert.match(await page.locator("section[aria-labelledby=latest]").textContent() ?? "", /Alpha first post/);
+    assert.match((await page.locator("section[aria-labelledby=latest]").textContent()) ?? "", /Alpha first post/);
     await shot("05-dashboard");
 
     await goTo("Blogs");
-    for (const title of ["Alpha Notes", "Beta Journal", "Gamma Log"]) await page.getByRole("link", { name: title }).waitFor();
+    for (const title of ["Alpha Notes", "Beta Journal", "Gamma Log"])
+      await page.getByRole("link", { name: title }).waitFor();
     await shot("06-blogs");
   });
 
@@ -128,7 +133,10 @@ describe("admin in a browser (Chromium)", { skip }, () => {
 
   it("exports OPML: the edited blog, without the hidden and the deleted ones", async () => {
     await goTo("Dashboard");
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export OPML" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Export OPML" }).click(),
+    ]);
     const file = await download.path();
     const opml = readFileSync(file, "utf8");
     assert.match(opml, /<opml/);

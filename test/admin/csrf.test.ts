@@ -48,7 +48,10 @@ async function newSession(fields: TestSession = {}): Promise<{ id: string; token
   return { id, token: (await page.json()).csrfToken };
 }
 
-function post(session: string | null, init: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string>; method?: string } = {}) {
+function post(
+  session: string | null,
+  init: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string>; method?: string } = {},
+) {
   const headers: Record<string, string> = { ...init.headers };
   if (session) headers["X-Test-Session"] = session;
   let body: string | URLSearchParams | undefined;
@@ -90,7 +93,8 @@ describe("requireCsrf", () => {
 
   it("refuses every other method without the session's token", async () => {
     const { id } = await newSession();
-    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) assert.equal((await post(id, { method })).status, 403, method);
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"])
+      assert.equal((await post(id, { method })).status, 403, method);
   });
 
   it("takes the session's token from the form or the X-CSRF-Token header", async () => {
@@ -158,7 +162,11 @@ describe("Bearer requests", () => {
     assert.equal((await post(id, { headers: { Authorization: "Bearer anything" } })).status, 403, "only in dev mode");
     process.env.NODE_ENV = "development";
     const login = await newSession({ access_token: "session-abc" });
-    assert.equal((await post(login.id, { headers: { Authorization: "Bearer anything" } })).status, 403, "and only for the development sign-in");
+    assert.equal(
+      (await post(login.id, { headers: { Authorization: "Bearer anything" } })).status,
+      403,
+      "and only for the development sign-in",
+    );
   });
 });
 
@@ -171,7 +179,19 @@ describe("bearerToken", () => {
   });
 
   it("is null without a Bearer token", () => {
-    for (const header of [undefined, "", "Bearer", "Bearer ", "Bearer    ", "Bearerabc", "Basic abc", " Bearer abc", "xBearer abc", "Token Bearer abc", "Bearer abc\nxyz"]) {
+    for (const header of [
+      undefined,
+      "",
+      "Bearer",
+      "Bearer ",
+      "Bearer    ",
+      "Bearerabc",
+      "Basic abc",
+      " Bearer abc",
+      "xBearer abc",
+      "Token Bearer abc",
+      "Bearer abc\nxyz",
+    ]) {
       assert.equal(bearerToken(header), null, String(header));
     }
   });

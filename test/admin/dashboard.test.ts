@@ -10,7 +10,10 @@ after(() => closeParsePool());
 
 /** The text of a summary row's value by its key. */
 function summaryValue(html: string, key: string): string | null {
-  return new RegExp(`<dt class="summary__key">${key}</dt>\\s*<dd class="summary__value">([^<]*)</dd>`).exec(html)?.[1] ?? null;
+  return (
+    new RegExp(`<dt class="summary__key">${key}</dt>\\s*<dd class="summary__value">([^<]*)</dd>`).exec(html)?.[1] ??
+    null
+  );
 }
 
 describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", () => {
@@ -25,12 +28,25 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
   });
 
   it("lists sources in error beside blogs in error, and names untitled latest posts by their text", async () => {
-    const broken = await server.storage.sources.create({ type: "opml_url", name: "Broken List", settings: { url: "https://broken.example/list.opml" } });
-    await server.storage.sources.update(broken.id, { status: "error", lastError: "HTTP 500 Internal Server Error", lastSyncAt: new Date() });
+    const broken = await server.storage.sources.create({
+      type: "opml_url",
+      name: "Broken List",
+      settings: { url: "https://broken.example/list.opml" },
+    });
+    await server.storage.sources.update(broken.id, {
+      status: "error",
+      lastError: "HTTP 500 Internal Server Error",
+      lastSyncAt: new Date(),
+    });
     const noter = await addBlog(server.storage, { title: "Noter" });
-    await addItems(server.storage, noter.id, [item("note-1", new Date(), { title: null, summary: "A note with no title at all" })]);
+    await addItems(server.storage, noter.id, [
+      item("note-1", new Date(), { title: null, summary: "A note with no title at all" }),
+    ]);
     const page = await admin.page(mount);
-    const section = page.html.slice(page.html.indexOf('id="blogroll-source-errors"'), page.html.indexOf('id="blogroll-blog-errors"'));
+    const section = page.html.slice(
+      page.html.indexOf('id="blogroll-source-errors"'),
+      page.html.indexOf('id="blogroll-blog-errors"'),
+    );
     assert.match(section, new RegExp(`<a href="${mount}/sources/${broken.id}/edit">Broken List</a>`));
     assert.match(section, /HTTP 500 Internal Server Error/);
     assert.match(page.html, /Sources in error/);
@@ -50,7 +66,13 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     const good = await addBlog(server.storage, { title: "Good Blog" });
     await addItems(server.storage, good.id, [item("fresh", new Date(Date.now() - 60_000))]);
     const bad = await addBlog(server.storage, { title: "Bad Blog" });
-    await server.storage.blogs.recordFetch(bad.id, { at: new Date(), status: "error", error: "HTTP 503 Service Unavailable", nextFetchAt: null, failureCount: 2 });
+    await server.storage.blogs.recordFetch(bad.id, {
+      at: new Date(),
+      status: "error",
+      error: "HTTP 503 Service Unavailable",
+      nextFetchAt: null,
+      failureCount: 2,
+    });
     await server.storage.sources.create({ type: "opml_url", name: "S", settings: { url: "https://x.example/a.opml" } });
 
     const { status, html } = await admin.page(mount);
@@ -72,11 +94,21 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
 
   it("shows the next sync, and a live progress line while a sync runs (none when idle)", async () => {
     const idle = await admin.page(mount);
-    assert.match(idle.html, /<p class="blogroll-progress" id="blogroll-progress"[^>]*data-poll="false"[^>]* hidden><\/p>/, "hidden and not polling when idle");
+    assert.match(
+      idle.html,
+      /<p class="blogroll-progress" id="blogroll-progress"[^>]*data-poll="false"[^>]* hidden><\/p>/,
+      "hidden and not polling when idle",
+    );
     const scheduler = server.plugin.context.scheduler;
     const real = scheduler.getStatus;
     const next = new Date(Date.now() - 60_000);
-    scheduler.getStatus = async () => ({ ...(await real.call(scheduler)), isRunning: true, progress: { done: 3, total: 12 }, nextSync: next.toISOString() }) as Awaited<ReturnType<typeof real>>;
+    scheduler.getStatus = async () =>
+      ({
+        ...(await real.call(scheduler)),
+        isRunning: true,
+        progress: { done: 3, total: 12 },
+        nextSync: next.toISOString(),
+      }) as Awaited<ReturnType<typeof real>>;
     try {
       const { html } = await admin.page(mount);
       const line = /<p class="blogroll-progress"[^>]*>[^<]*<\/p>/.exec(html)?.[0] ?? "";
@@ -85,7 +117,11 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
       assert.match(line, /data-poll="true"/, "polls while the run goes on");
       assert.doesNotMatch(line, / hidden>/);
       assert.match(line, />Syncing: 3 of 12 blogs fetched</);
-      assert.match(line, /data-progress-text="Syncing: \{done\} of \{total\} blogs fetched"/, "the script's template for later updates");
+      assert.match(
+        line,
+        /data-progress-text="Syncing: \{done\} of \{total\} blogs fetched"/,
+        "the script's template for later updates",
+      );
       // Never a time that has passed while the run goes on (the timer that started it): the next is planned when it ends.
       assert.equal(summaryValue(html, "Next sync"), "planned when this sync ends");
     } finally {
@@ -114,7 +150,10 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     assert.equal(body.status, "ok");
     assert.equal(typeof body.isRunning, "boolean");
     assert.ok("blogs" in body && "items" in body && "lastSync" in body);
-    const bearer = await server.get(`${mount}/sync`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, Accept: "application/json" } });
+    const bearer = await server.get(`${mount}/sync`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, Accept: "application/json" },
+    });
     assert.equal(bearer.status, 202, "Bearer requests need no CSRF token");
     assert.equal((await admin.post(`${mount}/sync`, {}, { csrf: null })).status, 403);
   });
@@ -122,7 +161,13 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
   it("clear and re-sync: asks for confirmation, then deletes every item and makes blogs due without validators", async () => {
     const blog = await addBlog(server.storage, { feedUrl: `${site.base}/alpha.xml`, title: "Alpha" });
     await addItems(server.storage, blog.id, [item("old", new Date())]);
-    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: new Date(Date.now() + 3_600_000), failureCount: 0, etag: '"v1"' });
+    await server.storage.blogs.recordFetch(blog.id, {
+      at: new Date(),
+      status: "active",
+      nextFetchAt: new Date(Date.now() + 3_600_000),
+      failureCount: 0,
+      etag: '"v1"',
+    });
     await server.plugin.context.scheduler.syncNow(); // let the earlier trigger's run finish first
 
     const confirm = await admin.page(`${mount}/clear-resync`);
@@ -144,14 +189,18 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
 
   it("renders pages in the request's language, with dates in its format", async () => {
     const blog = await addBlog(server.storage, { title: "Dated", lastFetchAt: new Date("2024-03-05T10:20:00Z") });
-    const german = await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie, "Accept-Language": "de-DE,de;q=0.9" } });
+    const german = await server.get(`${mount}/blogs/${blog.id}`, {
+      headers: { Cookie: admin.cookie, "Accept-Language": "de-DE,de;q=0.9" },
+    });
     const html = await german.text();
     assert.match(html, /<html lang="de"/);
     assert.match(html, /Zuletzt abgerufen/);
     assert.match(html, /05\.03\.2024/, "German date format");
     const english = await (await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie } })).text();
     assert.match(english, /Mar 5, 2024/);
-    const british = await (await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie, "Accept-Language": "en-GB" } })).text();
+    const british = await (
+      await server.get(`${mount}/blogs/${blog.id}`, { headers: { Cookie: admin.cookie, "Accept-Language": "en-GB" } })
+    ).text();
     assert.match(british, /<html lang="en"/, "English page");
     assert.match(british, /5 Mar 2024/, "British date order");
   });
@@ -160,12 +209,27 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     const blog = await addBlog(server.storage, { title: "Many items" });
     await server.storage.items.upsertMany(
       blog.id,
-      Array.from({ length: 1200 }, (_, n) => ({ uid: `n${n}`, url: `https://many.example/${n}`, title: `Post ${n}`, summary: null, content: null, author: null, photo: null, categories: [], published: new Date(Date.now() - n * 60_000) })),
+      Array.from({ length: 1200 }, (_, n) => ({
+        uid: `n${n}`,
+        url: `https://many.example/${n}`,
+        title: `Post ${n}`,
+        summary: null,
+        content: null,
+        author: null,
+        photo: null,
+        categories: [],
+        published: new Date(Date.now() - n * 60_000),
+      })),
       new Date(),
     );
     const total = await server.storage.items.count();
-    const german = await (await server.get(mount, { headers: { Cookie: admin.cookie, "Accept-Language": "de-DE" } })).text();
-    assert.ok(german.includes(new Intl.NumberFormat("de-DE").format(total)), `German count ${new Intl.NumberFormat("de-DE").format(total)}`);
+    const german = await (
+      await server.get(mount, { headers: { Cookie: admin.cookie, "Accept-Language": "de-DE" } })
+    ).text();
+    assert.ok(
+      german.includes(new Intl.NumberFormat("de-DE").format(total)),
+      `German count ${new Intl.NumberFormat("de-DE").format(total)}`,
+    );
     const english = await (await server.get(mount, { headers: { Cookie: admin.cookie } })).text();
     assert.ok(english.includes(new Intl.NumberFormat("en").format(total)));
   });

@@ -26,7 +26,11 @@ describe("admin pages escape what owners and remote sites wrote (the macros outp
   });
 
   it("blog, source and item fields", async () => {
-    const source = await server.storage.sources.create({ type: "opml_url", name: `List ${SCRIPT}${IMG}`, settings: { url: `https://x.example/${encodeURIComponent(IMG)}` } });
+    const source = await server.storage.sources.create({
+      type: "opml_url",
+      name: `List ${SCRIPT}${IMG}`,
+      settings: { url: `https://x.example/${encodeURIComponent(IMG)}` },
+    });
     await server.storage.sources.update(source.id, { status: "error", lastError: `Bad ${SCRIPT}` });
     const { blog } = await server.storage.blogs.upsertFromSource({
       feedUrl: `https://evil.example/feed?x=${encodeURIComponent(IMG)}`,
@@ -37,14 +41,33 @@ describe("admin pages escape what owners and remote sites wrote (the macros outp
       sourceId: source.id,
     });
     await server.storage.blogs.edit(blog.id, { notes: `Note ${SCRIPT}`, tags: [IMG] });
-    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "error", error: `Oops ${IMG}`, nextFetchAt: null, failureCount: 1 });
+    await server.storage.blogs.recordFetch(blog.id, {
+      at: new Date(),
+      status: "error",
+      error: `Oops ${IMG}`,
+      nextFetchAt: null,
+      failureCount: 1,
+    });
     await addItems(server.storage, blog.id, [item("x", new Date(), { title: `Post ${SCRIPT}` })]);
-    for (const pathname of [mount, `${mount}/sources`, `${mount}/sources/${source.id}/edit`, `${mount}/sources/${source.id}/delete`, `${mount}/blogs`, `${mount}/blogs/${blog.id}`, `${mount}/blogs/${blog.id}/delete`]) {
+    for (const pathname of [
+      mount,
+      `${mount}/sources`,
+      `${mount}/sources/${source.id}/edit`,
+      `${mount}/sources/${source.id}/delete`,
+      `${mount}/blogs`,
+      `${mount}/blogs/${blog.id}`,
+      `${mount}/blogs/${blog.id}/delete`,
+    ]) {
       const { status, html } = await admin.page(pathname);
       assert.equal(status, 200, pathname);
       assertNoInjectedMarkup(html, pathname);
     }
-    const invalid = await admin.post(`${mount}/blogs/${blog.id}`, { title: "", category: `${IMG}`.repeat(20), tags: SCRIPT, notes: SCRIPT });
+    const invalid = await admin.post(`${mount}/blogs/${blog.id}`, {
+      title: "",
+      category: `${IMG}`.repeat(20),
+      tags: SCRIPT,
+      notes: SCRIPT,
+    });
     assert.equal(invalid.status, 422);
     assertNoInjectedMarkup(invalid.html, "blog form with errors");
   });
@@ -54,7 +77,12 @@ describe("admin pages escape what owners and remote sites wrote (the macros outp
     assert.equal(found.status, 200);
     assert.match(found.html, /&lt;img src=x/, "the feed's title is shown, escaped");
     assertNoInjectedMarkup(found.html, "discovered feeds");
-    const pasted = await admin.post(`${mount}/sources`, { type: "opml_file", name: SCRIPT, xml: `<opml><body><outline ${IMG}</body></opml>`, action: "save" });
+    const pasted = await admin.post(`${mount}/sources`, {
+      type: "opml_file",
+      name: SCRIPT,
+      xml: `<opml><body><outline ${IMG}</body></opml>`,
+      action: "save",
+    });
     assert.equal(pasted.status, 422);
     assertNoInjectedMarkup(pasted.html, "OPML error");
   });

@@ -6,7 +6,11 @@ import { fileURLToPath } from "node:url";
 import { HOUR } from "../../lib/time/durations.js";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
-const TYPES: Record<string, string> = { ".opml": "text/x-opml", ".xml": "application/xml", ".html": "text/html; charset=utf-8" };
+const TYPES: Record<string, string> = {
+  ".opml": "text/x-opml",
+  ".xml": "application/xml",
+  ".html": "text/html; charset=utf-8",
+};
 /** Addresses that serve a fixture under another name: a site's home page, a FeedLand instance's OPML. */
 const ALIASES: Record<string, string> = { "/delta/": "delta.html", "/opml": "blogroll.opml" };
 
@@ -36,7 +40,9 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     requests.push(pathname + url.search);
     if (pathname === "/getusercategories" && url.searchParams.get("screenname") === "dave") {
       // FeedLand's answer: comma-separated category names.
-      response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ screenname: "dave", categories: "Friends,Work" }));
+      response
+        .writeHead(200, { "Content-Type": "application/json" })
+        .end(JSON.stringify({ screenname: "dave", categories: "Friends,Work" }));
       return;
     }
     const name = ALIASES[pathname] ?? pathname.slice(1);

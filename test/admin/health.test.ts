@@ -15,11 +15,17 @@ import { HOUR } from "../../lib/time/durations.js";
 
 after(() => closeParsePool());
 
-const listedTitles = (html: string) => [...html.matchAll(/<th scope="row">[\s\S]*?<a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]).sort();
+const listedTitles = (html: string) =>
+  [...html.matchAll(/<th scope="row">[\s\S]*?<a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]).sort();
 /** The text of the summary row named `key` on a blog's page. */
 function row(html: string, key: string): string {
   const match = new RegExp(`${key}\\s*</dt>\\s*<dd[^>]*>([\\s\\S]*?)</dd>`).exec(html);
-  return match ? match[1].replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim() : "";
+  return match
+    ? match[1]
+        .replace(/<[^>]+>/g, "")
+        .replace(/\s+/g, " ")
+        .trim()
+    : "";
 }
 
 describe("admin: blog health (standalone host, SQLite)", () => {
@@ -35,16 +41,39 @@ describe("admin: blog health (standalone host, SQLite)", () => {
 
   const fetched = async (title: string, record: Partial<FetchRecord>, fields: Parameters<typeof addBlog>[1] = {}) => {
     const blog = await addBlog(server.storage, { title, ...fields });
-    await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: new Date(Date.now() + HOUR), failureCount: 0, ...record });
+    await server.storage.blogs.recordFetch(blog.id, {
+      at: new Date(),
+      status: "active",
+      nextFetchAt: new Date(Date.now() + HOUR),
+      failureCount: 0,
+      ...record,
+    });
     blogs[title] = (await server.storage.blogs.get(blog.id))!;
   };
-  const schedule = (posts: Date[], fetchInterval: number, fetchReason = "posting-rate") => ({ recentPosts: posts, fetchInterval, fetchReason, waitUntil: null });
+  const schedule = (posts: Date[], fetchInterval: number, fetchReason = "posting-rate") => ({
+    recentPosts: posts,
+    fetchInterval,
+    fetchReason,
+    waitUntil: null,
+  });
 
   it("each blog's page says how it is kept fresh, how often it posts, and its health", async () => {
     await fetched("Lively", { schedule: schedule([daysAgo(1), daysAgo(2), daysAgo(3)], 2 * HOUR) });
     await fetched("Sleepy", { schedule: schedule([daysAgo(400)], 24 * HOUR) });
-    await fetched("Broken", { at: daysAgo(9), status: "error", error: "HTTP 500 Internal Server Error", failureCount: 1 });
-    await server.storage.blogs.recordFetch(blogs.Broken.id, { at: new Date(), status: "error", error: "HTTP 502 <Bad> Gateway", nextFetchAt: new Date(Date.now() + HOUR), failureCount: 2, schedule: schedule([], 40 * 60_000, "backoff") });
+    await fetched("Broken", {
+      at: daysAgo(9),
+      status: "error",
+      error: "HTTP 500 Internal Server Error",
+      failureCount: 1,
+    });
+    await server.storage.blogs.recordFetch(blogs.Broken.id, {
+      at: new Date(),
+      status: "error",
+      error: "HTTP 502 <Bad> Gateway",
+      nextFetchAt: new Date(Date.now() + HOUR),
+      failureCount: 2,
+      schedule: schedule([], 40 * 60_000, "backoff"),
+    });
     await fetched("Paced", { schedule: schedule([daysAgo(1)], 4 * HOUR, "server") });
 
     const lively = (await admin.page(`${base}/${blogs.Lively.id}`)).html;
@@ -72,7 +101,13 @@ describe("admin: blog health (standalone host, SQLite)", () => {
     await fetched("Erring", { status: "error", error: "HTTP 500", failureCount: 1 });
     await fetched("Gone", { status: "gone", error: "HTTP 410 Gone", failureCount: 1, nextFetchAt: null });
     const moving = await addBlog(server.storage, { title: "Moving", feedUrl: "https://old-home.example/feed" });
-    await server.storage.blogs.recordFetch(moving.id, { at: new Date(), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://new-home.example/feed" });
+    await server.storage.blogs.recordFetch(moving.id, {
+      at: new Date(),
+      status: "active",
+      nextFetchAt: null,
+      failureCount: 0,
+      feedUrl: "https://new-home.example/feed",
+    });
 
     assert.deepEqual(listedTitles((await admin.page(`${base}?health=dormant`)).html), ["Sleepy"]);
     const failing = (await admin.page(`${base}?health=failing`)).html;
@@ -93,28 +128,52 @@ describe("admin: blog health (standalone host, SQLite)", () => {
         redirect: "manual",
       });
     const back = `${base}?health=dormant`;
-    const hide = await post([["action", "hide"], ["ids", blogs.Sleepy.id], ["ids", blogs.Gone.id], ["back", back]]);
+    const hide = await post([
+      ["action", "hide"],
+      ["ids", blogs.Sleepy.id],
+      ["ids", blogs.Gone.id],
+      ["back", back],
+    ]);
     assert.equal(hide.status, 303);
     assert.equal(hide.headers.get("location"), `${back}&notice=blogsHidden`);
     assert.equal((await server.storage.blogs.get(blogs.Sleepy.id))?.hidden, true);
     assert.equal((await server.storage.blogs.get(blogs.Gone.id))?.hidden, true);
 
-    const ask = await post([["action", "delete"], ["ids", blogs.Erring.id], ["ids", blogs.Gone.id]]);
+    const ask = await post([
+      ["action", "delete"],
+      ["ids", blogs.Erring.id],
+      ["ids", blogs.Gone.id],
+    ]);
     assert.equal(ask.status, 200);
     const page = await ask.text();
     assert.match(page, /Delete 2 blogs\?/);
-    assert.equal((await server.storage.blogs.get(blogs.Erring.id))?.status, "error", "nothing deleted before the confirmation");
-    const confirmed = await post([["action", "delete"], ["confirm", "yes"], ["ids", blogs.Erring.id], ["ids", blogs.Gone.id]]);
+    assert.equal(
+      (await server.storage.blogs.get(blogs.Erring.id))?.status,
+      "error",
+      "nothing deleted before the confirmation",
+    );
+    const confirmed = await post([
+      ["action", "delete"],
+      ["confirm", "yes"],
+      ["ids", blogs.Erring.id],
+      ["ids", blogs.Gone.id],
+    ]);
     assert.equal(confirmed.status, 303);
     assert.equal((await server.storage.blogs.get(blogs.Erring.id))?.status, "deleted");
     assert.equal((await server.storage.blogs.get(blogs.Gone.id))?.status, "deleted");
 
-    const nothing = await post([["action", "hide"], ["ids", "not-an-id"]]);
+    const nothing = await post([
+      ["action", "hide"],
+      ["ids", "not-an-id"],
+    ]);
     assert.equal(nothing.headers.get("location"), `${base}?notice=bulkNone`);
     const forged = await server.get(`${base}/bulk`, {
       method: "POST",
       headers: { Cookie: admin.cookie, "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams([["action", "hide"], ["ids", blogs.Lively.id]]),
+      body: new URLSearchParams([
+        ["action", "hide"],
+        ["ids", blogs.Lively.id],
+      ]),
       redirect: "manual",
     });
     assert.equal(forged.status, 403, "no CSRF token, no change");
@@ -128,8 +187,23 @@ describe("admin: blog health (standalone host, SQLite)", () => {
     const status = await response.json();
     assert.equal(status.status, "ok");
     assert.equal(typeof status.blogs.count, "number");
-    assert.deepEqual(Object.keys(status.owner.blogs.byFreshness).sort(), ["backoff", "external", "off", "pending", "push", "schedule", "server"]);
-    assert.deepEqual(Object.keys(status.owner.blogs.byHealth).sort(), ["dormant", "erroring", "failing", "gone", "healthy", "moved"]);
+    assert.deepEqual(Object.keys(status.owner.blogs.byFreshness).sort(), [
+      "backoff",
+      "external",
+      "off",
+      "pending",
+      "push",
+      "schedule",
+      "server",
+    ]);
+    assert.deepEqual(Object.keys(status.owner.blogs.byHealth).sort(), [
+      "dormant",
+      "erroring",
+      "failing",
+      "gone",
+      "healthy",
+      "moved",
+    ]);
     assert.equal(status.owner.blogs.byHealth.failing, 1);
     assert.equal(status.owner.blogs.byHealth.moved, 1);
     assert.equal(status.owner.blogs.byFreshness.server, 1);

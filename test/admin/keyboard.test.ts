@@ -27,7 +27,15 @@ function contrast(a: string, b: string): number {
 function focused(page: Page) {
   return page.evaluate(() => {
     const element = document.activeElement as HTMLElement | null;
-    return element ? { tag: element.tagName.toLowerCase(), id: element.id, className: element.className, role: element.getAttribute("role"), label: element.getAttribute("aria-label") } : null;
+    return element
+      ? {
+          tag: element.tagName.toLowerCase(),
+          id: element.id,
+          className: element.className,
+          role: element.getAttribute("role"),
+          label: element.getAttribute("aria-label"),
+        }
+      : null;
   });
 }
 
@@ -48,8 +56,14 @@ describe("admin with the keyboard (Chromium)", { skip }, () => {
     site = await startFixtureSite();
     mount = server.plugin.mountPath;
     for (let n = 0; n < 3; n++) {
-      const blog = await addBlog(server.storage, { title: `Blog number ${n}`, category: "Friends", siteUrl: `https://blog-with-a-long-address-${n}.example/and/a/path/` });
-      await addItems(server.storage, blog.id, [item(`p${n}`, new Date(), { title: `A post with a title long enough to wrap ${n}` })]);
+      const blog = await addBlog(server.storage, {
+        title: `Blog number ${n}`,
+        category: "Friends",
+        siteUrl: `https://blog-with-a-long-address-${n}.example/and/a/path/`,
+      });
+      await addItems(server.storage, blog.id, [
+        item(`p${n}`, new Date(), { title: `A post with a title long enough to wrap ${n}` }),
+      ]);
     }
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -77,7 +91,11 @@ describe("admin with the keyboard (Chromium)", { skip }, () => {
     await page.waitForSelector("input[name=feedUrl]");
     const now = await focused(page);
     assert.equal(now?.tag, "input");
-    assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).value), `${site.base}/delta.xml`, "the best feed, checked");
+    assert.equal(
+      await page.evaluate(() => (document.activeElement as HTMLInputElement).value),
+      `${site.base}/delta.xml`,
+      "the best feed, checked",
+    );
   });
 
   it("the focus ring is dark next to the element (at least 3:1 on the page), inside the yellow one", async () => {
@@ -86,10 +104,18 @@ describe("admin with the keyboard (Chromium)", { skip }, () => {
     await page.keyboard.press("Tab");
     const ring = await page.evaluate(() => {
       const style = getComputedStyle(document.activeElement as Element);
-      return { outline: style.outlineColor, width: style.outlineWidth, shadow: style.boxShadow, page: getComputedStyle(document.body).backgroundColor };
+      return {
+        outline: style.outlineColor,
+        width: style.outlineWidth,
+        shadow: style.boxShadow,
+        page: getComputedStyle(document.body).backgroundColor,
+      };
     });
     const background = ring.page === "rgba(0, 0, 0, 0)" ? "rgb(255, 255, 255)" : ring.page;
-    assert.ok(contrast(ring.outline, background) >= 3, `outline ${ring.outline} on ${background}: ${contrast(ring.outline, background).toFixed(2)}:1`);
+    assert.ok(
+      contrast(ring.outline, background) >= 3,
+      `outline ${ring.outline} on ${background}: ${contrast(ring.outline, background).toFixed(2)}:1`,
+    );
     assert.equal(ring.width, "3px");
     assert.match(ring.shadow, /rgb\(255, 191, 71\)/, "the yellow ring around it");
   });
@@ -106,7 +132,10 @@ describe("admin with the keyboard (Chromium)", { skip }, () => {
       assert.equal((await focused(page))?.label, "Blogs");
       const before = await region.evaluate((element) => element.scrollLeft);
       for (let n = 0; n < 10; n++) await page.keyboard.press("ArrowRight");
-      assert.ok((await region.evaluate((element) => element.scrollLeft)) > before, "the right-hand columns come into view");
+      assert.ok(
+        (await region.evaluate((element) => element.scrollLeft)) > before,
+        "the right-hand columns come into view",
+      );
       await page.screenshot({ path: path.join(ARTIFACTS, "keyboard-blogs-390.png"), fullPage: true });
       // Wide enough again: no needless stop for the keyboard (once the focus has left it).
       await page.keyboard.press("Shift+Tab");
@@ -131,10 +160,16 @@ describe("admin with the keyboard (Chromium)", { skip }, () => {
       await page.keyboard.press("Tab");
       tabs++;
     }
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Hide", `reached from the last row in ${tabs} stops`);
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.textContent?.trim()),
+      "Hide",
+      `reached from the last row in ${tabs} stops`,
+    );
     await page.keyboard.press("Enter");
     await page.waitForURL(/notice=/);
-    const hidden = (await server.storage.blogs.list({ limit: 100, offset: 0, visibility: "admin" })).items.filter((blog) => blog.hidden).map((blog) => blog.title);
+    const hidden = (await server.storage.blogs.list({ limit: 100, offset: 0, visibility: "admin" })).items
+      .filter((blog) => blog.hidden)
+      .map((blog) => blog.title);
     assert.deepEqual(hidden, [title.replace(/^Select /, "")], "the ticked blog is hidden");
   });
 

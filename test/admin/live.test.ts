@@ -26,8 +26,15 @@ async function startHeldFeed() {
   const server: Server = createServer(async (_request, response) => {
     requests++;
     await gate;
-    const items = posts.map((post, index) => `<item><guid>${post.id}</guid><title>${post.title}</title><link>http://127.0.0.1/${post.id}</link><pubDate>${new Date(Date.now() - (index + 1) * 60_000).toUTCString()}</pubDate></item>`);
-    response.writeHead(200, { "Content-Type": "application/rss+xml" }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Held Feed</title><link>http://127.0.0.1/</link>${items.join("")}</channel></rss>`);
+    const items = posts.map(
+      (post, index) =>
+        `<item><guid>${post.id}</guid><title>${post.title}</title><link>http://127.0.0.1/${post.id}</link><pubDate>${new Date(Date.now() - (index + 1) * 60_000).toUTCString()}</pubDate></item>`,
+    );
+    response
+      .writeHead(200, { "Content-Type": "application/rss+xml" })
+      .end(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>Held Feed</title><link>http://127.0.0.1/</link>${items.join("")}</channel></rss>`,
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -77,14 +84,20 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
     const header = page.locator("header.header");
     assert.equal(await header.getByText("Blogroll", { exact: true }).count(), 1);
     assert.equal(await header.getByRole("link", { name: "Admin" }).count(), 1);
-    assert.match((await page.locator('link[rel="icon"]').getAttribute("href")) ?? "", /\/assets\/indiekit-endpoint-blogroll\/icon\.svg$/);
+    assert.match(
+      (await page.locator('link[rel="icon"]').getAttribute("href")) ?? "",
+      /\/assets\/indiekit-endpoint-blogroll\/icon\.svg$/,
+    );
     const icon = await server.get("/assets/indiekit-endpoint-blogroll/icon.svg");
     assert.equal(icon.status, 200);
     assert.match(icon.headers.get("content-type") ?? "", /image\/svg\+xml/);
     const classic = await server.get("/favicon.ico", { redirect: "manual" });
     assert.equal(classic.status, 301, "answered, not sent to the login");
     assert.equal(classic.headers.get("location"), "/assets/indiekit-endpoint-blogroll/icon.svg");
-    assert.ok(favicons.every((status) => status === 301 || status === 200), `favicon answers: ${favicons.join(", ")}`);
+    assert.ok(
+      favicons.every((status) => status === 301 || status === 200),
+      `favicon answers: ${favicons.join(", ")}`,
+    );
   });
 
   it("adding a slow feed says what it waits for; the read that found the feed is the new blog's first fetch: its post shows without a second request or a reload", async () => {
@@ -95,7 +108,12 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
     const busy = await page.getByRole("button", { name: "Add blog" }).evaluate((button: HTMLButtonElement) => {
       button.click();
       const line = document.querySelector(".blogroll-busy")!;
-      return { text: line.textContent, role: line.getAttribute("role"), shown: getComputedStyle(line).display !== "none", busy: button.form!.getAttribute("aria-busy") };
+      return {
+        text: line.textContent,
+        role: line.getAttribute("role"),
+        shown: getComputedStyle(line).display !== "none",
+        busy: button.form!.getAttribute("aria-busy"),
+      };
     });
     assert.deepEqual(busy, { text: "Adding the blog: reading its feed…", role: "status", shown: true, busy: "true" });
     while (feed.requests() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -105,8 +123,16 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
     await page.evaluate(() => ((window as unknown as { blogrollMarker: number }).blogrollMarker = 1));
     // Stored by the background fetch from that read: on the page already, or arriving in place.
     await page.locator("#blogroll-blog-recent").getByRole("link", { name: "The first post arrives" }).waitFor();
-    assert.equal(await page.evaluate(() => (window as unknown as { blogrollMarker?: number }).blogrollMarker), 1, "not reloaded");
-    assert.match((await page.locator("#blogroll-blog-details").textContent()) ?? "", /The first post arrives/, "the latest post in the details");
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { blogrollMarker?: number }).blogrollMarker),
+      1,
+      "not reloaded",
+    );
+    assert.match(
+      (await page.locator("#blogroll-blog-details").textContent()) ?? "",
+      /The first post arrives/,
+      "the latest post in the details",
+    );
     assert.equal(feed.requests(), 1, "the feed was asked once");
     await page.screenshot({ path: path.join(ARTIFACTS, "live-03-arrived.png"), fullPage: true });
   });
@@ -126,7 +152,11 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
     await page.getByText("Sync finished. The figures below are up to date.").waitFor({ timeout: 30_000 });
     await page.locator("#blogroll-latest").getByRole("link", { name: "A second post" }).waitFor();
     assert.match((await page.locator("#blogroll-overview").textContent()) ?? "", /Items\s*2\b/);
-    assert.equal(await page.evaluate(() => (window as unknown as { blogrollMarker?: number }).blogrollMarker), 2, "updated in place, not reloaded");
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { blogrollMarker?: number }).blogrollMarker),
+      2,
+      "updated in place, not reloaded",
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, "live-04-dashboard-updated.png"), fullPage: true });
   });
 });
@@ -147,7 +177,13 @@ describe("admin: a new source's blogs are fetched at once, before any sync (stan
   });
 
   it("saving an OPML source imports it and fetches its blogs in the background; the sources list watches them meanwhile", async () => {
-    const saved = await admin.post(`${server.plugin.mountPath}/sources`, { type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml`, enabled: "true", action: "save" });
+    const saved = await admin.post(`${server.plugin.mountPath}/sources`, {
+      type: "opml_url",
+      name: "Fixture",
+      url: `${site.base}/blogroll.opml`,
+      enabled: "true",
+      action: "save",
+    });
     assert.equal(saved.status, 303);
     const list = await admin.page(saved.location!);
     assert.match(list.html, /Its blogs are being fetched now/);
@@ -158,9 +194,20 @@ describe("admin: a new source's blogs are fetched at once, before any sync (stan
       blogs = (await server.storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 })).items;
     }
     assert.ok(blogs.length >= 3);
-    assert.deepEqual(blogs.filter((blog) => blog.lastFetchAt === null).map((blog) => blog.title), [], "every blog fetched");
-    assert.ok(blogs.every((blog) => blog.status === "active"), blogs.map((blog) => `${blog.title}: ${blog.status} ${blog.lastError ?? ""}`).join("; "));
-    assert.equal((await server.plugin.context.scheduler.getStatus()).lastSync, null, "no sync ran: the new blogs' own fetch did it");
+    assert.deepEqual(
+      blogs.filter((blog) => blog.lastFetchAt === null).map((blog) => blog.title),
+      [],
+      "every blog fetched",
+    );
+    assert.ok(
+      blogs.every((blog) => blog.status === "active"),
+      blogs.map((blog) => `${blog.title}: ${blog.status} ${blog.lastError ?? ""}`).join("; "),
+    );
+    assert.equal(
+      (await server.plugin.context.scheduler.getStatus()).lastSync,
+      null,
+      "no sync ran: the new blogs' own fetch did it",
+    );
     const after = await admin.page(`${server.plugin.mountPath}/sources`);
     assert.doesNotMatch(after.html, /data-blogroll-pending/, "nothing left to watch");
   });

@@ -10,13 +10,33 @@ import { pluralizer } from "../../lib/admin/view-helpers.js";
 import { XFN_GROUPS, XFN_VALUES } from "../../lib/xfn/relationship.js";
 
 // Every locale Indiekit offers: it has no fallback, so a missing catalog shows raw keys.
-const REQUIRED = ["de", "en", "es", "es-419", "fr", "hi", "id", "it", "nl", "pl", "pt", "pt-BR", "sr", "sv", "zh-Hans-CN"];
+const REQUIRED = [
+  "de",
+  "en",
+  "es",
+  "es-419",
+  "fr",
+  "hi",
+  "id",
+  "it",
+  "nl",
+  "pl",
+  "pt",
+  "pt-BR",
+  "sr",
+  "sv",
+  "zh-Hans-CN",
+];
 const catalogs = loadCatalogs(path.join(packageRoot, "locales"));
 type Node = string | { [key: string]: Node };
 const PLURAL_FORMS = new Set(["zero", "one", "two", "few", "many", "other"]);
 
 function isPluralObject(node: Node): node is Record<string, string> {
-  return typeof node === "object" && Object.keys(node).length > 0 && Object.keys(node).every((key) => PLURAL_FORMS.has(key) && typeof node[key] === "string");
+  return (
+    typeof node === "object" &&
+    Object.keys(node).length > 0 &&
+    Object.keys(node).every((key) => PLURAL_FORMS.has(key) && typeof node[key] === "string")
+  );
 }
 
 /** Leaf keys of a catalog; a plural object counts as one key. */
@@ -26,7 +46,8 @@ function leaves(node: Node, prefix = ""): Map<string, Node> {
     found.set(prefix, node);
     return found;
   }
-  for (const [key, child] of Object.entries(node)) for (const [leaf, value] of leaves(child, prefix ? `${prefix}.${key}` : key)) found.set(leaf, value);
+  for (const [key, child] of Object.entries(node))
+    for (const [leaf, value] of leaves(child, prefix ? `${prefix}.${key}` : key)) found.set(leaf, value);
   return found;
 }
 
@@ -37,13 +58,16 @@ const english = leaves(catalogs.get("en") as Node);
 function literalKeys(): Set<string> {
   const keys = new Set<string>();
   const files = [
-    ...readdirSync(path.join(packageRoot, "views"), { recursive: true }).map((file) => path.join("views", String(file))),
+    ...readdirSync(path.join(packageRoot, "views"), { recursive: true }).map((file) =>
+      path.join("views", String(file)),
+    ),
     ...readdirSync(path.join(packageRoot, "lib", "admin")).map((file) => path.join("lib", "admin", file)),
   ].filter((file) => /\.(njk|ts)$/.test(file));
   for (const file of files) {
     const text = readFileSync(path.join(packageRoot, file), "utf8");
     // Keys ending in "." are prefixes completed from a value: the test lists those separately.
-    for (const match of text.matchAll(/(?:__|plural)\(\s*["'](blogroll\.[\w.]+)["']/g)) if (!match[1].endsWith(".")) keys.add(match[1]);
+    for (const match of text.matchAll(/(?:__|plural)\(\s*["'](blogroll\.[\w.]+)["']/g))
+      if (!match[1].endsWith(".")) keys.add(match[1]);
   }
   return keys;
 }
@@ -70,10 +94,15 @@ describe("locales", () => {
           for (const form of needed) assert.ok(value[form] !== undefined, `${locale}: ${key} lacks the "${form}" form`);
           // Every language has "other" (CLDR): fractions take it (1,5 in Polish), and it is the fallback of every lookup.
           assert.ok(value.other !== undefined, `${locale}: ${key} lacks the "other" form`);
-          for (const form of Object.values(value)) assert.deepEqual(variables(form), variables(englishValue.other), `${locale}: ${key}`);
+          for (const form of Object.values(value))
+            assert.deepEqual(variables(form), variables(englishValue.other), `${locale}: ${key}`);
         } else {
           assert.equal(typeof value, "string", `${locale}: ${key} must be text`);
-          assert.deepEqual(variables(value as string), variables(englishValue as string), `${locale}: ${key} variables`);
+          assert.deepEqual(
+            variables(value as string),
+            variables(englishValue as string),
+            `${locale}: ${key} variables`,
+          );
           assert.notEqual((value as string).trim(), "", `${locale}: ${key} is empty`);
           // The host's macros output text options as given: a catalog must hold no markup.
           assert.doesNotMatch(value as string, /[<>]/, `${locale}: ${key} holds markup characters`);
@@ -81,7 +110,11 @@ describe("locales", () => {
         // Indiekit's __() (i18n-node, Mustache) HTML-escapes {{var}}; the views escape once
         // themselves, so every placeholder is the unescaped {{{var}}}.
         for (const text of typeof value === "string" ? [value] : Object.values(value as Record<string, string>)) {
-          assert.doesNotMatch(text.replaceAll(/\{\{\{\w+\}\}\}/g, ""), /\{\{/, `${locale}: ${key}: write placeholders as {{{var}}}`);
+          assert.doesNotMatch(
+            text.replaceAll(/\{\{\{\w+\}\}\}/g, ""),
+            /\{\{/,
+            `${locale}: ${key}: write placeholders as {{{var}}}`,
+          );
         }
       }
     });
@@ -91,9 +124,14 @@ describe("locales", () => {
     const used = [
       ...literalKeys(),
       ...NOTICE_KEYS.map((key) => `blogroll.notice.${key}`),
-      ...["opml_url", "opml_file", "feedland", "microsub", "manual"].flatMap((type) => [`blogroll.sources.types.${type}`, `blogroll.sources.typeHints.${type}`]),
+      ...["opml_url", "opml_file", "feedland", "microsub", "manual"].flatMap((type) => [
+        `blogroll.sources.types.${type}`,
+        `blogroll.sources.typeHints.${type}`,
+      ]),
       ...["ok", "error", "pending"].map((status) => `blogroll.sources.statuses.${status}`),
-      ...["active", "pending", "error", "gone", "deleted", ...STATUS_FILTERS].map((status) => `blogroll.blogs.statuses.${status}`),
+      ...["active", "pending", "error", "gone", "deleted", ...STATUS_FILTERS].map(
+        (status) => `blogroll.blogs.statuses.${status}`,
+      ),
       ...["add", "update", "skip"].map((outcome) => `blogroll.preview.outcomes.${outcome}`),
       ...["rss", "atom", "json", "hfeed"].map((type) => `blogroll.feedTypes.${type}`),
       ...["success", "error"].map((type) => `blogroll.banner.${type}`),
@@ -127,8 +165,16 @@ describe("locales", () => {
     assert.equal(plural("en")("blogroll.preview.added", 3), "3 blogs would be added");
     const polish = plural("pl");
     const forms = [1, 3, 5, 22].map((count) => polish("blogroll.preview.added", count));
-    assert.equal(new Set(forms.map((text) => text.replace(/\d+/, "#"))).size, 3, `Polish one/few/many differ: ${forms.join(" | ")}`);
+    assert.equal(
+      new Set(forms.map((text) => text.replace(/\d+/, "#"))).size,
+      3,
+      `Polish one/few/many differ: ${forms.join(" | ")}`,
+    );
     assert.equal(forms[1].replace(/\d+/, "#"), forms[3].replace(/\d+/, "#"), "3 and 22 share the 'few' form");
-    assert.equal(plural("de")("blogroll.blogs.showing", 1234, { from: 1, to: 50 }), "1–50 von 1.234 Blogs", "numbers formatted in the locale");
+    assert.equal(
+      plural("de")("blogroll.blogs.showing", 1234, { from: 1, to: 50 }),
+      "1–50 von 1.234 Blogs",
+      "numbers formatted in the locale",
+    );
   });
 });

@@ -14,7 +14,15 @@ async function installMicrosub(server: TestServer) {
     { _id: friends, uid: "friends", name: "Friends", order: 0 },
     { _id: new ObjectId(), uid: "news", name: "News", order: 1 },
   ]);
-  await feeds.insertOne({ _id: new ObjectId(), channelId: friends, url: "https://alice.example/feed.xml", title: "Alice", photo: null, status: "active", lastFetchedAt: null });
+  await feeds.insertOne({
+    _id: new ObjectId(),
+    channelId: friends,
+    url: "https://alice.example/feed.xml",
+    title: "Alice",
+    photo: null,
+    status: "active",
+    lastFetchedAt: null,
+  });
 }
 
 describe("admin: Microsub sources (MongoDB adapter on the mingo stand-in, not a real server)", () => {
@@ -42,13 +50,29 @@ describe("admin: Microsub sources (MongoDB adapter on the mingo stand-in, not a 
     const form = await admin.page(`${sources}/new?type=microsub`);
     assert.match(form.html, /<option value="friends">Friends<\/option>/);
     assert.match(form.html, /<option value="news">News<\/option>/);
-    assert.match(form.html, new RegExp(`<input[^>]*id="categoryPrefix"[^>]*maxlength="${NAME_MAX}"`), "the prefix is held in the browser to what the server keeps");
+    assert.match(
+      form.html,
+      new RegExp(`<input[^>]*id="categoryPrefix"[^>]*maxlength="${NAME_MAX}"`),
+      "the prefix is held in the browser to what the server keeps",
+    );
 
-    const unknown = await admin.post(sources, { type: "microsub", name: "Follows", channelUid: "gone", action: "save" });
+    const unknown = await admin.post(sources, {
+      type: "microsub",
+      name: "Follows",
+      channelUid: "gone",
+      action: "save",
+    });
     assert.equal(unknown.status, 422);
     assert.match(unknown.html, /href="#channelUid"/);
 
-    const saved = await admin.post(sources, { type: "microsub", name: "Follows", channelUid: "friends", categoryPrefix: "Following: ", enabled: "true", action: "save" });
+    const saved = await admin.post(sources, {
+      type: "microsub",
+      name: "Follows",
+      channelUid: "friends",
+      categoryPrefix: "Following: ",
+      enabled: "true",
+      action: "save",
+    });
     assert.equal(saved.status, 303);
     assert.equal(saved.location, `${sources}?notice=sourceCreated`);
     const blog = await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml");
@@ -59,8 +83,16 @@ describe("admin: Microsub sources (MongoDB adapter on the mingo stand-in, not a 
   });
 
   it("names Microsub as the source of a blog followed there (the Microsub plugin writes it with no source record)", async () => {
-    const followed = await addBlog(server.storage, { title: "Followed in Microsub", source: "microsub", microsubChannelName: "Friends", feedUrl: "https://followed.example/feed" });
-    const row = /<tr[^>]*>(?:(?!<\/tr>)[\s\S])*Followed in Microsub[\s\S]*?<\/tr>/.exec((await admin.page(`${server.plugin.mountPath}/blogs`)).html)?.[0] ?? "";
+    const followed = await addBlog(server.storage, {
+      title: "Followed in Microsub",
+      source: "microsub",
+      microsubChannelName: "Friends",
+      feedUrl: "https://followed.example/feed",
+    });
+    const row =
+      /<tr[^>]*>(?:(?!<\/tr>)[\s\S])*Followed in Microsub[\s\S]*?<\/tr>/.exec(
+        (await admin.page(`${server.plugin.mountPath}/blogs`)).html,
+      )?.[0] ?? "";
     assert.match(row, /<td>You \(followed in Microsub\)<\/td>/);
     const detail = await admin.page(`${server.plugin.mountPath}/blogs/${followed.id}`);
     assert.match(detail.html, /Listed by[\s\S]*You \(followed in Microsub\)/);

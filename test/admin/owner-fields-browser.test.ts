@@ -34,7 +34,8 @@ describe("admin in a browser: add by fediverse handle, relationship, note (Chrom
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(15_000);
     page.on("console", (message) => {
-      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) consoleErrors.push(message.text());
+      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico"))
+        consoleErrors.push(message.text());
     });
     await page.goto(`${server.baseUrl}${mount}`);
     await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
@@ -68,7 +69,11 @@ describe("admin in a browser: add by fediverse handle, relationship, note (Chrom
     await page.getByRole("checkbox", { name: "Met in person" }).check();
     await page.getByRole("radio", { name: "Neighbor", exact: true }).check();
     await page.getByRole("radio", { name: "Acquaintance" }).check();
-    assert.equal(await page.getByRole("radio", { name: "Friend", exact: true }).isChecked(), false, "a friendship value replaces the other");
+    assert.equal(
+      await page.getByRole("radio", { name: "Friend", exact: true }).isChecked(),
+      false,
+      "a friendship value replaces the other",
+    );
     await page.getByLabel("Public note").fill("Birds, mostly. Sometimes bees.");
     assert.equal(await page.getByLabel("Fediverse handle").inputValue(), web.ana);
     await shot("fediverse-02-edit-form");
@@ -77,8 +82,16 @@ describe("admin in a browser: add by fediverse handle, relationship, note (Chrom
     const blog = (await server.storage.blogs.getByFeedUrl(web.anaFeed))!;
     assert.deepEqual(blog.relationship, ["acquaintance", "met", "neighbor"]);
     assert.equal(blog.note, "Birds, mostly. Sometimes bees.");
-    assert.equal(await page.getByRole("radio", { name: "Acquaintance" }).isChecked(), true, "the saved page shows what was saved");
-    assert.equal(await page.locator(".blogroll-fediverse-profile a").getAttribute("href"), web.anaProfile, "the profile page found is linked");
+    assert.equal(
+      await page.getByRole("radio", { name: "Acquaintance" }).isChecked(),
+      true,
+      "the saved page shows what was saved",
+    );
+    assert.equal(
+      await page.locator(".blogroll-fediverse-profile a").getAttribute("href"),
+      web.anaProfile,
+      "the profile page found is linked",
+    );
     await shot("fediverse-03-saved");
   });
 
@@ -87,8 +100,13 @@ describe("admin in a browser: add by fediverse handle, relationship, note (Chrom
     await page.goto(`${server.baseUrl}${blogPath}`);
     const { overflow, wide } = await page.evaluate(() => {
       const width = document.documentElement.clientWidth;
-      const beyond = [...document.querySelectorAll("main *")].filter((element) => element.getBoundingClientRect().right > width + 1);
-      return { overflow: document.documentElement.scrollWidth - width, wide: beyond.map((element) => `${element.tagName.toLowerCase()}.${element.className}`) };
+      const beyond = [...document.querySelectorAll("main *")].filter(
+        (element) => element.getBoundingClientRect().right > width + 1,
+      );
+      return {
+        overflow: document.documentElement.scrollWidth - width,
+        wide: beyond.map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+      };
     });
     await shot("fediverse-04-phone");
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px: ${wide.join(", ")}`);

@@ -29,13 +29,19 @@ async function startSlowSite() {
   let feedRequests = 0;
   const server: Server = createServer(async (request, response) => {
     if (request.url === "/") {
-      response.writeHead(200, { "Content-Type": "text/html" }).end('<!doctype html><title>Home</title><link rel="alternate" type="application/rss+xml" href="/feed.xml">');
+      response
+        .writeHead(200, { "Content-Type": "text/html" })
+        .end('<!doctype html><title>Home</title><link rel="alternate" type="application/rss+xml" href="/feed.xml">');
       return;
     }
     feedRequests++;
     await gate;
     const post = `<item><guid>p1</guid><title>A post</title><link>http://127.0.0.1/p1</link><pubDate>${new Date(Date.now() - HOUR).toUTCString()}</pubDate></item>`;
-    response.writeHead(200, { "Content-Type": "application/rss+xml" }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Slow Feed</title><link>http://127.0.0.1/</link>${post}</channel></rss>`);
+    response
+      .writeHead(200, { "Content-Type": "application/rss+xml" })
+      .end(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>Slow Feed</title><link>http://127.0.0.1/</link>${post}</channel></rss>`,
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -75,18 +81,36 @@ for (const backend of httpBackends()) {
 
     it("the page shows the host name; the fetch lands; saving the page (a tag added) stores the tag, not the host name as a title", async () => {
       const admin = await logIn(server);
-      const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl: site.feed, title: hostTitle(site.feed), source: "manual" });
+      const { blog } = await server.storage.blogs.upsertFromSource({
+        feedUrl: site.feed,
+        title: hostTitle(site.feed),
+        source: "manual",
+      });
       const page = await admin.page(`${server.plugin.mountPath}/blogs/${blog.id}`);
       assert.match(page.html, /<h1>127\.0\.0\.1<\/h1>/);
       // The form as the browser holds it: every field and hidden input of the page's edit form.
       const form = /<form[^>]*id="blogroll-blog-form"[\s\S]*?<\/form>/.exec(page.html)?.[0] ?? "";
-      const fields = Object.fromEntries([...form.matchAll(/<input type="hidden" name="(shown_\w+)" value="([^"]*)">/g)].map((match) => [match[1], match[2]]));
+      const fields = Object.fromEntries(
+        [...form.matchAll(/<input type="hidden" name="(shown_\w+)" value="([^"]*)">/g)].map((match) => [
+          match[1],
+          match[2],
+        ]),
+      );
 
-      const refresh = await server.get(`${server.plugin.mountPath}/blogs/${blog.id}/refresh`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: "application/json" } });
+      const refresh = await server.get(`${server.plugin.mountPath}/blogs/${blog.id}/refresh`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: "application/json" },
+      });
       assert.equal(refresh.status, 202);
       assert.equal((await server.storage.blogs.get(blog.id))?.title, "Slow Feed", "the first fetch landed meanwhile");
 
-      const saved = await admin.post(`${server.plugin.mountPath}/blogs/${blog.id}`, { ...fields, title: "127.0.0.1", category: "", tags: "friends", notes: "" });
+      const saved = await admin.post(`${server.plugin.mountPath}/blogs/${blog.id}`, {
+        ...fields,
+        title: "127.0.0.1",
+        category: "",
+        tags: "friends",
+        notes: "",
+      });
       assert.equal(saved.status, 303);
       const after = (await server.storage.blogs.get(blog.id))!;
       assert.equal(after.title, "Slow Feed", "the feed's own title stays");
@@ -97,7 +121,10 @@ for (const backend of httpBackends()) {
       assert.match(opml, /text="Slow Feed"/, "published under its own title");
 
       // Refresh now keeps it right; a script that sends the host name as the title types nothing either.
-      await server.get(`${server.plugin.mountPath}/blogs/${blog.id}/refresh`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: "application/json" } });
+      await server.get(`${server.plugin.mountPath}/blogs/${blog.id}/refresh`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: "application/json" },
+      });
       const script = await server.get(`${server.plugin.mountPath}/blogs/${blog.id}`, {
         method: "POST",
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/x-www-form-urlencoded" },
@@ -110,68 +137,84 @@ for (const backend of httpBackends()) {
   });
 }
 
-describe("the pending blog's page in a browser (standalone host, scheduler running, first sync an hour away)", { skip }, () => {
-  let server: TestServer;
-  let site: Awaited<ReturnType<typeof startSlowSite>>;
-  let browser: TestBrowser;
-  let page: Page;
+describe(
+  "the pending blog's page in a browser (standalone host, scheduler running, first sync an hour away)",
+  { skip },
+  () => {
+    let server: TestServer;
+    let site: Awaited<ReturnType<typeof startSlowSite>>;
+    let browser: TestBrowser;
+    let page: Page;
 
-  before(async () => {
-    server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: HOUR, syncInterval: HOUR });
-    site = await startSlowSite();
-    browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(20_000);
-    await logInPage(page, server, ADMIN_TOKEN);
-  });
-  after(async () => {
-    await browser?.close();
-    await site?.close();
-    await server?.close();
-  });
+    before(async () => {
+      server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: HOUR, syncInterval: HOUR });
+      site = await startSlowSite();
+      browser = await launchBrowser();
+      page = browser.context.pages()[0] ?? (await browser.context.newPage());
+      page.setDefaultTimeout(20_000);
+      await logInPage(page, server, ADMIN_TOKEN);
+    });
+    after(async () => {
+      await browser?.close();
+      await site?.close();
+      await server?.close();
+    });
 
-  it("adding a site whose feed is slow waits for it and lands under the feed's own title, not the host name", async () => {
-    await page.goto(`${server.baseUrl}${server.plugin.mountPath}/blogs/new`);
-    await page.getByLabel("Site or feed address").fill(site.home);
-    site.hold();
-    // Clicked from within the page: Playwright would wait for the navigation the held feed keeps from finishing.
-    await page.getByRole("button", { name: "Add blog" }).evaluate((button: HTMLButtonElement) => button.click());
-    await until(async () => site.feedRequests() > 0);
-    const added = page.waitForURL(/notice=blogAdded/);
-    site.release();
-    await added;
-    assert.equal(await page.locator("main h1").textContent(), "Slow Feed");
-    assert.equal(await page.getByLabel("Title").inputValue(), "Slow Feed");
-    await page.screenshot({ path: path.join(ARTIFACTS, "placeholder-01-added-slow.png"), fullPage: true });
-  });
+    it("adding a site whose feed is slow waits for it and lands under the feed's own title, not the host name", async () => {
+      await page.goto(`${server.baseUrl}${server.plugin.mountPath}/blogs/new`);
+      await page.getByLabel("Site or feed address").fill(site.home);
+      site.hold();
+      // Clicked from within the page: Playwright would wait for the navigation the held feed keeps from finishing.
+      await page.getByRole("button", { name: "Add blog" }).evaluate((button: HTMLButtonElement) => button.click());
+      await until(async () => site.feedRequests() > 0);
+      const added = page.waitForURL(/notice=blogAdded/);
+      site.release();
+      await added;
+      assert.equal(await page.locator("main h1").textContent(), "Slow Feed");
+      assert.equal(await page.getByLabel("Title").inputValue(), "Slow Feed");
+      await page.screenshot({ path: path.join(ARTIFACTS, "placeholder-01-added-slow.png"), fullPage: true });
+    });
 
-  it("when the first fetch lands, the live refresh updates the heading, the untouched fields and Freshness and health; saving keeps the title untyped", async () => {
-    site.hold();
-    const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl: `${site.feed}?list`, title: hostTitle(site.feed), source: "manual" });
-    server.plugin.context.scheduler.fetchNewBlogs();
-    await page.goto(`${server.baseUrl}${server.plugin.mountPath}/blogs/${blog.id}`);
-    assert.equal(await page.locator("main h1").textContent(), "127.0.0.1");
-    assert.equal(await page.getByLabel("Title").inputValue(), "127.0.0.1");
-    assert.match((await page.locator("#blogroll-blog-health").textContent()) ?? "", /Not fetched yet/);
-    await page.getByLabel("Tags").fill("friends, slow");
-    await page.locator("main h1").click(); // the owner leaves the field
-    await page.screenshot({ path: path.join(ARTIFACTS, "placeholder-02-pending.png"), fullPage: true });
+    it("when the first fetch lands, the live refresh updates the heading, the untouched fields and Freshness and health; saving keeps the title untyped", async () => {
+      site.hold();
+      const { blog } = await server.storage.blogs.upsertFromSource({
+        feedUrl: `${site.feed}?list`,
+        title: hostTitle(site.feed),
+        source: "manual",
+      });
+      server.plugin.context.scheduler.fetchNewBlogs();
+      await page.goto(`${server.baseUrl}${server.plugin.mountPath}/blogs/${blog.id}`);
+      assert.equal(await page.locator("main h1").textContent(), "127.0.0.1");
+      assert.equal(await page.getByLabel("Title").inputValue(), "127.0.0.1");
+      assert.match((await page.locator("#blogroll-blog-health").textContent()) ?? "", /Not fetched yet/);
+      await page.getByLabel("Tags").fill("friends, slow");
+      await page.locator("main h1").click(); // the owner leaves the field
+      await page.screenshot({ path: path.join(ARTIFACTS, "placeholder-02-pending.png"), fullPage: true });
 
-    site.release();
-    await page.locator("main h1").getByText("Slow Feed").waitFor();
-    assert.equal(await page.getByLabel("Title").inputValue(), "Slow Feed", "an untouched field takes the fetched value");
-    assert.equal(await page.getByLabel("Tags").inputValue(), "friends, slow", "a field the owner changed is left alone");
-    assert.equal(await page.title(), "Slow Feed - Blogroll");
-    const health = (await page.locator("#blogroll-blog-health").textContent()) ?? "";
-    assert.doesNotMatch(health, /Not fetched yet/);
-    assert.match(health, /Healthy/);
-    await page.screenshot({ path: path.join(ARTIFACTS, "placeholder-03-fetched.png"), fullPage: true });
+      site.release();
+      await page.locator("main h1").getByText("Slow Feed").waitFor();
+      assert.equal(
+        await page.getByLabel("Title").inputValue(),
+        "Slow Feed",
+        "an untouched field takes the fetched value",
+      );
+      assert.equal(
+        await page.getByLabel("Tags").inputValue(),
+        "friends, slow",
+        "a field the owner changed is left alone",
+      );
+      assert.equal(await page.title(), "Slow Feed - Blogroll");
+      const health = (await page.locator("#blogroll-blog-health").textContent()) ?? "";
+      assert.doesNotMatch(health, /Not fetched yet/);
+      assert.match(health, /Healthy/);
+      await page.screenshot({ path: path.join(ARTIFACTS, "placeholder-03-fetched.png"), fullPage: true });
 
-    await page.getByRole("button", { name: "Save" }).click();
-    await page.waitForURL(/notice=blogSaved/);
-    const saved = (await server.storage.blogs.get(blog.id))!;
-    assert.equal(saved.title, "Slow Feed");
-    assert.deepEqual(saved.tags, ["friends", "slow"]);
-    assert.deepEqual(saved.ownerEdited, ["tags"]);
-  });
-});
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.waitForURL(/notice=blogSaved/);
+      const saved = (await server.storage.blogs.get(blog.id))!;
+      assert.equal(saved.title, "Slow Feed");
+      assert.deepEqual(saved.tags, ["friends", "slow"]);
+      assert.deepEqual(saved.ownerEdited, ["tags"]);
+    });
+  },
+);

@@ -26,7 +26,14 @@ async function simulate(answer: (n: number) => Answer, until = WINDOW) {
   const line = {
     hidden: false,
     textContent: "",
-    dataset: { poll: "true", statusUrl: "/blogrollapi/api/status", lastSync: "", progressText: "{done} of {total}", runningText: "running", finishedText: "done" },
+    dataset: {
+      poll: "true",
+      statusUrl: "/blogrollapi/api/status",
+      lastSync: "",
+      progressText: "{done} of {total}",
+      runningText: "running",
+      finishedText: "done",
+    },
   };
   const context = {
     document: { getElementById: (id: string) => (id === "blogroll-progress" ? line : null) },
@@ -60,13 +67,18 @@ describe("dashboard progress poll (assets/progress.js, run in a VM with a simula
     assert.ok(requests.length <= 40, `${requests.length} requests in 15 minutes`);
     assert.ok(requests.length >= 20, "it keeps polling while the run goes on");
     const gaps = requests.slice(1).map((at, index) => at - requests[index]);
-    assert.ok(gaps.every((gap, index) => index === 0 || gap >= gaps[index - 1]), "the interval never shrinks");
+    assert.ok(
+      gaps.every((gap, index) => index === 0 || gap >= gaps[index - 1]),
+      "the interval never shrinks",
+    );
     assert.equal(Math.max(...gaps), 30_000);
     assert.equal(text, "3 of 10");
   });
 
   it("stops when the run ends", async () => {
-    const { requests, text } = await simulate((n) => ({ body: { isRunning: n < 2, lastSync: n < 2 ? null : "2026-11-25T00:00:00Z" } }));
+    const { requests, text } = await simulate((n) => ({
+      body: { isRunning: n < 2, lastSync: n < 2 ? null : "2026-11-25T00:00:00Z" },
+    }));
     assert.equal(requests.length, 3);
     assert.equal(text, "done");
   });
@@ -74,7 +86,9 @@ describe("dashboard progress poll (assets/progress.js, run in a VM with a simula
   it("stops when the host's rate limit runs low or refuses", async () => {
     const low = await simulate((n) => ({ remaining: n < 2 ? 200 : 40, body: { isRunning: true } }));
     assert.equal(low.requests.length, 3, "the third answer says only 40 are left");
-    const refused = await simulate((n) => (n === 0 ? { body: { isRunning: true } } : { status: 429, body: { isRunning: true } }));
+    const refused = await simulate((n) =>
+      n === 0 ? { body: { isRunning: true } } : { status: 429, body: { isRunning: true } },
+    );
     assert.equal(refused.requests.length, 2);
   });
 });

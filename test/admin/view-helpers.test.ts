@@ -9,9 +9,13 @@ function localsFor(query: Record<string, unknown>): Record<string, unknown> {
   const request = { query, path: "/blogs", locale: "de", get: () => undefined } as unknown as Request;
   const locals: Record<string, unknown> = { __: (key: string) => `«${key}»` };
   let called = false;
-  adminLocals({ options: { mountPath: "/blogrollapi" } } as BlogrollContext)(request, { locals } as unknown as Response, (() => {
-    called = true;
-  }) as NextFunction);
+  adminLocals({ options: { mountPath: "/blogrollapi" } } as BlogrollContext)(
+    request,
+    { locals } as unknown as Response,
+    (() => {
+      called = true;
+    }) as NextFunction,
+  );
   assert.ok(called);
   return locals;
 }
@@ -36,7 +40,15 @@ describe("admin locals (notices for the host's banner, section navigation)", () 
   it("marks the current section, with dates formatted in the request's language", () => {
     const locals = localsFor({});
     const blogroll = locals.blogroll as { sections: Array<{ href: string; current: boolean }> };
-    assert.deepEqual(blogroll.sections.map((section) => [section.href, section.current]), [["/blogrollapi", false], ["/blogrollapi/sources", false], ["/blogrollapi/blogs", true], ["/blogrollapi/suggestions", false]]);
+    assert.deepEqual(
+      blogroll.sections.map((section) => [section.href, section.current]),
+      [
+        ["/blogrollapi", false],
+        ["/blogrollapi/sources", false],
+        ["/blogrollapi/blogs", true],
+        ["/blogrollapi/suggestions", false],
+      ],
+    );
     assert.match((locals.formatDate as (value: unknown) => string)(new Date("2024-03-05T10:20:00Z")), /05\.03\.2024/);
   });
 });

@@ -11,10 +11,17 @@ describe("authenticated API routes (spec 4.8–4.10)", () => {
   after(() => server.close());
 
   it("need authentication", async () => {
-    for (const [method, path] of [["GET", "/discover?url=example.org"], ["POST", "/microsub-webhook"], ["GET", "/microsub-status"]]) {
+    for (const [method, path] of [
+      ["GET", "/discover?url=example.org"],
+      ["POST", "/microsub-webhook"],
+      ["GET", "/microsub-status"],
+    ]) {
       const response = await server.get(`${server.api}${path}`, { method, headers: { Accept: "application/json" } });
       assert.equal(response.status, 401, path);
-      const wrong = await server.get(`${server.api}${path}`, { method, headers: { Authorization: "Bearer nope", Accept: "application/json" } });
+      const wrong = await server.get(`${server.api}${path}`, {
+        method,
+        headers: { Authorization: "Bearer nope", Accept: "application/json" },
+      });
       assert.equal(wrong.status, 401, path);
     }
   });
@@ -30,10 +37,17 @@ describe("authenticated API routes (spec 4.8–4.10)", () => {
   it("microsub-status and the webhook while the Microsub plugin is absent", async () => {
     const status = await server.get(`${server.api}/microsub-status`, { headers: auth });
     assert.equal(status.status, 200);
-    assert.deepEqual(await status.json(), { available: false, message: "Microsub plugin not installed or collections not available" });
+    assert.deepEqual(await status.json(), {
+      available: false,
+      message: "Microsub plugin not installed or collections not available",
+    });
     // 503 comes before any look at the body, even one that is not JSON at all.
     for (const body of ["{not json", "", JSON.stringify({ action: "follow", url: "https://a.example/feed" })]) {
-      const response = await server.get(`${server.api}/microsub-webhook`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body });
+      const response = await server.get(`${server.api}/microsub-webhook`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body,
+      });
       assert.equal(response.status, 503);
       assert.deepEqual(await response.json(), { ok: false, error: "Microsub integration not available" });
     }
@@ -43,12 +57,28 @@ describe("authenticated API routes (spec 4.8–4.10)", () => {
     const db = server.fakeDb!;
     server.collections.set("microsub_channels", db.collection("microsub_channels"));
     server.collections.set("microsub_feeds", db.collection("microsub_feeds"));
-    await addBlog(server.storage, { title: "From Microsub", source: "microsub", category: "Friends", microsubChannelName: "Friends" });
+    await addBlog(server.storage, {
+      title: "From Microsub",
+      source: "microsub",
+      category: "Friends",
+      microsubChannelName: "Friends",
+    });
     await addBlog(server.storage, { title: "From OPML", source: "opml" });
     const status = await server.get(`${server.api}/microsub-status`, { headers: auth });
     assert.deepEqual(await status.json(), { available: true, blogs: 1 });
-    for (const body of ["{not json", "{}", JSON.stringify({ action: "follow" }), JSON.stringify({ url: "https://a.example/" }), JSON.stringify({ action: 1, url: "https://a.example/" }), "[]"]) {
-      const response = await server.get(`${server.api}/microsub-webhook`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body });
+    for (const body of [
+      "{not json",
+      "{}",
+      JSON.stringify({ action: "follow" }),
+      JSON.stringify({ url: "https://a.example/" }),
+      JSON.stringify({ action: 1, url: "https://a.example/" }),
+      "[]",
+    ]) {
+      const response = await server.get(`${server.api}/microsub-webhook`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body,
+      });
       assert.equal(response.status, 400, body);
       assert.deepEqual(await response.json(), { ok: false, error: "Missing required fields: action and url" });
     }

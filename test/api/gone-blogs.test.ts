@@ -33,12 +33,21 @@ for (const backend of httpBackends()) {
       feeds.route(`/${name}.xml`, (_request, response) => {
         const status = answers.get(name) ?? 200;
         if (status !== 200) return void response.writeHead(status).end();
-        const posts = [1, 2].map((n) => ({ guid: `${name}-post-${n}`, title: `${name} post ${n}`, published: recent(n) }));
-        response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(posts, { title: name, link: `${origin}/${name}/` }));
+        const posts = [1, 2].map((n) => ({
+          guid: `${name}-post-${n}`,
+          title: `${name} post ${n}`,
+          published: recent(n),
+        }));
+        response
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(posts, { title: name, link: `${origin}/${name}/` }));
       });
     /** The owner's "Refresh now" on a blog, as a script sends it. */
     const refresh = async (name: string) => {
-      const response = await server.get(`${mount()}/blogs/${ids[name]}/refresh`, { method: "POST", headers: { ...bearer, accept: "application/json" } });
+      const response = await server.get(`${mount()}/blogs/${ids[name]}/refresh`, {
+        method: "POST",
+        headers: { ...bearer, accept: "application/json" },
+      });
       assert.equal(response.status, 202);
       await response.body?.cancel();
     };
@@ -47,7 +56,10 @@ for (const backend of httpBackends()) {
       assert.equal(response.status, 200, path);
       return response.text();
     };
-    const publicTitles = async () => ((await (await server.get(`${server.api}/blogs`)).json()) as { items: Array<{ title: string }> }).items.map((blog) => blog.title).sort();
+    const publicTitles = async () =>
+      ((await (await server.get(`${server.api}/blogs`)).json()) as { items: Array<{ title: string }> }).items
+        .map((blog) => blog.title)
+        .sort();
 
     before(async () => {
       feeds = await startFeedServer();
@@ -55,7 +67,12 @@ for (const backend of httpBackends()) {
       server = await startTestServer(backend);
       for (const name of ["lively", "dead", "hidden", "failing"]) {
         serve(name);
-        const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl: `${origin}/${name}.xml`, title: name, category: "Friends", source: "manual" });
+        const { blog } = await server.storage.blogs.upsertFromSource({
+          feedUrl: `${origin}/${name}.xml`,
+          title: name,
+          category: "Friends",
+          source: "manual",
+        });
         ids[name] = blog.id;
       }
       await server.storage.blogs.edit(ids.hidden, { hidden: true });
@@ -72,21 +89,42 @@ for (const backend of httpBackends()) {
     });
 
     it("leaves /api/blogs, its total and a blog's own page; a blog failing otherwise stays with its status", async () => {
-      const body = (await (await server.get(`${server.api}/blogs`)).json()) as { items: Array<{ title: string; status: string }>; total: number };
-      assert.deepEqual(body.items.map((blog) => [blog.title, blog.status]), [["failing", "error"], ["lively", "active"]]);
+      const body = (await (await server.get(`${server.api}/blogs`)).json()) as {
+        items: Array<{ title: string; status: string }>;
+        total: number;
+      };
+      assert.deepEqual(
+        body.items.map((blog) => [blog.title, blog.status]),
+        [
+          ["failing", "error"],
+          ["lively", "active"],
+        ],
+      );
       assert.equal(body.total, 2);
-      assert.equal((await server.get(`${server.api}/blogs?category=Friends&limit=0`).then((response) => response.json())).total, 2);
+      assert.equal(
+        (await server.get(`${server.api}/blogs?category=Friends&limit=0`).then((response) => response.json())).total,
+        2,
+      );
       assert.equal((await server.get(`${server.api}/blogs/${ids.dead}`)).status, 404);
       assert.equal((await server.get(`${server.api}/blogs/${ids.failing}`)).status, 200);
     });
 
     it("leaves /api/items (all, by blog, by category) and the /api/categories counts", async () => {
-      const items = (await (await server.get(`${server.api}/items`)).json()) as { items: Array<{ title: string; blog: { title: string } }> };
+      const items = (await (await server.get(`${server.api}/items`)).json()) as {
+        items: Array<{ title: string; blog: { title: string } }>;
+      };
       assert.deepEqual([...new Set(items.items.map((item) => item.blog.title))].sort(), ["failing", "lively"]);
-      assert.deepEqual(await (await server.get(`${server.api}/items?blog=${ids.dead}`)).json(), { items: [], hasMore: false });
-      const friends = (await (await server.get(`${server.api}/items?category=Friends`)).json()) as { items: Array<{ title: string }> };
+      assert.deepEqual(await (await server.get(`${server.api}/items?blog=${ids.dead}`)).json(), {
+        items: [],
+        hasMore: false,
+      });
+      const friends = (await (await server.get(`${server.api}/items?category=Friends`)).json()) as {
+        items: Array<{ title: string }>;
+      };
       assert.ok(!friends.items.some((item) => item.title.startsWith("dead")));
-      assert.deepEqual(await (await server.get(`${server.api}/categories`)).json(), { items: [{ name: "Friends", count: 2 }] });
+      assert.deepEqual(await (await server.get(`${server.api}/categories`)).json(), {
+        items: [{ name: "Friends", count: 2 }],
+      });
     });
 
     it("leaves the OPML exports, the well-known files, the rivers and the blogroll page (HTML, fragment, JSON)", async () => {
@@ -104,24 +142,39 @@ for (const backend of httpBackends()) {
       ]) {
         const body = await text(path);
         assert.ok(body.includes(`${origin}/lively`), `${path} shows the lively blog`);
-        assert.ok(!body.includes(`${origin}/dead`) && !body.includes("dead post") && !body.includes("dead-post"), `${path} shows nothing of the gone blog`);
+        assert.ok(
+          !body.includes(`${origin}/dead`) && !body.includes("dead post") && !body.includes("dead-post"),
+          `${path} shows nothing of the gone blog`,
+        );
         assert.ok(!body.includes(`${origin}/hidden`), `${path} shows nothing of the hidden blog`);
       }
     });
 
     it("/api/status counts what the public list shows; the owner's status counts the rest apart", async () => {
-      const status = (await (await server.get(`${server.api}/status`)).json()) as { blogs: Record<string, unknown>; items: { count: number } };
+      const status = (await (await server.get(`${server.api}/status`)).json()) as {
+        blogs: Record<string, unknown>;
+        items: { count: number };
+      };
       assert.deepEqual(status.blogs, { count: 2 });
       assert.equal(status.items.count, 4, "the items of the two public blogs");
       const owner = (await (await server.get(`${server.api}/owner-status`, { headers: bearer })).json()) as {
-        owner: { blogs: { count: number; public: number; hidden: number; byHealth: { gone: number } }; items: { count: number } };
+        owner: {
+          blogs: { count: number; public: number; hidden: number; byHealth: { gone: number } };
+          items: { count: number };
+        };
       };
-      assert.deepEqual([owner.owner.blogs.count, owner.owner.blogs.public, owner.owner.blogs.hidden, owner.owner.blogs.byHealth.gone], [4, 2, 1, 1]);
+      assert.deepEqual(
+        [owner.owner.blogs.count, owner.owner.blogs.public, owner.owner.blogs.hidden, owner.owner.blogs.byHealth.gone],
+        [4, 2, 1, 1],
+      );
       assert.equal(owner.owner.items.count, 8, "every stored item");
     });
 
     it("the admin keeps showing it with its health, so the owner can fix or delete it", async () => {
-      const admin = (path: string) => server.get(`${mount()}${path}`, { headers: { ...bearer, accept: "text/html" } }).then((response) => response.text());
+      const admin = (path: string) =>
+        server
+          .get(`${mount()}${path}`, { headers: { ...bearer, accept: "text/html" } })
+          .then((response) => response.text());
       const gone = await admin("/blogs?health=gone");
       assert.match(gone, />dead</);
       assert.doesNotMatch(gone, />lively</);
@@ -151,11 +204,17 @@ describe("the add form refuses a site whose advertised feeds all fail (SQLite)",
   const page = (links: string[]) => (_request: unknown, response: import("node:http").ServerResponse) =>
     void response
       .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-      .end(`<!doctype html><html><head><title>A site</title>${links.map((href) => `<link rel="alternate" type="application/rss+xml" href="${href}">`).join("")}</head><body>Hello</body></html>`);
+      .end(
+        `<!doctype html><html><head><title>A site</title>${links.map((href) => `<link rel="alternate" type="application/rss+xml" href="${href}">`).join("")}</head><body>Hello</body></html>`,
+      );
   const add = (url: string) =>
     server.get(`${server.plugin.mountPath}/blogs`, {
       method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/x-www-form-urlencoded", accept: "text/html" },
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "text/html",
+      },
       body: new URLSearchParams({ url, action: "add" }),
       redirect: "manual",
     });
@@ -168,7 +227,13 @@ describe("the add form refuses a site whose advertised feeds all fail (SQLite)",
     feeds.route("/broken/atom.xml", (_request, response) => void response.writeHead(410).end());
     feeds.route("/mixed/", page(["/mixed/old.xml", "/mixed/feed.xml"]));
     feeds.route("/mixed/old.xml", (_request, response) => void response.writeHead(404).end());
-    feeds.route("/mixed/feed.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: "m1", published: recent(1) }], { title: "Mixed Feed" })));
+    feeds.route(
+      "/mixed/feed.xml",
+      (_request, response) =>
+        void response
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss([{ guid: "m1", published: recent(1) }], { title: "Mixed Feed" })),
+    );
     server = await startTestServer("sqlite");
   });
   after(async () => {

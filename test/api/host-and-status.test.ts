@@ -7,7 +7,9 @@ import { describeBackend, httpBackends, startTestServer, type TestServer } from 
 import { addBlog } from "../support/seed.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 
-const rss = (guids: string[]) => `<?xml version="1.0"?><rss version="2.0"><channel><title>Fixture</title><link>https://fixture.example/</link>
+const rss = (
+  guids: string[],
+) => `<?xml version="1.0"?><rss version="2.0"><channel><title>Fixture</title><link>https://fixture.example/</link>
 ${guids.map((guid, n) => `<item><guid>${guid}</guid><title>${guid}</title><link>https://fixture.example/${guid}</link><pubDate>${new Date(Date.now() - (n + 1) * 3_600_000).toUTCString()}</pubDate></item>`).join("")}
 </channel></rss>`;
 
@@ -33,7 +35,11 @@ describe("public response headers follow the options", () => {
       }
       const error = await server.get(`${server.api}/blogs/nope`);
       assert.equal(error.status, 400);
-      assert.equal(error.headers.get("access-control-allow-origin"), "https://site.example", "widgets can read error bodies too");
+      assert.equal(
+        error.headers.get("access-control-allow-origin"),
+        "https://site.example",
+        "widgets can read error bodies too",
+      );
       assert.equal(error.headers.get("cache-control"), null, "errors are not marked cacheable");
     } finally {
       await server.close();
@@ -116,7 +122,10 @@ for (const backend of httpBackends()) {
         assert.deepEqual(await response.json(), { error }, path);
       }
       const plain = await (await fetch(`${base}/blogs?category=Tech`)).json();
-      assert.deepEqual(plain.items.map((blog: { title: string }) => blog.title), ["Tech blog"]);
+      assert.deepEqual(
+        plain.items.map((blog: { title: string }) => blog.title),
+        ["Tech blog"],
+      );
     });
   });
 }
@@ -127,7 +136,10 @@ describe("GET /api/status while and after a sync (SQLite, over HTTP)", () => {
   before(async () => {
     feeds = await startFixtureServer();
     feeds.route("/fast.xml", respond.text(rss(["a1", "a2"]), { headers: { "content-type": "application/rss+xml" } }));
-    feeds.route("/slow.xml", respond.delayed(800, respond.text(rss(["b1"]), { headers: { "content-type": "application/rss+xml" } })));
+    feeds.route(
+      "/slow.xml",
+      respond.delayed(800, respond.text(rss(["b1"]), { headers: { "content-type": "application/rss+xml" } })),
+    );
     // The scheduler runs, with its first sync far away: the test starts one itself.
     server = await startTestServer("sqlite", { concurrency: 1, scheduler: true, initialSyncDelay: 600_000 });
     await addBlog(server.storage, { title: "Fast", feedUrl: `${feeds.url}/fast.xml` });
@@ -163,12 +175,18 @@ describe("GET /api/status while and after a sync (SQLite, over HTTP)", () => {
     assert.equal(done.isRunning, false);
     assert.equal(done.progress, null);
     assert.ok(!Number.isNaN(Date.parse(done.lastSync)));
-    assert.ok(Date.parse(done.nextSync) > Date.now() + 50_000, "the next look for due blogs is an interval (a minute) later");
+    assert.ok(
+      Date.parse(done.nextSync) > Date.now() + 50_000,
+      "the next look for due blogs is an interval (a minute) later",
+    );
     const stats = done.lastSyncStats;
     assert.equal(stats.lastFullSync, done.lastSync);
     assert.equal(typeof stats.duration, "number");
     assert.deepEqual(Object.keys(stats.sources).sort(), ["failed", "success", "total"]);
-    assert.deepEqual({ total: stats.blogs.total, success: stats.blogs.success, failed: stats.blogs.failed }, { total: 2, success: 2, failed: 0 });
+    assert.deepEqual(
+      { total: stats.blogs.total, success: stats.blogs.success, failed: stats.blogs.failed },
+      { total: 2, success: 2, failed: 0 },
+    );
     assert.deepEqual(stats.items, { added: 3, deleted: 0 });
   });
 
@@ -177,7 +195,13 @@ describe("GET /api/status while and after a sync (SQLite, over HTTP)", () => {
       const body = await status();
       const items = await (await server.get(`${server.api}/items?limit=200`)).json();
       const blogs = await (await server.get(`${server.api}/blogs`)).json();
-      return { blogs: body.blogs.count, items: body.items.count, listedItems: items.items.length, listedBlogs: blogs.total, isRunning: body.isRunning };
+      return {
+        blogs: body.blogs.count,
+        items: body.items.count,
+        listedItems: items.items.length,
+        listedBlogs: blogs.total,
+        isRunning: body.isRunning,
+      };
     };
     const storage = server.storage;
     await storage.items.deleteAll();
@@ -209,7 +233,10 @@ describe("GET /api/status while a sync finishes its site icons (SQLite, over HTT
     // The home page answers only once the test has seen the run in its extras phase.
     feeds.route("/home/", async (request, response) => {
       await homeHeld;
-      respond.text(`<head><link rel="icon" href="/me.png"></head>`, { headers: { "content-type": "text/html" } })(request, response);
+      respond.text(`<head><link rel="icon" href="/me.png"></head>`, { headers: { "content-type": "text/html" } })(
+        request,
+        response,
+      );
     });
     server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: 600_000 });
     await addBlog(server.storage, { title: "Iconless", feedUrl: `${feeds.url}/iconless.xml` });

@@ -23,7 +23,12 @@ for (const backend of httpBackends()) {
     before(async () => {
       server = await startTestServer(backend);
       const s = server.storage;
-      const blog = (n: number) => ({ feedUrl: `https://b${n}.example/feed`, title: `Blog ${String(n).padStart(4, "0")}`, category: n % 2 ? "Odd" : "Even", source: "opml" });
+      const blog = (n: number) => ({
+        feedUrl: `https://b${n}.example/feed`,
+        title: `Blog ${String(n).padStart(4, "0")}`,
+        category: n % 2 ? "Odd" : "Even",
+        source: "opml",
+      });
       if (server.fakeDb) {
         // The in-memory stand-in scans on every upsert: write one blog through the adapter, then
         // copies of its document (the shape the adapter writes), which the adapter reads back.
@@ -32,14 +37,25 @@ for (const backend of httpBackends()) {
         const template = (await collection.findOne({}))!;
         const copies = Array.from({ length: BLOGS - 1 }, (_, index) => {
           const { feedUrl, title, category } = blog(index + 1);
-          return { ...template, _id: new ObjectId(), feedUrl, feedKey: feedUrl.replace("https://", ""), title, category };
+          return {
+            ...template,
+            _id: new ObjectId(),
+            feedUrl,
+            feedKey: feedUrl.replace("https://", ""),
+            title,
+            category,
+          };
         });
         await collection.insertMany(copies);
       } else {
         for (let n = 0; n < BLOGS; n++) await s.blogs.upsertFromSource(blog(n));
       }
       busy = (await addBlog(s, { title: "zz Busy", category: "Busy" })).id;
-      await addItems(s, busy, Array.from({ length: ITEMS }, (_, n) => item(`i${n}`, daysAgo(n / 100))));
+      await addItems(
+        s,
+        busy,
+        Array.from({ length: ITEMS }, (_, n) => item(`i${n}`, daysAgo(n / 100))),
+      );
     });
     after(() => server.close());
 
@@ -60,7 +76,10 @@ for (const backend of httpBackends()) {
       assert.equal(clamped.hasMore, large);
       if (large) {
         const rest = await (await get("/blogs?limit=1000&offset=1000")).json();
-        assert.deepEqual(rest.items.map((blog: { title: string }) => blog.title), ["Blog 1000", "Blog 1001", "Blog 1002", "zz Busy"]);
+        assert.deepEqual(
+          rest.items.map((blog: { title: string }) => blog.title),
+          ["Blog 1000", "Blog 1001", "Blog 1002", "zz Busy"],
+        );
         assert.equal(rest.hasMore, false);
       }
       const explicitZero = await (await get("/blogs?offset=0")).json();
@@ -83,7 +102,10 @@ for (const backend of httpBackends()) {
 
     it("GET /api/blogs/:id: the blog's 20 newest items", async () => {
       const body = await (await get(`/blogs/${busy}`)).json();
-      assert.deepEqual(body.items.map((entry: { title: string }) => entry.title), Array.from({ length: 20 }, (_, n) => `Post i${n}`));
+      assert.deepEqual(
+        body.items.map((entry: { title: string }) => entry.title),
+        Array.from({ length: 20 }, (_, n) => `Post i${n}`),
+      );
       assert.equal(body.itemCount, ITEMS);
     });
 

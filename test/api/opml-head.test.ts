@@ -10,7 +10,8 @@ import { addBlog } from "../support/seed.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { child, parseXml, type XmlNode } from "../support/xml.js";
 
-const RFC822 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/;
+const RFC822 =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/;
 
 /** The head's text elements by name. */
 async function opmlHead(response: Response): Promise<Record<string, string>> {
@@ -36,7 +37,10 @@ for (const backend of httpBackends()) {
       assert.equal(whole.headers.get("content-type"), "text/x-opml");
       assert.equal(whole.headers.get("content-disposition"), 'attachment; filename="blogroll.opml"');
       const category = await server.get(`${opml}/${encodeURIComponent("Friends & Co")}`);
-      assert.equal(category.headers.get("content-disposition"), 'attachment; filename="blogroll-Friends%20%26%20Co.opml"');
+      assert.equal(
+        category.headers.get("content-disposition"),
+        'attachment; filename="blogroll-Friends%20%26%20Co.opml"',
+      );
       assert.equal((await opmlHead(whole)).title, "Blogroll");
     });
 
@@ -62,12 +66,24 @@ for (const backend of httpBackends()) {
       const conditional = await server.get(opml, { headers: { "If-None-Match": etag } });
       assert.equal(conditional.status, 304);
       const lastModified = first.headers.get("last-modified") as string;
-      assert.equal(Date.parse(lastModified), Date.parse((await opmlHead(await server.get(opml))).dateModified), "Last-Modified is dateModified");
+      assert.equal(
+        Date.parse(lastModified),
+        Date.parse((await opmlHead(await server.get(opml))).dateModified),
+        "Last-Modified is dateModified",
+      );
       assert.equal((await server.get(opml, { headers: { "If-Modified-Since": lastModified } })).status, 304);
       for (const path of ["/opml/Friends", "/opml/Nope"]) {
         const one = await server.get(`${server.api}${path}`);
         await one.text();
-        assert.equal((await server.get(`${server.api}${path}`, { headers: { "If-None-Match": one.headers.get("etag") as string } })).status, 304, path);
+        assert.equal(
+          (
+            await server.get(`${server.api}${path}`, {
+              headers: { "If-None-Match": one.headers.get("etag") as string },
+            })
+          ).status,
+          304,
+          path,
+        );
       }
     });
 
@@ -77,10 +93,26 @@ for (const backend of httpBackends()) {
       const before = Date.parse((await opmlHead(first)).dateModified);
       const changes: Array<() => Promise<unknown>> = [
         () => addBlog(server.storage, { title: "Gamma", category: "Tech" }),
-        async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { title: "Alpha (renamed)" }),
-        async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { note: "Why I read it" }),
-        async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { relationship: ["friend"] }),
-        async () => server.storage.blogs.edit((await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id, { hidden: true }),
+        async () =>
+          server.storage.blogs.edit(
+            (await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id,
+            { title: "Alpha (renamed)" },
+          ),
+        async () =>
+          server.storage.blogs.edit(
+            (await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id,
+            { note: "Why I read it" },
+          ),
+        async () =>
+          server.storage.blogs.edit(
+            (await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id,
+            { relationship: ["friend"] },
+          ),
+        async () =>
+          server.storage.blogs.edit(
+            (await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0].id,
+            { hidden: true },
+          ),
       ];
       let previousEtag = etag;
       let previousDate = before;
@@ -91,7 +123,10 @@ for (const backend of httpBackends()) {
         const nextEtag = response.headers.get("etag") as string;
         const nextDate = Date.parse((await opmlHead(response)).dateModified);
         assert.notEqual(nextEtag, previousEtag);
-        assert.ok(nextDate > previousDate, `dateModified moves forward: ${new Date(previousDate).toISOString()} → ${new Date(nextDate).toISOString()}`);
+        assert.ok(
+          nextDate > previousDate,
+          `dateModified moves forward: ${new Date(previousDate).toISOString()} → ${new Date(nextDate).toISOString()}`,
+        );
         const unchanged = await server.get(opml, { headers: { "If-None-Match": nextEtag } });
         assert.equal(unchanged.status, 304, "and then holds until the next change");
         previousEtag = nextEtag;
@@ -103,7 +138,12 @@ for (const backend of httpBackends()) {
       const first = await server.get(opml);
       await first.text();
       const blog = (await server.storage.blogs.list({ visibility: "public", limit: 1, offset: 0 })).items[0];
-      await server.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: null, failureCount: 0 });
+      await server.storage.blogs.recordFetch(blog.id, {
+        at: new Date(),
+        status: "active",
+        nextFetchAt: null,
+        failureCount: 0,
+      });
       const again = await server.get(opml, { headers: { "If-None-Match": first.headers.get("etag") as string } });
       assert.equal(again.status, 304);
     });
@@ -112,7 +152,10 @@ for (const backend of httpBackends()) {
 
 describe("OPML export owner", () => {
   it("ownerName is the option when set; without a publicUrl the head names no owner", async () => {
-    const named = await startTestServer("sqlite", { publicUrl: "https://owner.example/blog/", ownerName: "Ada Lovelace" });
+    const named = await startTestServer("sqlite", {
+      publicUrl: "https://owner.example/blog/",
+      ownerName: "Ada Lovelace",
+    });
     const anonymous = await startTestServer("sqlite");
     try {
       const head = await opmlHead(await named.get(`${named.api}/opml`));
@@ -131,7 +174,8 @@ describe("OPML export owner", () => {
 describe("the blogroll's dates, kept in the database (SQLite file)", () => {
   let folder: string;
   let storage: Storage;
-  const open = () => openStorage({ hostCollections: null, mongodbUrl: null, databasePath: path.join(folder, "blogroll.db") });
+  const open = () =>
+    openStorage({ hostCollections: null, mongodbUrl: null, databasePath: path.join(folder, "blogroll.db") });
 
   before(async () => {
     folder = mkdtempSync(path.join(tmpdir(), "blogroll-dates-"));
@@ -154,12 +198,20 @@ describe("the blogroll's dates, kept in the database (SQLite file)", () => {
 
     await addBlog(storage, { title: "Two" });
     const changed = await recordBlogrollDates(storage, new Date("2030-01-01T00:00:00.900Z"));
-    assert.equal(changed.modified.toISOString(), "2030-01-01T00:00:01.000Z", "a change within the same second still moves a second forward");
+    assert.equal(
+      changed.modified.toISOString(),
+      "2030-01-01T00:00:01.000Z",
+      "a change within the same second still moves a second forward",
+    );
     assert.equal(changed.created.getTime(), initial.created.getTime(), "created is kept");
 
     await storage.close();
     storage = await open();
-    assert.deepEqual(await recordBlogrollDates(storage, new Date("2031-01-01T00:00:00Z")), changed, "kept across a restart");
+    assert.deepEqual(
+      await recordBlogrollDates(storage, new Date("2031-01-01T00:00:00Z")),
+      changed,
+      "kept across a restart",
+    );
   });
 });
 
@@ -183,6 +235,10 @@ describe("a sync that changes the blogroll dates it at once (SQLite)", () => {
     assert.ok(after && Date.parse(after.modified) > Date.parse(before.modified), "recorded by the sync");
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const head = await opmlHead(await server.get(`${server.api}/opml`));
-    assert.equal(Date.parse(head.dateModified), Date.parse(after.modified), "the export says the sync's time, a second and more before this request");
+    assert.equal(
+      Date.parse(head.dateModified),
+      Date.parse(after.modified),
+      "the export says the sync's time, a second and more before this request",
+    );
   });
 });

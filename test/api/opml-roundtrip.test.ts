@@ -41,9 +41,27 @@ function readOpml(xml: string): { version: string; head: Record<string, string>;
 }
 
 const SEEDS = [
-  { title: "Tech One", category: "Tech & Code", siteUrl: "https://one.example/", description: 'About <code> & "quotes"', feedUrl: "https://one.example/feed" },
-  { title: "Tech Two", category: "Tech & Code", siteUrl: "https://two.example/", feedUrl: "https://two.example/atom", feedType: "atom" as const },
-  { title: "Life — été", category: "Life", feedUrl: "https://life.example/feed.json", feedType: "json" as const, description: "Ça va" },
+  {
+    title: "Tech One",
+    category: "Tech & Code",
+    siteUrl: "https://one.example/",
+    description: 'About <code> & "quotes"',
+    feedUrl: "https://one.example/feed",
+  },
+  {
+    title: "Tech Two",
+    category: "Tech & Code",
+    siteUrl: "https://two.example/",
+    feedUrl: "https://two.example/atom",
+    feedType: "atom" as const,
+  },
+  {
+    title: "Life — été",
+    category: "Life",
+    feedUrl: "https://life.example/feed.json",
+    feedType: "json" as const,
+    description: "Ça va",
+  },
   { title: "Loose", category: null, siteUrl: "https://loose.example/", feedUrl: "https://loose.example/rss" },
 ];
 
@@ -53,7 +71,11 @@ const SEEDS = [
  * carried: a re-imported blog learns it at its first fetch.
  */
 const comparable = (blog: Record<string, unknown>) => ({
-  title: blog.title, feedUrl: blog.feedUrl, siteUrl: blog.siteUrl, category: blog.category, description: blog.description,
+  title: blog.title,
+  feedUrl: blog.feedUrl,
+  siteUrl: blog.siteUrl,
+  category: blog.category,
+  description: blog.description,
 });
 
 for (const backend of httpBackends()) {
@@ -64,7 +86,12 @@ for (const backend of httpBackends()) {
       origin = await startTestServer(backend);
       copy = await startTestServer(backend);
       for (const seed of SEEDS) await addBlog(origin.storage, { source: "opml", ...seed });
-      await addBlog(origin.storage, { title: "Secret", category: "Life", hidden: true, feedUrl: "https://secret.example/rss" });
+      await addBlog(origin.storage, {
+        title: "Secret",
+        category: "Life",
+        hidden: true,
+        feedUrl: "https://secret.example/rss",
+      });
     });
     after(async () => {
       await origin.close();
@@ -76,24 +103,66 @@ for (const backend of httpBackends()) {
       const { version, head, body } = readOpml(xml);
       assert.equal(version, "2.0");
       assert.equal(head.title, "Blogroll");
-      assert.match(head.dateCreated, /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/, "an RFC 822 date");
+      assert.match(
+        head.dateCreated,
+        /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+        "an RFC 822 date",
+      );
       const folders = body.filter((outline) => !outline.attributes.xmlUrl);
-      assert.deepEqual(folders.map((folder) => folder.attributes), [{ text: "Life", title: "Life" }, { text: "Tech & Code", title: "Tech & Code" }]);
-      assert.deepEqual(folders[1].children.map((feed) => feed.attributes), [
-        { type: "rss", text: "Tech One", title: "Tech One", xmlUrl: "https://one.example/feed", htmlUrl: "https://one.example/", description: 'About <code> & "quotes"' },
-        { type: "rss", text: "Tech Two", title: "Tech Two", xmlUrl: "https://two.example/atom", htmlUrl: "https://two.example/" },
-      ]);
-      assert.deepEqual(folders[0].children.map((feed) => feed.attributes.title), ["Life — été"], "hidden blogs are not exported");
+      assert.deepEqual(
+        folders.map((folder) => folder.attributes),
+        [
+          { text: "Life", title: "Life" },
+          { text: "Tech & Code", title: "Tech & Code" },
+        ],
+      );
+      assert.deepEqual(
+        folders[1].children.map((feed) => feed.attributes),
+        [
+          {
+            type: "rss",
+            text: "Tech One",
+            title: "Tech One",
+            xmlUrl: "https://one.example/feed",
+            htmlUrl: "https://one.example/",
+            description: 'About <code> & "quotes"',
+          },
+          {
+            type: "rss",
+            text: "Tech Two",
+            title: "Tech Two",
+            xmlUrl: "https://two.example/atom",
+            htmlUrl: "https://two.example/",
+          },
+        ],
+      );
+      assert.deepEqual(
+        folders[0].children.map((feed) => feed.attributes.title),
+        ["Life — été"],
+        "hidden blogs are not exported",
+      );
       const top = body.filter((outline) => outline.attributes.xmlUrl);
-      assert.deepEqual(top.map((feed) => feed.attributes.text), ["Loose"], "uncategorised blogs sit at the top level");
+      assert.deepEqual(
+        top.map((feed) => feed.attributes.text),
+        ["Loose"],
+        "uncategorised blogs sit at the top level",
+      );
     });
 
     it("carries the owner's public note as the outline's description, in place of the feed's own", async () => {
-      const noted = await addBlog(origin.storage, { title: "Noted", category: "Noted", description: "The feed's description", feedUrl: "https://noted.example/feed" });
-      await origin.storage.blogs.edit(noted.id, { note: "Why I read it: <gardens> & \"weeds\"" });
+      const noted = await addBlog(origin.storage, {
+        title: "Noted",
+        category: "Noted",
+        description: "The feed's description",
+        feedUrl: "https://noted.example/feed",
+      });
+      await origin.storage.blogs.edit(noted.id, { note: 'Why I read it: <gardens> & "weeds"' });
       try {
         const folder = readOpml(await (await origin.get(`${origin.api}/opml/Noted`)).text()).body[0];
-        assert.deepEqual(folder.children.map((feed) => feed.attributes.description), ['Why I read it: <gardens> & "weeds"']);
+        assert.deepEqual(
+          folder.children.map((feed) => feed.attributes.description),
+          ['Why I read it: <gardens> & "weeds"'],
+        );
       } finally {
         await origin.storage.blogs.purge(noted.id);
       }
@@ -108,12 +177,18 @@ for (const backend of httpBackends()) {
       const after = (await (await copy.get(`${copy.api}/blogs?limit=1000`)).json()).items.map(comparable);
       assert.equal(after.length, SEEDS.length);
       assert.deepEqual(after, before);
-      assert.deepEqual(await (await copy.get(`${copy.api}/categories`)).json(), await (await origin.get(`${origin.api}/categories`)).json());
+      assert.deepEqual(
+        await (await copy.get(`${copy.api}/categories`)).json(),
+        await (await origin.get(`${origin.api}/categories`)).json(),
+      );
     });
 
     it("a category export re-imports into that category", async () => {
       const response = await origin.get(`${origin.api}/opml/${encodeURIComponent("Tech & Code")}`);
-      assert.equal(response.headers.get("content-disposition"), 'attachment; filename="blogroll-Tech%20%26%20Code.opml"');
+      assert.equal(
+        response.headers.get("content-disposition"),
+        'attachment; filename="blogroll-Tech%20%26%20Code.opml"',
+      );
       const xml = await response.text();
       assert.equal(readOpml(xml).head.title, "Blogroll - Tech & Code");
       const third = await startTestServer(backend);
@@ -121,7 +196,9 @@ for (const backend of httpBackends()) {
         await third.storage.sources.create({ type: "opml_file", name: "Tech", settings: { xml } });
         await refreshSources(third.storage, third.plugin.context.options, null);
         const blogs = (await (await third.get(`${third.api}/blogs`)).json()).items.map(comparable);
-        const expected = (await (await origin.get(`${origin.api}/blogs?category=${encodeURIComponent("Tech & Code")}`)).json()).items.map(comparable);
+        const expected = (
+          await (await origin.get(`${origin.api}/blogs?category=${encodeURIComponent("Tech & Code")}`)).json()
+        ).items.map(comparable);
         assert.deepEqual(blogs, expected);
       } finally {
         await third.close();

@@ -5,9 +5,26 @@ import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 import { parseOpml } from "../../lib/opml/parse.js";
 
 const BLOG_FIELDS = [
-  "id", "title", "description", "feedUrl", "siteUrl", "feedType", "category", "tags", "photo", "author",
-  "status", "itemCount", "pinned", "lastFetchAt", "lastItemAt", "source",
-  "relationship", "note", "fediverse", "fediverseUrl",
+  "id",
+  "title",
+  "description",
+  "feedUrl",
+  "siteUrl",
+  "feedType",
+  "category",
+  "tags",
+  "photo",
+  "author",
+  "status",
+  "itemCount",
+  "pinned",
+  "lastFetchAt",
+  "lastItemAt",
+  "source",
+  "relationship",
+  "note",
+  "fediverse",
+  "fediverseUrl",
 ];
 const ITEM_FIELDS = ["id", "url", "title", "summary", "published", "isFuture", "author", "photo", "categories"];
 
@@ -42,7 +59,9 @@ for (const backend of httpBackends()) {
         const second = await server.get(`${server.api}/categories`, { headers: { "If-None-Match": etag } });
         assert.equal(second.status, 304);
         assert.equal(await second.text(), "");
-        const weak = await server.get(`${server.api}/categories`, { headers: { "If-None-Match": `"other", W/${etag}` } });
+        const weak = await server.get(`${server.api}/categories`, {
+          headers: { "If-None-Match": `"other", W/${etag}` },
+        });
         assert.equal(weak.status, 304);
         const other = await server.get(`${server.api}/categories`, { headers: { "If-None-Match": '"nope"' } });
         assert.equal(other.status, 200);
@@ -75,10 +94,17 @@ for (const backend of httpBackends()) {
         server = await startTestServer(backend);
         const s = server.storage;
         ids.zeta = (await addBlog(s, { title: "zeta", category: "Tech", lastFetchAt: daysAgo(1) })).id;
-        ids.alpha = (await addBlog(s, {
-          title: "Alpha", category: "Tech", source: "opml",
-          relationship: ["friend", "met"], note: "Why I read it", fediverse: "@alpha@social.example", fediverseUrl: "https://social.example/@alpha",
-        })).id;
+        ids.alpha = (
+          await addBlog(s, {
+            title: "Alpha",
+            category: "Tech",
+            source: "opml",
+            relationship: ["friend", "met"],
+            note: "Why I read it",
+            fediverse: "@alpha@social.example",
+            fediverseUrl: "https://social.example/@alpha",
+          })
+        ).id;
         ids.beta = (await addBlog(s, { title: "beta", category: "Life", source: "opml", lastFetchAt: daysAgo(2) })).id;
         ids.pinned = (await addBlog(s, { title: "Yankee", category: "Life", pinned: true })).id;
         ids.hidden = (await addBlog(s, { title: "Hidden", category: "Secret", hidden: true })).id;
@@ -86,7 +112,15 @@ for (const backend of httpBackends()) {
         ids.none = (await addBlog(s, { title: "Gamma", category: null, source: null })).id;
         // A blog no origin lists any more is unlisted: out of the public API until it reappears.
         const source = await s.sources.create({ type: "opml_file", name: "List", settings: { xml: "<opml/>" } });
-        ids.inactive = (await s.blogs.upsertFromSource({ feedUrl: "https://gone.example/feed", title: "Inactive", category: "Tech", source: "opml", sourceId: source.id })).blog.id;
+        ids.inactive = (
+          await s.blogs.upsertFromSource({
+            feedUrl: "https://gone.example/feed",
+            title: "Inactive",
+            category: "Tech",
+            source: "opml",
+            sourceId: source.id,
+          })
+        ).blog.id;
         await s.blogs.unlist(source.id, { except: [] });
         await addItems(s, ids.inactive, [item("i1", daysAgo(0.1))]);
         await addItems(s, ids.beta, [item("b1", daysAgo(1))]);
@@ -173,13 +207,24 @@ for (const backend of httpBackends()) {
 
       it("GET /api/categories: visible blogs only, by name, no null category", async () => {
         const body = await json(await server.get(`${server.api}/categories`));
-        assert.deepEqual(body, { items: [{ name: "Life", count: 2 }, { name: "Tech", count: 2 }] });
+        assert.deepEqual(body, {
+          items: [
+            { name: "Life", count: 2 },
+            { name: "Tech", count: 2 },
+          ],
+        });
       });
 
       it("GET /api/items leaves out items of hidden and unlisted blogs", async () => {
         const body = await json(await server.get(`${server.api}/items`));
-        assert.deepEqual(body.items.map((entry: { title: string }) => entry.title), ["Post b1", "Post z1"]);
-        assert.deepEqual(await json(await server.get(`${server.api}/items?blog=${ids.inactive}`)), { items: [], hasMore: false });
+        assert.deepEqual(
+          body.items.map((entry: { title: string }) => entry.title),
+          ["Post b1", "Post z1"],
+        );
+        assert.deepEqual(await json(await server.get(`${server.api}/items?blog=${ids.inactive}`)), {
+          items: [],
+          hasMore: false,
+        });
       });
 
       it("GET /api/status counts the blogs and items the public list shows", async () => {
@@ -200,11 +245,22 @@ for (const backend of httpBackends()) {
       before(async () => {
         server = await startTestServer(backend);
         const s = server.storage;
-        blogA = (await addBlog(s, { title: "A", category: "One", siteUrl: "https://a.example/", photo: "https://a.example/p.png" })).id;
+        blogA = (
+          await addBlog(s, {
+            title: "A",
+            category: "One",
+            siteUrl: "https://a.example/",
+            photo: "https://a.example/p.png",
+          })
+        ).id;
         blogB = (await addBlog(s, { title: "B", category: "Two" })).id;
         hidden = (await addBlog(s, { title: "H", category: "One", hidden: true })).id;
         const many = Array.from({ length: 24 }, (_, index) => item(`a${index}`, daysAgo(index / 10 + 0.01)));
-        await addItems(s, blogA, [...many, item("a-undated", null), item("a-future", new Date(Date.now() + 86_400_000))]);
+        await addItems(s, blogA, [
+          ...many,
+          item("a-undated", null),
+          item("a-future", new Date(Date.now() + 86_400_000)),
+        ]);
         await addItems(s, blogB, [item("b0", daysAgo(0.05)), item("b-undated", null)]);
         await addItems(s, hidden, [item("h0", daysAgo(0.02))]);
       });
@@ -240,7 +296,13 @@ for (const backend of httpBackends()) {
         assert.equal(undated.isFuture, false);
         assert.deepEqual(undated.blog, { id: blogB, title: "B", siteUrl: null, category: "Two", photo: null });
         const first = body.items[1];
-        assert.deepEqual(first.blog, { id: blogA, title: "A", siteUrl: "https://a.example/", category: "One", photo: "https://a.example/p.png" });
+        assert.deepEqual(first.blog, {
+          id: blogA,
+          title: "A",
+          siteUrl: "https://a.example/",
+          category: "One",
+          photo: "https://a.example/p.png",
+        });
         assert.equal(body.hasMore, false);
       });
 
@@ -251,7 +313,10 @@ for (const backend of httpBackends()) {
         assert.equal(small.items.length, 10);
         assert.equal(small.hasMore, true);
         const all = await json(await server.get(`${server.api}/items?limit=200`));
-        assert.deepEqual(small.items.map((e: { id: string }) => e.id), all.items.slice(10, 20).map((e: { id: string }) => e.id));
+        assert.deepEqual(
+          small.items.map((e: { id: string }) => e.id),
+          all.items.slice(10, 20).map((e: { id: string }) => e.id),
+        );
         const end = await json(await server.get(`${server.api}/items?limit=8&offset=20`));
         assert.deepEqual([end.items.length, end.hasMore], [8, false]);
         const past = await json(await server.get(`${server.api}/items?offset=1000`));
@@ -262,7 +327,10 @@ for (const backend of httpBackends()) {
 
       it("GET /api/items filters by blog and category; a malformed blog id is 400", async () => {
         const onlyB = await json(await server.get(`${server.api}/items?blog=${blogB}`));
-        assert.deepEqual(onlyB.items.map((e: { title: string }) => e.title), ["Post b0", "Post b-undated"]);
+        assert.deepEqual(
+          onlyB.items.map((e: { title: string }) => e.title),
+          ["Post b0", "Post b-undated"],
+        );
         const two = await json(await server.get(`${server.api}/items?category=Two`));
         assert.equal(two.items.length, 2);
         const hiddenBlog = await json(await server.get(`${server.api}/items?blog=${hidden}`));
@@ -331,8 +399,19 @@ for (const backend of httpBackends()) {
       before(async () => {
         server = await startTestServer(backend);
         const s = server.storage;
-        await addBlog(s, { title: "Tech One", category: "Tech & Code", siteUrl: "https://one.example/", description: "About <code>", feedUrl: "https://one.example/feed" });
-        await addBlog(s, { title: "Life One", category: "Life", feedType: "atom", feedUrl: "https://life.example/atom" });
+        await addBlog(s, {
+          title: "Tech One",
+          category: "Tech & Code",
+          siteUrl: "https://one.example/",
+          description: "About <code>",
+          feedUrl: "https://one.example/feed",
+        });
+        await addBlog(s, {
+          title: "Life One",
+          category: "Life",
+          feedType: "atom",
+          feedUrl: "https://life.example/atom",
+        });
         await addBlog(s, { title: "Loose", category: null, feedUrl: "https://loose.example/rss" });
         await addBlog(s, { title: "Secret", category: "Life", hidden: true, feedUrl: "https://secret.example/rss" });
       });
@@ -350,10 +429,19 @@ for (const backend of httpBackends()) {
         const byUrl = new Map(parsed.feeds.map((feed) => [feed.xmlUrl, feed]));
         assert.equal(parsed.feeds.length, 3);
         assert.deepEqual(byUrl.get("https://one.example/feed"), {
-          xmlUrl: "https://one.example/feed", title: "Tech One", htmlUrl: "https://one.example/", description: "About <code>", type: "rss", category: "Tech & Code",
+          xmlUrl: "https://one.example/feed",
+          title: "Tech One",
+          htmlUrl: "https://one.example/",
+          description: "About <code>",
+          type: "rss",
+          category: "Tech & Code",
         });
         assert.equal(byUrl.get("https://life.example/atom")?.category, "Life");
-        assert.equal(byUrl.get("https://life.example/atom")?.type, "rss", "OPML 2.0 subscription lists say rss whatever the format");
+        assert.equal(
+          byUrl.get("https://life.example/atom")?.type,
+          "rss",
+          "OPML 2.0 subscription lists say rss whatever the format",
+        );
         assert.equal(byUrl.get("https://loose.example/rss")?.category, null);
       });
 
@@ -361,10 +449,16 @@ for (const backend of httpBackends()) {
         const response = await server.get(`${server.api}/opml/${encodeURIComponent("Tech & Code")}`);
         assert.equal(response.status, 200);
         assert.equal(response.headers.get("content-type"), "text/x-opml");
-        assert.equal(response.headers.get("content-disposition"), 'attachment; filename="blogroll-Tech%20%26%20Code.opml"');
+        assert.equal(
+          response.headers.get("content-disposition"),
+          'attachment; filename="blogroll-Tech%20%26%20Code.opml"',
+        );
         const text = await response.text();
         assert.match(text, /<title>Blogroll - Tech &amp; Code<\/title>/);
-        assert.deepEqual(parseOpml(text).feeds.map((feed) => feed.title), ["Tech One"]);
+        assert.deepEqual(
+          parseOpml(text).feeds.map((feed) => feed.title),
+          ["Tech One"],
+        );
       });
     });
 
@@ -408,7 +502,12 @@ for (const backend of httpBackends()) {
             assert.deepEqual(JSON.parse(text), body);
             assert.doesNotMatch(text, /disk on fire|at .*\.ts/);
             // The cause goes to the operator's log instead.
-            assert.ok(server.logs.some((line) => line.startsWith("error:") && line.includes(pathname) && line.includes("disk on fire")), `logged: ${pathname}`);
+            assert.ok(
+              server.logs.some(
+                (line) => line.startsWith("error:") && line.includes(pathname) && line.includes("disk on fire"),
+              ),
+              `logged: ${pathname}`,
+            );
           }
         } finally {
           for (const undo of restore) undo();

@@ -24,7 +24,12 @@ function fetchWithHost(url: string, host: string, headers: Record<string, string
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
       response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, vary: String(response.headers.vary ?? ""), link: String(response.headers.link ?? ""), body }),
+        resolve({
+          status: response.statusCode ?? 0,
+          vary: String(response.headers.vary ?? ""),
+          link: String(response.headers.link ?? ""),
+          body,
+        }),
       );
     }).on("error", reject);
   });
@@ -34,7 +39,14 @@ const varies = (answer: Answer) => answer.vary.split(",").some((name) => name.tr
 
 function paths(server: TestServer): string[] {
   const mount = `${server.baseUrl}${server.plugin.mountPath}`;
-  return [`${mount}/river.rss`, `${mount}/river.atom`, `${mount}/river.json`, `${mount}/api/opml`, `${server.baseUrl}/.well-known/recommendations.opml`, `${server.baseUrl}/`];
+  return [
+    `${mount}/river.rss`,
+    `${mount}/river.atom`,
+    `${mount}/river.json`,
+    `${mount}/api/opml`,
+    `${server.baseUrl}/.well-known/recommendations.opml`,
+    `${server.baseUrl}/`,
+  ];
 }
 
 describe("public links", () => {
@@ -42,7 +54,11 @@ describe("public links", () => {
     let server: TestServer;
     before(async () => {
       server = await startTestServer("sqlite");
-      await server.storage.blogs.upsertFromSource({ feedUrl: "https://blog.example/feed.xml", title: "Blog", source: "manual" });
+      await server.storage.blogs.upsertFromSource({
+        feedUrl: "https://blog.example/feed.xml",
+        title: "Blog",
+        source: "manual",
+      });
     });
     after(() => server.close());
 
@@ -74,7 +90,11 @@ describe("public links", () => {
     let server: TestServer;
     before(async () => {
       server = await startTestServer("sqlite", { publicUrl: "https://blogroll.example/sub/" });
-      await server.storage.blogs.upsertFromSource({ feedUrl: "https://blog.example/feed.xml", title: "Blog", source: "manual" });
+      await server.storage.blogs.upsertFromSource({
+        feedUrl: "https://blog.example/feed.xml",
+        title: "Blog",
+        source: "manual",
+      });
     });
     after(() => server.close());
 

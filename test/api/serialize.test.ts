@@ -30,7 +30,11 @@ async function storedItem(published: Date | null, extra: Parameters<typeof item>
 
 describe("serializeItem", () => {
   it("gives the public fields of an item, its date as ISO text", async () => {
-    const stored = await storedItem(new Date("2026-11-26T08:30:00.000Z"), { author: "Ada", photo: "https://example.org/p.png", categories: ["a", "b"] });
+    const stored = await storedItem(new Date("2026-11-26T08:30:00.000Z"), {
+      author: "Ada",
+      photo: "https://example.org/p.png",
+      categories: ["a", "b"],
+    });
     assert.deepEqual(serializeItem(stored, NOW), {
       id: stored.id,
       url: "https://example.org/posts/only",
@@ -45,7 +49,8 @@ describe("serializeItem", () => {
   });
 
   it("isFuture only for a date after the request's now: not for one exactly now or just before", async () => {
-    const at = async (offset: number) => serializeItem(await storedItem(new Date(NOW.getTime() + offset)), NOW).isFuture;
+    const at = async (offset: number) =>
+      serializeItem(await storedItem(new Date(NOW.getTime() + offset)), NOW).isFuture;
     assert.equal(await at(-1), false);
     assert.equal(await at(0), false, "an item dated exactly now is not in the future");
     assert.equal(await at(1), true);
@@ -76,7 +81,13 @@ describe("serializeBlog", () => {
       fediverseUrl: "https://social.example/@ada",
     });
     await storage.blogs.edit(blog.id, { notes: "private notes" });
-    await storage.blogs.recordFetch(blog.id, { at: NOW, status: "active", nextFetchAt: null, failureCount: 0, error: null });
+    await storage.blogs.recordFetch(blog.id, {
+      at: NOW,
+      status: "active",
+      nextFetchAt: null,
+      failureCount: 0,
+      error: null,
+    });
     blog = (await storage.blogs.get(blog.id))!;
   });
 
@@ -109,13 +120,21 @@ describe("serializeBlog", () => {
     const plain = await addBlog(storage, { photo: null });
     assert.equal(serializeBlog(plain).photo, null);
     await storage.blogs.setIcon(plain.id, "");
-    assert.equal(serializeBlog((await storage.blogs.get(plain.id))!).photo, null, "a site without an icon is null, not an empty string");
+    assert.equal(
+      serializeBlog((await storage.blogs.get(plain.id))!).photo,
+      null,
+      "a site without an icon is null, not an empty string",
+    );
     await storage.blogs.setIcon(plain.id, "https://blog.example/favicon.ico");
     const withIcon = (await storage.blogs.get(plain.id))!;
     assert.equal(serializeBlog(withIcon).photo, "https://blog.example/favicon.ico");
     assert.equal(serializeBlogContext(withIcon)?.photo, "https://blog.example/favicon.ico");
     await storage.blogs.setIcon(blog.id, "https://ada.example/favicon.ico");
-    assert.equal(serializeBlog((await storage.blogs.get(blog.id))!).photo, "https://ada.example/me.png", "the feed's own image wins");
+    assert.equal(
+      serializeBlog((await storage.blogs.get(blog.id))!).photo,
+      "https://ada.example/me.png",
+      "the feed's own image wins",
+    );
   });
 
   it("names the Microsub channel of a Microsub blog only: its channel, else its category, else null", async () => {
@@ -137,8 +156,19 @@ describe("serializeBlog", () => {
 
 describe("serializeBlogContext", () => {
   it("is the blog's id, title, site, category and picture, or null without a blog", async () => {
-    const blog = await addBlog(storage, { title: "Context", siteUrl: "https://c.example/", category: "Tech", photo: "https://c.example/p.png" });
-    assert.deepEqual(serializeBlogContext(blog), { id: blog.id, title: "Context", siteUrl: "https://c.example/", category: "Tech", photo: "https://c.example/p.png" });
+    const blog = await addBlog(storage, {
+      title: "Context",
+      siteUrl: "https://c.example/",
+      category: "Tech",
+      photo: "https://c.example/p.png",
+    });
+    assert.deepEqual(serializeBlogContext(blog), {
+      id: blog.id,
+      title: "Context",
+      siteUrl: "https://c.example/",
+      category: "Tech",
+      photo: "https://c.example/p.png",
+    });
     assert.equal(serializeBlogContext(null), null);
     assert.equal(serializeBlogContext(undefined), null);
   });

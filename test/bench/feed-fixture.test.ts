@@ -31,15 +31,25 @@ after(async () => {
 test("generated feeds of every format sync through the real runner, then re-sync as 304s", async () => {
   const formats = new Set(Array.from({ length: FEEDS }, (_, index) => fixture.describe(index).format));
   assert.ok(formats.size >= 4, `every format generated: ${[...formats].join(", ")}`);
-  await addBlogs(store.storage, Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index)));
+  await addBlogs(
+    store.storage,
+    Array.from({ length: FEEDS }, (_, index) => fixture.urlOf(index)),
+  );
 
-  const options = resolveOptions({ concurrency: 8, perHostConcurrency: 2, allowPrivateNetworks: true, mongodbUrl: null });
+  const options = resolveOptions({
+    concurrency: 8,
+    perHostConcurrency: 2,
+    allowPrivateNetworks: true,
+    mongodbUrl: null,
+  });
   const run = createSyncRunner({ options, dispatcher: loopbackDispatcher(2) });
   const context = () => ({ signal: new AbortController().signal, everyone: true, progress: () => undefined });
 
   const first = await run(store.storage, context());
   assert.equal(first.blogs.success, FEEDS, `all feeds parsed (${first.blogs.failed} failed)`);
-  const expectedItems = Array.from({ length: FEEDS }, (_, index) => Math.min(fixture.describe(index).items, options.maxItemsPerBlog));
+  const expectedItems = Array.from({ length: FEEDS }, (_, index) =>
+    Math.min(fixture.describe(index).items, options.maxItemsPerBlog),
+  );
   assert.ok(first.items.added > 0);
   assert.ok(first.items.added <= expectedItems.reduce((sum, count) => sum + count, 0));
 
@@ -55,8 +65,16 @@ test("the home-pages fixture: feeds without images, half the sites declaring an 
   const homes = await startFeedFixture({ feeds: 8, hosts: 2, delayMs: 0, homePages: true });
   const icons = await openTempStorage();
   try {
-    await addBlogs(icons.storage, Array.from({ length: 8 }, (_, index) => homes.urlOf(index)));
-    const options = resolveOptions({ concurrency: 4, perHostConcurrency: 2, allowPrivateNetworks: true, mongodbUrl: null });
+    await addBlogs(
+      icons.storage,
+      Array.from({ length: 8 }, (_, index) => homes.urlOf(index)),
+    );
+    const options = resolveOptions({
+      concurrency: 4,
+      perHostConcurrency: 2,
+      allowPrivateNetworks: true,
+      mongodbUrl: null,
+    });
     const run = createSyncRunner({ options, dispatcher: loopbackDispatcher(2) });
     const context = () => ({ signal: new AbortController().signal, everyone: true, progress: () => undefined });
     const first = await run(icons.storage, context());
@@ -67,10 +85,17 @@ test("the home-pages fixture: feeds without images, half the sites declaring an 
       "a page per blog, one favicon for the host whose pages declare none (odd blogs), one well-known blogroll path per host",
     );
     const { items: blogs } = await icons.storage.blogs.list({ limit: 8, offset: 0, visibility: "admin" });
-    const withIcon = blogs.filter((blog) => blog.iconUrl).map((blog) => new URL(blog.iconUrl!).pathname).sort();
+    const withIcon = blogs
+      .filter((blog) => blog.iconUrl)
+      .map((blog) => new URL(blog.iconUrl!).pathname)
+      .sort();
     assert.deepEqual(withIcon, ["/blog0/icon.png", "/blog2/icon.png", "/blog4/icon.png", "/blog6/icon.png"]);
     await run(icons.storage, context());
-    assert.deepEqual((await homes.stats()).byKind, { feed: 16, "home page": 8, favicon: 1, "well-known": 2 }, "the re-sync asks only the feeds (blogrolls are looked at weekly)");
+    assert.deepEqual(
+      (await homes.stats()).byKind,
+      { feed: 16, "home page": 8, favicon: 1, "well-known": 2 },
+      "the re-sync asks only the feeds (blogrolls are looked at weekly)",
+    );
   } finally {
     await icons.cleanup();
     await homes.close();

@@ -21,7 +21,9 @@ async function startSite(routes: Record<string, Route>) {
       response.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
       return;
     }
-    response.writeHead(route.status ?? 200, { "Content-Type": route.type ?? "text/html; charset=utf-8" }).end(route.body);
+    response
+      .writeHead(route.status ?? 200, { "Content-Type": route.type ?? "text/html; charset=utf-8" })
+      .end(route.body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -29,10 +31,11 @@ async function startSite(routes: Record<string, Route>) {
     origin: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -42,8 +45,14 @@ const rss = (title: string) =>
 const atom = (title: string) =>
   `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>${title}</title><id>urn:x:feed</id><updated>2024-01-01T00:00:00Z</updated>` +
   `<entry><title>One</title><id>urn:x:1</id><updated>2024-01-01T00:00:00Z</updated><link href="https://blog.example/1"/></entry></feed>`;
-const jsonFeed = (title: string) => JSON.stringify({ version: "https://jsonfeed.org/version/1.1", title, items: [{ id: "1", content_text: "hi", url: "https://blog.example/1" }] });
-const page = (head: string, body = "<p>Hello</p>") => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
+const jsonFeed = (title: string) =>
+  JSON.stringify({
+    version: "https://jsonfeed.org/version/1.1",
+    title,
+    items: [{ id: "1", content_text: "hi", url: "https://blog.example/1" }],
+  });
+const page = (head: string, body = "<p>Hello</p>") =>
+  `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 const hEntries = `<article class="h-entry"><a class="u-url p-name" href="/1">One</a></article><article class="h-entry"><a class="u-url p-name" href="/2">Two</a></article>`;
 
 const options = resolveOptions({ allowPrivateNetworks: true, fetchTimeout: 5000 });
@@ -92,16 +101,27 @@ describe("discoverFeeds against fixture sites on loopback", () => {
   });
 
   it("honours <base href> when resolving link tags", async () => {
-    const s = await site({ "/blog/": { body: page(`<base href="/other/"><link rel="alternate" type="application/rss+xml" href="feed">`) } });
+    const s = await site({
+      "/blog/": { body: page(`<base href="/other/"><link rel="alternate" type="application/rss+xml" href="feed">`) },
+    });
     const result = await discoverFeeds(`${s.origin}/blog/`, options);
     assert.ok(result.success);
-    assert.deepEqual(result.feeds.map((feed) => feed.url), [`${s.origin}/other/feed`]);
+    assert.deepEqual(
+      result.feeds.map((feed) => feed.url),
+      [`${s.origin}/other/feed`],
+    );
   });
 
   it("follows <link rel=feed>: typed links as they are, untyped ones by fetching them", async () => {
     const s = await site({
-      "/": { body: page(`<title>Home</title><link rel="feed" href="/notes"><link rel="feed" type="application/atom+xml" href="/atom"><link rel="feed" href="/broken">`) },
-      "/notes": { body: page("<title>Notes</title>", `<div class="h-feed"><h1 class="p-name">My notes</h1>${hEntries}</div>`) },
+      "/": {
+        body: page(
+          `<title>Home</title><link rel="feed" href="/notes"><link rel="feed" type="application/atom+xml" href="/atom"><link rel="feed" href="/broken">`,
+        ),
+      },
+      "/notes": {
+        body: page("<title>Notes</title>", `<div class="h-feed"><h1 class="p-name">My notes</h1>${hEntries}</div>`),
+      },
     });
     const result = await discoverFeeds(s.origin, options);
     assert.ok(result.success);
@@ -115,20 +135,35 @@ describe("discoverFeeds against fixture sites on loopback", () => {
 
   it("fetches at most MAX_PROBED_LINKS untyped rel=feed links of a page listing thousands", async () => {
     const links = Array.from({ length: 2000 }, (_, n) => `<link rel="feed" href="/f/${n}">`).join("");
-    const s = await site({ "/": { body: page(`<title>Many</title>${links}`) }, "/f/3": { type: "application/rss+xml", body: rss("Third") } });
+    const s = await site({
+      "/": { body: page(`<title>Many</title>${links}`) },
+      "/f/3": { type: "application/rss+xml", body: rss("Third") },
+    });
     const result = await discoverFeeds(`${s.origin}/`, options);
     assert.ok(result.success);
-    assert.deepEqual(result.feeds.map((feed) => feed.url), [`${s.origin}/f/3`]);
+    assert.deepEqual(
+      result.feeds.map((feed) => feed.url),
+      [`${s.origin}/f/3`],
+    );
     const probed = s.requests.filter((path) => path.startsWith("/f/"));
     assert.equal(probed.length, MAX_PROBED_LINKS);
-    assert.deepEqual(probed.sort(), Array.from({ length: MAX_PROBED_LINKS }, (_, n) => `/f/${n}`).sort(), "the first ones, in document order");
+    assert.deepEqual(
+      probed.sort(),
+      Array.from({ length: MAX_PROBED_LINKS }, (_, n) => `/f/${n}`).sort(),
+      "the first ones, in document order",
+    );
     const guessed = s.requests.filter((path) => GUESS_PATHS.includes(path));
     assert.deepEqual(guessed, [], "a feed was found: no guessing");
   });
 
   it("finds an h-feed on the page itself, after the page's link tags", async () => {
     const s = await site({
-      "/": { body: page(`<title>Jo's site</title><link rel="alternate" type="application/rss+xml" href="/rss">`, `<main class="h-feed"><h1 class="p-name">Jo's posts</h1>${hEntries}</main>`) },
+      "/": {
+        body: page(
+          `<title>Jo's site</title><link rel="alternate" type="application/rss+xml" href="/rss">`,
+          `<main class="h-feed"><h1 class="p-name">Jo's posts</h1>${hEntries}</main>`,
+        ),
+      },
     });
     const result = await discoverFeeds(`${s.origin}/`, options);
     assert.ok(result.success);
@@ -141,7 +176,9 @@ describe("discoverFeeds against fixture sites on loopback", () => {
   it("treats two top-level h-entries as a feed, but not one lone h-entry (a post page)", async () => {
     const s = await site({
       "/": { body: page("<title>Stream</title>", hEntries) },
-      "/post": { body: page("<title>A post</title>", `<article class="h-entry"><h1 class="p-name">A post</h1></article>`) },
+      "/post": {
+        body: page("<title>A post</title>", `<article class="h-entry"><h1 class="p-name">A post</h1></article>`),
+      },
     });
     const stream = await discoverFeeds(`${s.origin}/`, options);
     assert.ok(stream.success);
@@ -196,26 +233,49 @@ describe("discoverFeeds against fixture sites on loopback", () => {
 
   it("answers success with no feeds for a site that has none", async () => {
     const s = await site({ "/": { body: page("<title>Nothing here</title>") } });
-    assert.deepEqual(await discoverFeeds(`${s.origin}/`, options), { success: true, feeds: [], pageTitle: "Nothing here", siteUrl: `${s.origin}/`, blogrolls: [] });
+    assert.deepEqual(await discoverFeeds(`${s.origin}/`, options), {
+      success: true,
+      feeds: [],
+      pageTitle: "Nothing here",
+      siteUrl: `${s.origin}/`,
+      blogrolls: [],
+    });
   });
 
   it("tries http when an address without a scheme does not answer over https", async () => {
-    const s = await site({ "/": { body: page(`<title>Plain</title><link rel="alternate" type="application/rss+xml" href="/feed">`) } });
+    const s = await site({
+      "/": { body: page(`<title>Plain</title><link rel="alternate" type="application/rss+xml" href="/feed">`) },
+    });
     const result = await discoverFeeds(`  ${s.host}/ `, options);
     assert.ok(result.success);
     assert.equal(result.siteUrl, `${s.origin}/`);
-    assert.deepEqual(result.feeds.map((feed) => feed.url), [`${s.origin}/feed`]);
+    assert.deepEqual(
+      result.feeds.map((feed) => feed.url),
+      [`${s.origin}/feed`],
+    );
   });
 
   it("reports failures as success:false with a short message and no address details", async () => {
     const s = await site({ "/gone": { status: 410, body: "gone" } });
-    assert.deepEqual(await discoverFeeds(`${s.origin}/gone`, options), { success: false, error: "Not found (HTTP 410)", feeds: [] });
+    assert.deepEqual(await discoverFeeds(`${s.origin}/gone`, options), {
+      success: false,
+      error: "Not found (HTTP 410)",
+      feeds: [],
+    });
     assert.deepEqual(await discoverFeeds("", options), { success: false, error: "Not a valid web address", feeds: [] });
-    assert.deepEqual(await discoverFeeds("ftp://files.example/", options), { success: false, error: "Not a valid web address", feeds: [] });
+    assert.deepEqual(await discoverFeeds("ftp://files.example/", options), {
+      success: false,
+      error: "Not a valid web address",
+      feeds: [],
+    });
     const closed = await startSite({});
     await closed.close();
     const unreachable = await discoverFeeds(`${closed.origin}/`, options);
-    assert.deepEqual(unreachable, { success: false, error: "Could not connect to the site", feeds: [] }, "the address as typed: no need to repeat it");
+    assert.deepEqual(
+      unreachable,
+      { success: false, error: "Could not connect to the site", feeds: [] },
+      "the address as typed: no need to repeat it",
+    );
   });
 
   it("names the addresses it tried when the owner typed none of the scheme", async () => {
@@ -228,7 +288,11 @@ describe("discoverFeeds against fixture sites on loopback", () => {
     });
     const s = await site({ "/gone": { status: 410, body: "gone" } });
     // https cannot even greet a plain http server: http answered, with 410.
-    assert.deepEqual(await discoverFeeds(`${s.host}/gone`, options), { success: false, error: `Not found (HTTP 410) (tried https://${s.host}/gone, then http://${s.host}/gone)`, feeds: [] });
+    assert.deepEqual(await discoverFeeds(`${s.host}/gone`, options), {
+      success: false,
+      error: `Not found (HTTP 410) (tried https://${s.host}/gone, then http://${s.host}/gone)`,
+      feeds: [],
+    });
   });
 
   it("puts post feeds before comment feeds, otherwise keeping the page's order", async () => {
@@ -245,21 +309,30 @@ describe("discoverFeeds against fixture sites on loopback", () => {
     });
     const result = await discoverFeeds(`${s.origin}/`, options);
     assert.ok(result.success);
-    assert.deepEqual(result.feeds.map((feed) => feed.url.slice(s.origin.length)), ["/feed/", "/notes.atom", "/comments/feed/", "/post-comments.xml"]);
+    assert.deepEqual(
+      result.feeds.map((feed) => feed.url.slice(s.origin.length)),
+      ["/feed/", "/notes.atom", "/comments/feed/", "/post-comments.xml"],
+    );
   });
 
   it("applies the size cap and the timeout of the sync engine", async () => {
     const big = await site({ "/": { body: page("<title>Big</title>", "x".repeat(4096)) } });
-    assert.deepEqual(await discoverFeeds(`${big.origin}/`, resolveOptions({ allowPrivateNetworks: true, maxBodySize: 1024 })), {
-      success: false,
-      error: "The response is too large",
-      feeds: [],
-    });
+    assert.deepEqual(
+      await discoverFeeds(`${big.origin}/`, resolveOptions({ allowPrivateNetworks: true, maxBodySize: 1024 })),
+      {
+        success: false,
+        error: "The response is too large",
+        feeds: [],
+      },
+    );
     const silent: Server = createServer(() => undefined); // accepts, never answers
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
       const started = Date.now();
-      const result = await discoverFeeds(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, resolveOptions({ allowPrivateNetworks: true, fetchTimeout: 300 }));
+      const result = await discoverFeeds(
+        `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`,
+        resolveOptions({ allowPrivateNetworks: true, fetchTimeout: 300 }),
+      );
       assert.deepEqual(result, { success: false, error: "The site took too long to answer", feeds: [] });
       assert.ok(Date.now() - started < 5000);
     } finally {
@@ -285,7 +358,9 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
   const auth = { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } };
   before(async () => {
     server = await startTestServer("sqlite");
-    const s = await startSite({ "/": { body: page(`<title>Site</title><link rel="alternate" type="application/rss+xml" href="/feed">`) } });
+    const s = await startSite({
+      "/": { body: page(`<title>Site</title><link rel="alternate" type="application/rss+xml" href="/feed">`) },
+    });
     siteOrigin = s.origin;
     closeSite = s.close;
   });
@@ -305,12 +380,16 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
   it("refuses a request another site started (Sec-Fetch-Site), answers the owner's pages and scripts", async () => {
     const query = `?url=${encodeURIComponent(`${siteOrigin}/`)}`;
     for (const origin of ["cross-site", "same-site"]) {
-      const refused = await server.get(`${server.api}/discover${query}`, { headers: { ...auth.headers, "Sec-Fetch-Site": origin } });
+      const refused = await server.get(`${server.api}/discover${query}`, {
+        headers: { ...auth.headers, "Sec-Fetch-Site": origin },
+      });
       assert.equal(refused.status, 403, origin);
       assert.deepEqual(await refused.json(), { error: "Cross-site request refused" });
     }
     for (const origin of ["same-origin", "none"]) {
-      const answered = await server.get(`${server.api}/discover${query}`, { headers: { ...auth.headers, "Sec-Fetch-Site": origin } });
+      const answered = await server.get(`${server.api}/discover${query}`, {
+        headers: { ...auth.headers, "Sec-Fetch-Site": origin },
+      });
       assert.equal(answered.status, 200, origin);
       assert.equal(((await answered.json()) as { success: boolean }).success, true);
     }
@@ -319,7 +398,13 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
   it("answers 200 with the discovery result, a failure included", async () => {
     const ok = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/`)}`, auth);
     assert.equal(ok.status, 200);
-    assert.deepEqual(await ok.json(), { success: true, feeds: [{ url: `${siteOrigin}/feed`, type: "rss", title: null }], pageTitle: "Site", siteUrl: `${siteOrigin}/`, blogrolls: [] });
+    assert.deepEqual(await ok.json(), {
+      success: true,
+      feeds: [{ url: `${siteOrigin}/feed`, type: "rss", title: null }],
+      pageTitle: "Site",
+      siteUrl: `${siteOrigin}/`,
+      blogrolls: [],
+    });
     const failed = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/missing`)}`, auth);
     assert.equal(failed.status, 200);
     assert.deepEqual(await failed.json(), { success: false, error: "Not found (HTTP 404)", feeds: [] });
@@ -342,11 +427,16 @@ describe("GET /api/discover through the standalone host (SQLite)", () => {
       context.options = original;
     }
     assert.ok(server.logs.some((line) => line.startsWith("error:") && line.includes("/discover")));
-    assert.equal((await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/`)}`, auth)).status, 200);
+    assert.equal(
+      (await server.get(`${server.api}/discover?url=${encodeURIComponent(`${siteOrigin}/`)}`, auth)).status,
+      200,
+    );
   });
 
   it("is not open without authentication", async () => {
-    const response = await server.get(`${server.api}/discover?url=${encodeURIComponent(siteOrigin)}`, { redirect: "manual" });
+    const response = await server.get(`${server.api}/discover?url=${encodeURIComponent(siteOrigin)}`, {
+      redirect: "manual",
+    });
     assert.notEqual(response.status, 200);
   });
 });
@@ -365,7 +455,8 @@ describe("the admin's add-a-blog discovery stops when the browser goes away (sta
     let closed = 0;
     const links = Array.from({ length: MAX_PROBED_LINKS }, (_, n) => `<link rel="feed" href="/f/${n}">`).join("");
     const hanging: Server = createServer((request, response) => {
-      if (request.url === "/") return void response.writeHead(200, { "Content-Type": "text/html" }).end(page(`<title>Slow</title>${links}`));
+      if (request.url === "/")
+        return void response.writeHead(200, { "Content-Type": "text/html" }).end(page(`<title>Slow</title>${links}`));
       probes.push(request.url ?? "");
       response.on("close", () => closed++); // never answered: only the client can end it
     });
@@ -376,7 +467,11 @@ describe("the admin's add-a-blog discovery stops when the browser goes away (sta
       const body = new URLSearchParams({ _csrf: admin.csrf, url: `${origin}/`, action: "discover" }).toString();
       const outgoing = httpRequest(`${server.baseUrl}${server.plugin.mountPath}/blogs`, {
         method: "POST",
-        headers: { Cookie: admin.cookie, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) },
+        headers: {
+          Cookie: admin.cookie,
+          "Content-Type": "application/x-www-form-urlencoded",
+          "Content-Length": Buffer.byteLength(body),
+        },
       });
       outgoing.on("error", () => undefined);
       outgoing.end(body);

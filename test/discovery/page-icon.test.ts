@@ -22,17 +22,40 @@ test("icon links resolve against the first <base href> and entities are decoded"
 
 test("links in the body, non-http icons and pages without icons give nothing", () => {
   assert.equal(pickIconFromHtml(`<body><link rel="icon" href="/late.png"></body>`, "https://blog.example/"), null);
-  assert.equal(pickIconFromHtml(`<head><link rel="icon" href="data:image/png;base64,AAAA"></head>`, "https://blog.example/"), null);
+  assert.equal(
+    pickIconFromHtml(`<head><link rel="icon" href="data:image/png;base64,AAAA"></head>`, "https://blog.example/"),
+    null,
+  );
   assert.equal(pickIconFromHtml(`<head><title>No icon</title></head>`, "https://blog.example/"), null);
 });
 
 test("the head ends where browsers end it: at </head> or at the first element that belongs in the body", () => {
   const base = "https://blog.example/";
-  assert.equal(pickIconFromHtml(`<head><link rel="icon" href="/a.png"></head><link rel="apple-touch-icon" href="/b.png">`, base), `${base}a.png`);
-  assert.equal(pickIconFromHtml(`<html><head><div>x</div><link rel="icon" href="/after-div.png">`, base), null, "a div in the head starts the body");
+  assert.equal(
+    pickIconFromHtml(`<head><link rel="icon" href="/a.png"></head><link rel="apple-touch-icon" href="/b.png">`, base),
+    `${base}a.png`,
+  );
+  assert.equal(
+    pickIconFromHtml(`<html><head><div>x</div><link rel="icon" href="/after-div.png">`, base),
+    null,
+    "a div in the head starts the body",
+  );
   // Without </head> (it is optional) the scan still ends at the first body element.
-  assert.equal(pickIconFromHtml(`<html><head><meta charset="utf-8"><link rel="icon" href="/a.png"><p>text<link rel="apple-touch-icon" href="/b.png">`, base), `${base}a.png`);
-  assert.equal(pickIconFromHtml(`<head><noscript><link rel="icon" href="/ns.png"></noscript><script>"<body>"</script><title><div></title></head>`, base), `${base}ns.png`, "head elements, script and title text do not end it");
+  assert.equal(
+    pickIconFromHtml(
+      `<html><head><meta charset="utf-8"><link rel="icon" href="/a.png"><p>text<link rel="apple-touch-icon" href="/b.png">`,
+      base,
+    ),
+    `${base}a.png`,
+  );
+  assert.equal(
+    pickIconFromHtml(
+      `<head><noscript><link rel="icon" href="/ns.png"></noscript><script>"<body>"</script><title><div></title></head>`,
+      base,
+    ),
+    `${base}ns.png`,
+    "head elements, script and title text do not end it",
+  );
 });
 
 test("hostile nesting ends the scan instead of growing the parser's stack", () => {

@@ -10,13 +10,26 @@ import { packageRoot } from "../../lib/package-root.js";
  * those read by name (`env.NAME`), NODE_ENV aside (Express's development mode).
  */
 function variablesRead(): Set<string> {
-  const files = ["index.ts", ...readdirSync(path.join(packageRoot, "lib", "standalone")).map((file) => path.join("lib", "standalone", file))];
-  const names = files.flatMap((file) => [...readFileSync(path.join(packageRoot, file), "utf8").matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((match) => match[1]));
+  const files = [
+    "index.ts",
+    ...readdirSync(path.join(packageRoot, "lib", "standalone")).map((file) => path.join("lib", "standalone", file)),
+  ];
+  const names = files.flatMap((file) =>
+    [...readFileSync(path.join(packageRoot, file), "utf8").matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map(
+      (match) => match[1],
+    ),
+  );
   const options = OPTIONS.flatMap(([, option]) => (option.env === undefined ? [] : [option.env]));
   return new Set([...names.filter((name) => name !== "NODE_ENV"), ...options]);
 }
 
-const pages = ["README.md", "CONTRIBUTING.md", ...readdirSync(path.join(packageRoot, "docs")).filter((name) => name.endsWith(".md")).map((name) => path.join("docs", name))];
+const pages = [
+  "README.md",
+  "CONTRIBUTING.md",
+  ...readdirSync(path.join(packageRoot, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => path.join("docs", name)),
+];
 
 describe("environment variables in the docs", () => {
   it("docs/configuration.md lists exactly the variables the standalone server reads", () => {
@@ -35,7 +48,8 @@ describe("environment variables in the docs", () => {
         .forEach((line, index) => {
           for (const [, name] of line.matchAll(/`(?:[A-Z][A-Z0-9_]*=)?((?:BLOGROLL|MONGO)[A-Z0-9_]*)/g)) {
             // MONGO_URL is Indiekit's variable (its application.mongodbUrl); ours is MONGODB_URL.
-            if (!read.has(name) && !(name === "MONGO_URL" && /Indiekit/.test(line))) wrong.push(`${page}:${index + 1}: ${name}`);
+            if (!read.has(name) && !(name === "MONGO_URL" && /Indiekit/.test(line)))
+              wrong.push(`${page}:${index + 1}: ${name}`);
           }
         });
     }

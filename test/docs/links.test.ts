@@ -26,7 +26,22 @@ function documentedOptions(markdown: string): Set<string> {
 describe("the docs", () => {
   it("are the README, CONTRIBUTING.md and the topic pages", () => {
     assert.ok(pages.length >= 16, `found ${pages.length} pages`);
-    for (const page of ["configuration", "standalone", "indiekit", "api", "rivers", "widget", "network", "sources", "sync", "push", "admin", "parser", "architecture", "decisions"]) {
+    for (const page of [
+      "configuration",
+      "standalone",
+      "indiekit",
+      "api",
+      "rivers",
+      "widget",
+      "network",
+      "sources",
+      "sync",
+      "push",
+      "admin",
+      "parser",
+      "architecture",
+      "decisions",
+    ]) {
       assert.ok(pages.includes(path.join(docsFolder, `${page}.md`)), `docs/${page}.md`);
     }
   });
@@ -41,7 +56,10 @@ describe("the docs", () => {
     const documented = documentedOptions(readFileSync(path.join(docsFolder, "configuration.md"), "utf8"));
     const options = Object.keys(defaultOptions);
     assert.ok(options.length > 20, `${options.length} options`);
-    assert.deepEqual(options.filter((name) => !documented.has(name)), []);
+    assert.deepEqual(
+      options.filter((name) => !documented.has(name)),
+      [],
+    );
   });
 
   it("give each option's default as the code has it (configuration.md every option, the README those it lists)", () => {
@@ -75,7 +93,10 @@ describe("the docs check", () => {
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-docs-"));
   after(() => rmSync(folder, { recursive: true, force: true }));
   mkdirSync(path.join(folder, "docs"));
-  writeFileSync(path.join(folder, "docs", "a.md"), "# Page A\n\n## The `GET /api/opml` route\n\n## Twice\n\n## Twice\n\n```sh\n# not a heading\n[not](a-link.md)\n```\n");
+  writeFileSync(
+    path.join(folder, "docs", "a.md"),
+    "# Page A\n\n## The `GET /api/opml` route\n\n## Twice\n\n## Twice\n\n```sh\n# not a heading\n[not](a-link.md)\n```\n",
+  );
   writeFileSync(path.join(folder, "image.png"), "");
 
   function problems(markdown: string): string[] {
@@ -109,6 +130,9 @@ describe("the docs check", () => {
   });
 
   it("reads an option documented only as a table row's first cell", () => {
-    assert.deepEqual([...documentedOptions("| `mountPath` | x |\nSee `cors` too.\n| Option | `push` |")], ["mountPath"]);
+    assert.deepEqual(
+      [...documentedOptions("| `mountPath` | x |\nSee `cors` too.\n| Option | `push` |")],
+      ["mountPath"],
+    );
   });
 });

@@ -98,7 +98,8 @@ export function brokenLinks(file: string): string[] {
       problems.push(`${where}: an anchor into a file that is not Markdown`);
       continue;
     }
-    if (!anchorsOf(readFileSync(resolved, "utf8")).has(fragment)) problems.push(`${where}: no heading with that anchor`);
+    if (!anchorsOf(readFileSync(resolved, "utf8")).has(fragment))
+      problems.push(`${where}: no heading with that anchor`);
   }
   return problems;
 }

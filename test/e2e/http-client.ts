@@ -48,7 +48,11 @@ export class Browser {
   }
 
   /** Posts a form as the page would: urlencoded, or multipart when given FormData; with the page's CSRF token. */
-  post(pathname: string, fields: Record<string, string> | FormData, options: { accept?: string; csrf?: string | null } = {}): Promise<Page> {
+  post(
+    pathname: string,
+    fields: Record<string, string> | FormData,
+    options: { accept?: string; csrf?: string | null } = {},
+  ): Promise<Page> {
     const token = options.csrf === undefined ? this.csrf : options.csrf;
     let body: URLSearchParams | FormData;
     if (fields instanceof FormData) {
@@ -72,7 +76,14 @@ export function catalogKeys(node: unknown, prefix = ""): string[] {
 export function pageProblems(html: string, keys: string[], options: { errorsExpected?: boolean } = {}): string[] {
   const problems: string[] = [];
   const text = html.replace(/<(script|style)[\s\S]*?<\/\1>/g, "");
-  for (const marker of ["template not found", "[object Object]", "Template render error", "undefined</", ">undefined<", ">null<"]) {
+  for (const marker of [
+    "template not found",
+    "[object Object]",
+    "Template render error",
+    "undefined</",
+    ">undefined<",
+    ">null<",
+  ]) {
     if (text.includes(marker)) problems.push(`contains ${JSON.stringify(marker)}`);
   }
   // A key shown raw, whole or as the parent of a plural object, with no translation around it.

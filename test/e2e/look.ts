@@ -16,12 +16,21 @@ export interface FormLook {
 /** Inputs' widths, and the gap from each input to the next field below it. */
 export function measureForm(page: Page): Promise<FormLook> {
   return page.evaluate(() => {
-    const inputs = [...document.querySelectorAll<HTMLElement>("main input.input:not([type=hidden]):not([type=file]), main textarea.textarea")].filter((input) => input.offsetParent !== null);
-    const labels = [...document.querySelectorAll<HTMLElement>("main .label, main .fieldset__legend")].filter((label) => label.offsetParent !== null);
+    const inputs = [
+      ...document.querySelectorAll<HTMLElement>(
+        "main input.input:not([type=hidden]):not([type=file]), main textarea.textarea",
+      ),
+    ].filter((input) => input.offsetParent !== null);
+    const labels = [...document.querySelectorAll<HTMLElement>("main .label, main .fieldset__legend")].filter(
+      (label) => label.offsetParent !== null,
+    );
     const fieldGaps: number[] = [];
     for (const input of inputs) {
       const bottom = input.getBoundingClientRect().bottom;
-      const next = labels.map((label) => label.getBoundingClientRect().top).filter((top) => top > bottom).sort((a, b) => a - b)[0];
+      const next = labels
+        .map((label) => label.getBoundingClientRect().top)
+        .filter((top) => top > bottom)
+        .sort((a, b) => a - b)[0];
       if (next !== undefined) fieldGaps.push(Math.round(next - bottom));
     }
     return { inputWidths: inputs.map((input) => Math.round(input.getBoundingClientRect().width)), fieldGaps };
@@ -31,7 +40,11 @@ export function measureForm(page: Page): Promise<FormLook> {
 /** The vertical gap between the bottom of one element and the top of the next (px). */
 export function gapBetween(page: Page, upper: string, lower: string): Promise<number> {
   return page.evaluate(
-    ([a, b]) => Math.round(document.querySelector(b)!.getBoundingClientRect().top - document.querySelector(a)!.getBoundingClientRect().bottom),
+    ([a, b]) =>
+      Math.round(
+        document.querySelector(b)!.getBoundingClientRect().top -
+          document.querySelector(a)!.getBoundingClientRect().bottom,
+      ),
     [upper, lower],
   );
 }
@@ -63,7 +76,9 @@ export function measureFilters(page: Page): Promise<FilterLook> {
 /** Table captions a sighted owner can see (text and width), which should be none. */
 export function visibleCaptions(page: Page): Promise<string[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll("caption")].filter((caption) => caption.getBoundingClientRect().width > 1 && caption.getBoundingClientRect().height > 1).map((caption) => caption.textContent!.trim()),
+    [...document.querySelectorAll("caption")]
+      .filter((caption) => caption.getBoundingClientRect().width > 1 && caption.getBoundingClientRect().height > 1)
+      .map((caption) => caption.textContent!.trim()),
   );
 }
 

@@ -23,7 +23,9 @@ export const PLUGIN_NAME = "indiekit-endpoint-blogroll";
 
 /** Why the real-host suite cannot run here, or null when it can. */
 export function realHostMissing(): string | null {
-  return existsSync(path.join(KIT_DIR, "setup.sh")) ? null : `the real Indiekit kit is not at ${KIT_DIR} (set INDIEKIT_HOST_KIT): real-host suite skipped`;
+  return existsSync(path.join(KIT_DIR, "setup.sh"))
+    ? null
+    : `the real Indiekit kit is not at ${KIT_DIR} (set INDIEKIT_HOST_KIT): real-host suite skipped`;
 }
 
 export interface Kit {
@@ -60,22 +62,35 @@ function kitNpmEnv(kit: Kit): NodeJS.ProcessEnv {
  */
 export async function installPackedPlugin(kit: Kit, workDir: string): Promise<string> {
   // `prepack` builds a fresh dist/ first, as for a tarball handed to a site owner.
-  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", workDir], { cwd: packageRoot, maxBuffer: 64 << 20 });
+  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", workDir], {
+    cwd: packageRoot,
+    maxBuffer: 64 << 20,
+  });
   const tarball = path.join(workDir, stdout.trim().split("\n").pop()!);
   await run("tar", ["-xzf", tarball, "-C", workDir]);
   const installed = path.join(workDir, "package");
 
   const lock = readFileSync(path.join(packageRoot, "package-lock.json"));
   const manifest = readFileSync(path.join(installed, "package.json"));
-  const dependencies = JSON.stringify((JSON.parse(manifest.toString()) as { dependencies?: unknown }).dependencies ?? {});
+  const dependencies = JSON.stringify(
+    (JSON.parse(manifest.toString()) as { dependencies?: unknown }).dependencies ?? {},
+  );
   const key = createHash("sha1").update(lock).update(dependencies).update(kit.node).digest("hex").slice(0, 12);
-  const depsDir = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "blogroll-e2e", `deps-${key}`);
+  const depsDir = path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"),
+    "blogroll-e2e",
+    `deps-${key}`,
+  );
   if (!existsSync(path.join(depsDir, ".ready"))) {
     rmSync(depsDir, { recursive: true, force: true });
     mkdirSync(depsDir, { recursive: true });
     writeFileSync(path.join(depsDir, "package.json"), manifest);
     writeFileSync(path.join(depsDir, "package-lock.json"), lock);
-    await run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts=false"], { cwd: depsDir, env: kitNpmEnv(kit), maxBuffer: 64 << 20 });
+    await run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts=false"], {
+      cwd: depsDir,
+      env: kitNpmEnv(kit),
+      maxBuffer: 64 << 20,
+    });
     writeFileSync(path.join(depsDir, ".ready"), "");
   }
   symlinkSync(path.join(depsDir, "node_modules"), path.join(installed, "node_modules"), "dir");
@@ -129,7 +144,6 @@ export function linkIntoKit(kit: Kit, installed: string): void {
   symlinkSync(installed, link, "dir");
 }
 
-
 export interface HostOptions {
   /** Indiekit's dev mode: every admin request is signed in as the owner. */
   devMode: boolean;
@@ -168,11 +182,15 @@ export async function startIndiekit(kit: Kit, configDir: string, options: HostOp
   // The local fediverse web's and the local hub's https is checked as any certificate is, against its own root (test/support/tls).
   delete env.NODE_TLS_REJECT_UNAUTHORIZED;
   env.NODE_EXTRA_CA_CERTS = LOOPBACK_CERTIFICATE;
-  const child: ChildProcess = spawn(kit.node, [path.join(kit.root, "packages", "indiekit", "bin", "cli.js"), "serve", "--port", String(port)], {
-    cwd: configDir,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    kit.node,
+    [path.join(kit.root, "packages", "indiekit", "bin", "cli.js"), "serve", "--port", String(port)],
+    {
+      cwd: configDir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
@@ -217,4 +235,3 @@ export function signHostToken(kit: Kit, secret: string, payload: Record<string, 
 export function workFolder(): string {
   return mkdtempSync(path.join(tmpdir(), "blogroll-indiekit-"));
 }
-

@@ -17,7 +17,11 @@ describe("decodeText on the Miniflux encoding corpus", () => {
     ["encoding__utf8-meta-after-1024.html", null, ["Frédéric", "Café"]],
     ["encoding__utf8.html", null, ["<title>Café</title>"]],
     ["encoding__utf8.xml", null, ["테스트 피드", "Café"]],
-    ["encoding__koi8r.xml", null, ["Пример RSS ленты", "Первая новость", "Привет мир! Ёжик, чай, Москва, Санкт-Петербург."]],
+    [
+      "encoding__koi8r.xml",
+      null,
+      ["Пример RSS ленты", "Первая новость", "Привет мир! Ёжик, чай, Москва, Санкт-Петербург."],
+    ],
     ["xml__koi8r.xml", null, ["Тестовая лента в кодировке KOI8-R", "Проверка специальных символов"]],
     ["encoding__windows-1252.xml", null, ["Euro €"]],
     // Wrong prologs: the bytes are valid UTF-8, the declaration lies.
@@ -27,10 +31,18 @@ describe("decodeText on the Miniflux encoding corpus", () => {
     ["encoding__invalid-prolog.xml", null, ["테스트 피드", "Café"]],
     ["xml__iso88591.xml", null, ["Anaïs", "Jürgen"]],
     ["parser__encoding_WINDOWS-1251.xml", "text/xml", ["Цитата #17703"]],
-    ["parser__no_encoding_ISO-8859-1.xml", "application/xml; charset=ISO-8859-1", ["La criminalité liée surtout à... l'ennui ?"]],
+    [
+      "parser__no_encoding_ISO-8859-1.xml",
+      "application/xml; charset=ISO-8859-1",
+      ["La criminalité liée surtout à... l'ennui ?"],
+    ],
     // Same file without the header: undeclared and not UTF-8 → windows-1252.
     ["parser__no_encoding_ISO-8859-1.xml", null, ["La criminalité liée surtout à... l'ennui ?"]],
-    ["parser__encoding_ISO-8859-1.xml", "application/rss+xml; charset=ISO-8859-1", ["Projekt Jedi: Microsoft will weiter mit US-Militär zusammenarbeiten"]],
+    [
+      "parser__encoding_ISO-8859-1.xml",
+      "application/rss+xml; charset=ISO-8859-1",
+      ["Projekt Jedi: Microsoft will weiter mit US-Militär zusammenarbeiten"],
+    ],
     ["parser__rdf_UTF8.xml", "application/rss+xml", ["Mega-Deal: IBM übernimmt Red Hat"]],
   ];
   for (const [file, contentType, expected] of cases) {
@@ -88,20 +100,33 @@ describe("charset detection order", () => {
   });
 
   it("ignores a UTF-16 label on single-byte text", () => {
-    assert.equal(decodeText(utf8('<?xml version="1.0" encoding="UTF-16"?><rss>ü</rss>')), '<?xml version="1.0" encoding="UTF-16"?><rss>ü</rss>');
+    assert.equal(
+      decodeText(utf8('<?xml version="1.0" encoding="UTF-16"?><rss>ü</rss>')),
+      '<?xml version="1.0" encoding="UTF-16"?><rss>ü</rss>',
+    );
   });
 
   it("reads http-equiv meta declarations", () => {
     const bytes = Uint8Array.from([
       ...utf8('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head><p>'),
-      0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2,
+      0xcf,
+      0xf0,
+      0xe8,
+      0xe2,
+      0xe5,
+      0xf2,
       ...utf8("</p>"),
     ]);
     assert.ok(decodeText(bytes).includes("<p>Привет</p>"));
   });
 
   it("decodes Shift_JIS declared in the XML prolog", () => {
-    const bytes = Uint8Array.from([...utf8('<?xml version="1.0" encoding="Shift_JIS"?><t>'), 0x82, 0xa0, ...utf8("</t>")]);
+    const bytes = Uint8Array.from([
+      ...utf8('<?xml version="1.0" encoding="Shift_JIS"?><t>'),
+      0x82,
+      0xa0,
+      ...utf8("</t>"),
+    ]);
     assert.ok(decodeText(bytes).includes("<t>あ</t>"));
   });
 

@@ -3,7 +3,12 @@ import { after, before, describe, it } from "node:test";
 import { formatHandle, looksLikeHandle, normaliseHandle, parseHandle } from "../../lib/fediverse/handle.js";
 import { findAccount, MAX_JRD_BYTES, webfingerUrl } from "../../lib/fediverse/webfinger.js";
 import { resolveOptions } from "../../lib/options.js";
-import { startFediverseWeb, trustLoopbackCertificate, loopbackTls, type FediverseWeb } from "../support/fediverse-web.js";
+import {
+  startFediverseWeb,
+  trustLoopbackCertificate,
+  loopbackTls,
+  type FediverseWeb,
+} from "../support/fediverse-web.js";
 import { respond, startFixtureServer } from "../support/fixture-server.js";
 
 // The local web serves https with a self-signed loopback certificate.
@@ -25,24 +30,49 @@ describe("fediverse handles", () => {
 
   it("refuses what is not a handle", () => {
     for (const text of [
-      "", "ana", "@ana", "@ana@", "@@social.example", "@ana@social.example@x", "@a na@social.example", "@ana@social example",
-      "@ana@social.example/path", "@ana@social.example?x=1", "@ana@social.example#top", "@ana@user:pw@social.example",
-      "@an!a@social.example", "@...@social.example", "@ana@localhost", "https://social.example/@ana", `@${"a".repeat(65)}@social.example`,
-      `@ana@${"a".repeat(250)}.example`, "@ana@[::1", "@ana@social.example:99999",
+      "",
+      "ana",
+      "@ana",
+      "@ana@",
+      "@@social.example",
+      "@ana@social.example@x",
+      "@a na@social.example",
+      "@ana@social example",
+      "@ana@social.example/path",
+      "@ana@social.example?x=1",
+      "@ana@social.example#top",
+      "@ana@user:pw@social.example",
+      "@an!a@social.example",
+      "@...@social.example",
+      "@ana@localhost",
+      "https://social.example/@ana",
+      `@${"a".repeat(65)}@social.example`,
+      `@ana@${"a".repeat(250)}.example`,
+      "@ana@[::1",
+      "@ana@social.example:99999",
     ]) {
       assert.equal(parseHandle(text), null, text);
     }
   });
 
   it("tells a handle typed as an address from a web address", () => {
-    for (const text of ["@ana@social.example", "ana@social.example", "acct:ana@social.example"]) assert.equal(looksLikeHandle(text), true, text);
-    for (const text of ["social.example", "https://ana@social.example/feed", "social.example/@ana", "https://social.example/@ana"]) {
+    for (const text of ["@ana@social.example", "ana@social.example", "acct:ana@social.example"])
+      assert.equal(looksLikeHandle(text), true, text);
+    for (const text of [
+      "social.example",
+      "https://ana@social.example/feed",
+      "social.example/@ana",
+      "https://social.example/@ana",
+    ]) {
       assert.equal(looksLikeHandle(text), false, text);
     }
   });
 
   it("asks WebFinger over https at the handle's host, for the acct URI", () => {
-    assert.equal(webfingerUrl({ user: "ana", host: "social.example" }), "https://social.example/.well-known/webfinger?resource=acct%3Aana%40social.example");
+    assert.equal(
+      webfingerUrl({ user: "ana", host: "social.example" }),
+      "https://social.example/.well-known/webfinger?resource=acct%3Aana%40social.example",
+    );
   });
 });
 
@@ -55,7 +85,12 @@ describe("WebFinger lookups on a local web (https over loopback)", () => {
     assert.deepEqual(await findAccount(web.ana, options), { ok: true, handle: web.ana, profileUrl: web.anaProfile });
     const asked = web.mastodon.lastHeaders("/.well-known/webfinger");
     assert.match(String(asked?.accept), /^application\/jrd\+json/);
-    assert.equal(web.mastodon.hits(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:ana@${new URL(web.mastodon.url).host}`)}`), 1);
+    assert.equal(
+      web.mastodon.hits(
+        `/.well-known/webfinger?resource=${encodeURIComponent(`acct:ana@${new URL(web.mastodon.url).host}`)}`,
+      ),
+      1,
+    );
     assert.equal(web.mastodon.hits("/users/ana"), 0, "the actor is not fetched when the descriptor names the page");
   });
 
@@ -66,7 +101,10 @@ describe("WebFinger lookups on a local web (https over loopback)", () => {
 
   it("says so when there is no such account", async () => {
     const host = new URL(web.mastodon.url).host;
-    assert.deepEqual(await findAccount(`@nobody@${host}`, options), { ok: false, error: `No account @nobody@${host} on ${host}` });
+    assert.deepEqual(await findAccount(`@nobody@${host}`, options), {
+      ok: false,
+      error: `No account @nobody@${host} on ${host}`,
+    });
   });
 
   it("refuses a bad handle without a request", async () => {
@@ -104,11 +142,23 @@ describe("WebFinger: what a remote server may not make it do", () => {
     const plain = await startFixtureServer();
     const jrd = (resource: string | null) => {
       const user = resource?.replace(/^acct:/, "").split("@")[0];
-      if (user === "moved") return { redirect: `${plain.url}/.well-known/webfinger?resource=${encodeURIComponent(resource!)}` };
+      if (user === "moved")
+        return { redirect: `${plain.url}/.well-known/webfinger?resource=${encodeURIComponent(resource!)}` };
       if (user === "huge") return { body: JSON.stringify({ subject: resource, padding: "x".repeat(MAX_JRD_BYTES) }) };
       if (user === "html") return { body: "<!doctype html><p>hello</p>" };
-      if (user === "pageless") return { body: JSON.stringify({ subject: resource, links: [{ rel: "self", type: "application/activity+json", href: `${site.url}/actor` }] }) };
-      return { body: JSON.stringify({ subject: resource, links: [{ rel: "http://webfinger.net/rel/profile-page", href: "javascript:alert(1)" }] }) };
+      if (user === "pageless")
+        return {
+          body: JSON.stringify({
+            subject: resource,
+            links: [{ rel: "self", type: "application/activity+json", href: `${site.url}/actor` }],
+          }),
+        };
+      return {
+        body: JSON.stringify({
+          subject: resource,
+          links: [{ rel: "http://webfinger.net/rel/profile-page", href: "javascript:alert(1)" }],
+        }),
+      };
     };
     site.route("/.well-known/webfinger", (request, response) => {
       const answer = jrd(new URL(request.url ?? "/", site.url).searchParams.get("resource"));

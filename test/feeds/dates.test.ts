@@ -64,7 +64,18 @@ describe("parseFeedDate", () => {
   });
 
   it("returns null for garbage and non-strings", () => {
-    for (const value of ["", "   ", "yesterday", "NaN", "June 25th, 2012", null, undefined, 1_700_000_000_000, {}, new Date(Number.NaN)]) {
+    for (const value of [
+      "",
+      "   ",
+      "yesterday",
+      "NaN",
+      "June 25th, 2012",
+      null,
+      undefined,
+      1_700_000_000_000,
+      {},
+      new Date(Number.NaN),
+    ]) {
       assert.equal(parseFeedDate(value), null, String(value));
     }
   });

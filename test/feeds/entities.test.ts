@@ -9,7 +9,19 @@ describe("decodeReferences", () => {
   });
 
   it("leaves bare ampersands, unterminated and unknown references as written", () => {
-    for (const text of ["a & b", "?a=1&b=2", "&copy=2", "&amp", "&lol9;", "&xxe;", "& lt;", "&#;", "&#x;", "&1abc;", "&nbspx;"]) {
+    for (const text of [
+      "a & b",
+      "?a=1&b=2",
+      "&copy=2",
+      "&amp",
+      "&lol9;",
+      "&xxe;",
+      "& lt;",
+      "&#;",
+      "&#x;",
+      "&1abc;",
+      "&nbspx;",
+    ]) {
       assert.equal(decodeReferences(text), text);
     }
     assert.equal(decodeReferences("x & y &lt; z &unknown; &gt;"), "x & y < z &unknown; >");

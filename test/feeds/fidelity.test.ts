@@ -36,7 +36,10 @@ describe("full content in an XHTML body", () => {
     const byUid = new Map(items.map((item) => [item.uid, item]));
     assert.equal(byUid.get("1")?.content, "<p>Prefixed <b>body</b></p>");
     assert.equal(byUid.get("1")?.summary, "Prefixed body");
-    assert.equal(byUid.get("2")?.content, '<p>Default namespace <a href="https://blog.example.com/p" rel="noopener noreferrer">body</a></p>');
+    assert.equal(
+      byUid.get("2")?.content,
+      '<p>Default namespace <a href="https://blog.example.com/p" rel="noopener noreferrer">body</a></p>',
+    );
   });
 
   it("reads a <body> without namespace and a <fullitem> of escaped HTML", async () => {
@@ -44,7 +47,10 @@ describe("full content in an XHTML body", () => {
       rss(`<item><guid>1</guid><body><p>Plain body</p></body></item>
         <item><guid>2</guid><fullitem>&lt;p&gt;Full item&lt;/p&gt;</fullitem></item>`),
     );
-    assert.deepEqual(items.map((item) => item.content), ["<p>Plain body</p>", "<p>Full item</p>"]);
+    assert.deepEqual(
+      items.map((item) => item.content),
+      ["<p>Plain body</p>", "<p>Full item</p>"],
+    );
   });
 
   it("prefers content:encoded, and keeps the description as the summary", async () => {
@@ -61,14 +67,15 @@ describe("sanitising keeps fallback text, never script or style text", () => {
   it("keeps the text of object, iframe, noscript, applet and unknown elements; drops only the element", async () => {
     const html =
       'A<object data="x.swf"> object fallback</object> B<iframe src="https://e.example/"> <b>iframe text</b></iframe>' +
-      " C<noscript> no script</noscript> D<blink> blinking</blink> E<applet code=\"a.class\"> applet text</applet>";
+      ' C<noscript> no script</noscript> D<blink> blinking</blink> E<applet code="a.class"> applet text</applet>';
     const { items } = await parse(rss(`<item><guid>1</guid><description><![CDATA[${html}]]></description></item>`));
     assert.equal(items[0].content, "A object fallback B <b>iframe text</b> C no script D blinking E applet text");
     assert.equal(items[0].summary, "A object fallback B iframe text C no script D blinking E applet text");
   });
 
   it("never keeps the text of script or style: content, summary, item and feed titles", async () => {
-    const script = "safe&lt;script&gt;location.href='https://evil.example/'&lt;/script&gt;&lt;style&gt;p{color:red}&lt;/style&gt; text";
+    const script =
+      "safe&lt;script&gt;location.href='https://evil.example/'&lt;/script&gt;&lt;style&gt;p{color:red}&lt;/style&gt; text";
     const { feed, items } = await parse(
       atom(
         `<entry><id>urn:e</id><title type="html">${script}</title><content type="html">${script}</content></entry>
@@ -106,7 +113,10 @@ describe("text constructs: escaped markup stays text, DOCTYPE entities are expan
         <item><guid>2</guid><title>a &lt; b and c &gt; d</title></item>
         <item><guid>3</guid><title>&lt;b&gt;Bold&lt;/b&gt; move &amp;amp; more</title></item>`),
     );
-    assert.deepEqual(items.map((item) => item.title), ["History of the <blink> tag", "a < b and c > d", "Bold move & more"]);
+    assert.deepEqual(
+      items.map((item) => item.title),
+      ["History of the <blink> tag", "a < b and c > d", "Bold move & more"],
+    );
   });
 
   it("expands entities the DOCTYPE declares, in text and attributes", async () => {
@@ -152,12 +162,17 @@ describe("Atom in other namespaces", () => {
       const { feed, items } = await parse(body);
       assert.equal(feed.type, "atom");
       assert.equal(feed.title, "Example Atom");
-      assert.deepEqual(items.map((item) => item.title), ["Entry"]);
+      assert.deepEqual(
+        items.map((item) => item.title),
+        ["Entry"],
+      );
     });
   }
 
   it("reads RSS in the UserLand 2.1 namespace", async () => {
-    const { feed } = await parse('<rss xmlns="http://backend.userland.com/rss2.1"><channel><description>Example description</description></channel></rss>');
+    const { feed } = await parse(
+      '<rss xmlns="http://backend.userland.com/rss2.1"><channel><description>Example description</description></channel></rss>',
+    );
     assert.equal(feed.description, "Example description");
   });
 });
@@ -171,7 +186,9 @@ describe("fallbacks: iTunes, Dublin Core, Media RSS", () => {
     assert.deepEqual([feed.photo, feed.description, feed.author], ["https://cdn.example/show.jpg", "A show", "Ada"]);
     const summaryOnly = await parse(body.replace(/<itunes:subtitle>.*?<\/itunes:subtitle>/, ""));
     assert.equal(summaryOnly.feed.description, "Longer summary");
-    const urlAttribute = await parse(body.replace('href="https://cdn.example/show.jpg"', 'url="https://cdn.example/u.jpg"'));
+    const urlAttribute = await parse(
+      body.replace('href="https://cdn.example/show.jpg"', 'url="https://cdn.example/u.jpg"'),
+    );
     assert.equal(urlAttribute.feed.photo, "https://cdn.example/u.jpg");
   });
 
@@ -200,7 +217,10 @@ describe("fallbacks: iTunes, Dublin Core, Media RSS", () => {
     assert.equal(feed.author, "The editor");
     assert.equal(feed.description, "Channel by DC");
     const [first, second] = items;
-    assert.deepEqual([first.author, first.summary, first.categories, first.published?.toISOString()], ["Grace", "DC description", ["Science"], "2026-11-20T10:00:00.000Z"]);
+    assert.deepEqual(
+      [first.author, first.summary, first.categories, first.published?.toISOString()],
+      ["Grace", "DC description", ["Science"], "2026-11-20T10:00:00.000Z"],
+    );
     assert.equal(second.author, "Ada");
   });
 
@@ -212,8 +232,14 @@ describe("fallbacks: iTunes, Dublin Core, Media RSS", () => {
           <media:content url="https://cdn.example/g.png" medium="image"/></media:group></item>`),
     );
     const byUid = new Map(items.map((item) => [item.uid, item]));
-    assert.deepEqual([byUid.get("1")?.title, byUid.get("1")?.summary, byUid.get("1")?.photo], ["Media title", "Media text", "https://cdn.example/t.jpg"]);
-    assert.deepEqual([byUid.get("2")?.title, byUid.get("2")?.summary, byUid.get("2")?.photo], ["Grouped", "Plain <text>", "https://cdn.example/g.png"]);
+    assert.deepEqual(
+      [byUid.get("1")?.title, byUid.get("1")?.summary, byUid.get("1")?.photo],
+      ["Media title", "Media text", "https://cdn.example/t.jpg"],
+    );
+    assert.deepEqual(
+      [byUid.get("2")?.title, byUid.get("2")?.summary, byUid.get("2")?.photo],
+      ["Grouped", "Plain <text>", "https://cdn.example/g.png"],
+    );
   });
 
   it("keeps the format's own fields first", async () => {
@@ -240,7 +266,10 @@ describe("authors and dates", () => {
       ),
     );
     assert.equal(feed.author, "Editor Name");
-    assert.deepEqual(items.map((item) => item.author), ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Margaret (Peggy) Hamilton"]);
+    assert.deepEqual(
+      items.map((item) => item.author),
+      ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Margaret (Peggy) Hamilton"],
+    );
   });
 
   it("takes the first valid date, past invalid ones of the same kind", async () => {
@@ -287,7 +316,10 @@ describe("links and xml:base", () => {
   it("resolves a permalink guid against xml:base, never a guid that is not one", async () => {
     const { items } = await parse(`<rss version="2.0" xml:base="https://blog.example.com/"><channel>
       <item><guid>posts/1</guid></item><item><guid isPermaLink="false">abc</guid></item></channel></rss>`);
-    assert.deepEqual(items.map((item) => item.uid), ["https://blog.example.com/posts/1", "abc"]);
+    assert.deepEqual(
+      items.map((item) => item.uid),
+      ["https://blog.example.com/posts/1", "abc"],
+    );
   });
 });
 
@@ -298,7 +330,14 @@ describe("issue 23: the last misses on feedparser's suite", () => {
         <entry><id>urn:2</id><link rel="enclosure" type="text/html">https://cdn.example/2</link><link rel="alternate" type="text/html">https://blog.example.com/2</link></entry>
         <entry><id>urn:3</id><link rel="enclosure" type="text/html">https://cdn.example/3</link><link rel="alternate" href="https://blog.example.com/3"/></entry>`),
     );
-    assert.deepEqual(new Map(items.map((item) => [item.uid, item.url])), new Map([["urn:1", "https://blog.example.com/1"], ["urn:2", "https://blog.example.com/2"], ["urn:3", "https://blog.example.com/3"]]));
+    assert.deepEqual(
+      new Map(items.map((item) => [item.uid, item.url])),
+      new Map([
+        ["urn:1", "https://blog.example.com/1"],
+        ["urn:2", "https://blog.example.com/2"],
+        ["urn:3", "https://blog.example.com/3"],
+      ]),
+    );
   });
 
   it("takes an Atom 1.0 entry's own id and title, never those of an element nested in it, in either order", async () => {
@@ -306,16 +345,26 @@ describe("issue 23: the last misses on feedparser's suite", () => {
       atom(`<entry><id>urn:right-1</id><title>Right 1</title><image><id>urn:wrong</id><title>Wrong</title></image></entry>
         <entry><image><id>urn:wrong</id><title>Wrong</title></image><id>urn:right-2</id><title>Right 2</title></entry>`),
     );
-    assert.deepEqual(items.map((item) => [item.uid, item.title]).sort(), [["urn:right-1", "Right 1"], ["urn:right-2", "Right 2"]]);
+    assert.deepEqual(items.map((item) => [item.uid, item.title]).sort(), [
+      ["urn:right-1", "Right 1"],
+      ["urn:right-2", "Right 2"],
+    ]);
   });
 
   it("takes Content-Location as the base of an XML feed's relative ids and links; never an unsafe one, never for HTML", async () => {
     const feed = atom(`<link href="home/"/><entry><id>/posts/1</id><link href="1.html"/></entry>`);
     const moved = await parseFeed(feed, { url: FEED_URL, contentLocation: "https://cdn.example.net/blog/feed.atom" });
     assert.equal(moved.feed.siteUrl, "https://cdn.example.net/blog/home/");
-    assert.deepEqual(moved.items.map((item) => [item.uid, item.url]), [["https://cdn.example.net/posts/1", "https://cdn.example.net/blog/1.html"]]);
+    assert.deepEqual(
+      moved.items.map((item) => [item.uid, item.url]),
+      [["https://cdn.example.net/posts/1", "https://cdn.example.net/blog/1.html"]],
+    );
     const relative = await parseFeed(feed, { url: FEED_URL, contentLocation: "/other/feed.atom" });
-    assert.equal(relative.items[0].url, "https://blog.example.com/other/1.html", "a relative Content-Location is resolved against the address fetched");
+    assert.equal(
+      relative.items[0].url,
+      "https://blog.example.com/other/1.html",
+      "a relative Content-Location is resolved against the address fetched",
+    );
     for (const contentLocation of ["javascript:alert(1)", "", null]) {
       const kept = await parseFeed(feed, { url: FEED_URL, contentLocation });
       assert.equal(kept.items[0].url, "https://blog.example.com/1.html", String(contentLocation));
@@ -327,21 +376,44 @@ describe("issue 23: the last misses on feedparser's suite", () => {
 
   it("keeps an item's categories in the order the feed writes them, whichever element each comes from", async () => {
     const { items } = await parse(
-      rss(`<item><guid>1</guid><tags>tag one, tag two</tags><category>category one</category><dc:subject>subject</dc:subject><itunes:keywords>k1,k2</itunes:keywords><category>category two</category></item>`),
+      rss(
+        `<item><guid>1</guid><tags>tag one, tag two</tags><category>category one</category><dc:subject>subject</dc:subject><itunes:keywords>k1,k2</itunes:keywords><category>category two</category></item>`,
+      ),
     );
-    assert.deepEqual(items[0].categories, ["tag one", "tag two", "category one", "subject", "k1", "k2", "category two"]);
+    assert.deepEqual(items[0].categories, [
+      "tag one",
+      "tag two",
+      "category one",
+      "subject",
+      "k1",
+      "k2",
+      "category two",
+    ]);
   });
 
   it("reads the <item>s of an Atom feed that has no <entry> (an RSS habit in hand-written feeds) as its entries", async () => {
-    const { items } = await parse(atom(`<item><id>urn:1</id><title>One</title><link href="https://blog.example.com/1"/></item>`));
-    assert.deepEqual(items.map((item) => [item.uid, item.title, item.url]), [["urn:1", "One", "https://blog.example.com/1"]]);
+    const { items } = await parse(
+      atom(`<item><id>urn:1</id><title>One</title><link href="https://blog.example.com/1"/></item>`),
+    );
+    assert.deepEqual(
+      items.map((item) => [item.uid, item.title, item.url]),
+      [["urn:1", "One", "https://blog.example.com/1"]],
+    );
     const mixed = await parse(atom(`<entry><id>urn:e</id></entry><item><id>urn:i</id></item>`));
-    assert.deepEqual(mixed.items.map((item) => item.uid), ["urn:e"], "beside real entries, an <item> is not one");
+    assert.deepEqual(
+      mixed.items.map((item) => item.uid),
+      ["urn:e"],
+      "beside real entries, an <item> is not one",
+    );
   });
 
   it("takes the feed's language from Content-Language when the document declares none", async () => {
     assert.equal((await parseFeed(atom(""), { url: FEED_URL, contentLanguage: "de-AT, en" })).feed.language, "de-AT");
-    assert.equal((await parseFeed(`<feed xmlns="${NS.atom}" xml:lang="fr"/>`, { url: FEED_URL, contentLanguage: "de" })).feed.language, "fr");
+    assert.equal(
+      (await parseFeed(`<feed xmlns="${NS.atom}" xml:lang="fr"/>`, { url: FEED_URL, contentLanguage: "de" })).feed
+        .language,
+      "fr",
+    );
     assert.equal((await parseFeed(atom(""), { url: FEED_URL })).feed.language, null);
   });
 

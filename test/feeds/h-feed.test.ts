@@ -38,7 +38,11 @@ describe("h-feed fixtures", () => {
       // "2012-06-25T17:08:26" has no zone: read as UTC.
       assert.equal(item.published?.toISOString(), `${firstString(entry.updated)}.000Z`);
       assert.ok(item.summary!.startsWith("Last week the microformats.org community celebrated its 7th birthday"));
-      assert.ok(item.content!.includes('<a href="http://microformats.org/wiki/principles" rel="noopener noreferrer">principles</a>'));
+      assert.ok(
+        item.content!.includes(
+          '<a href="http://microformats.org/wiki/principles" rel="noopener noreferrer">principles</a>',
+        ),
+      );
     });
   }
 
@@ -92,7 +96,8 @@ describe("top-level h-entries form an implied feed", () => {
         assert.equal(item.url, firstString(entry.properties.url));
         const name = firstString(entry.properties.name);
         if (name !== null) assert.equal(item.title, name);
-        if (entry.properties.published) assert.equal(item.published?.toISOString().slice(0, 10), firstString(entry.properties.published));
+        if (entry.properties.published)
+          assert.equal(item.published?.toISOString().slice(0, 10), firstString(entry.properties.published));
       });
     });
   }
@@ -100,7 +105,10 @@ describe("top-level h-entries form an implied feed", () => {
   it("gives url-less, id-less entries stable hash uids", async () => {
     const first = await parseFeed(corpusBytes("microformats/h-entry/impliedname.html"), { url: PAGE_URL });
     const second = await parseFeed(corpusBytes("microformats/h-entry/impliedname.html"), { url: PAGE_URL });
-    assert.deepEqual(first.items.map((i) => i.uid), second.items.map((i) => i.uid));
+    assert.deepEqual(
+      first.items.map((i) => i.uid),
+      second.items.map((i) => i.uid),
+    );
     for (const item of first.items) assert.match(item.uid, /^sha256:[0-9a-f]{64}$/);
     assert.equal(new Set(first.items.map((i) => i.uid)).size, 4);
   });

@@ -31,7 +31,9 @@ describe("JSON Feed 1.0", () => {
   });
 
   it("resolves relative URLs, sanitises content_html and escapes content_text", async () => {
-    const { items } = await parseFeed(fixture("json-feed-1.0.json").toString("utf8"), { url: "https://example.org/feed.json" });
+    const { items } = await parseFeed(fixture("json-feed-1.0.json").toString("utf8"), {
+      url: "https://example.org/feed.json",
+    });
     const [newer, older] = items;
     assert.equal(newer.url, "https://example.org/2017/05/18/newer.html");
     assert.equal(
@@ -49,7 +51,9 @@ describe("JSON Feed 1.0", () => {
 
 describe("JSON Feed 1.1", () => {
   it("reads authors, language, images and falls back to external_url", async () => {
-    const { feed, items } = await parseFeed(fixture("json-feed-1.1.json").toString("utf8"), { url: "https://blog.example.net/feed.json" });
+    const { feed, items } = await parseFeed(fixture("json-feed-1.1.json").toString("utf8"), {
+      url: "https://blog.example.net/feed.json",
+    });
     assert.equal(feed.title, "A JSON Feed 1.1");
     assert.equal(feed.language, "en-GB");
     assert.equal(feed.author, "Jane Doe", "first author with a name");
@@ -64,17 +68,22 @@ describe("JSON Feed 1.1", () => {
     assert.equal(linked.published?.toISOString(), "2021-03-04T04:06:07.000Z");
 
     // Undated items keep feed order after dated ones; 30 February is not a date.
-    assert.deepEqual(items.slice(1).map((item) => [item.uid, item.published]), [
-      ["https://blog.example.net/notes/1", null],
-      ["https://blog.example.net/posts/3", null],
-    ]);
+    assert.deepEqual(
+      items.slice(1).map((item) => [item.uid, item.published]),
+      [
+        ["https://blog.example.net/notes/1", null],
+        ["https://blog.example.net/posts/3", null],
+      ],
+    );
     assert.equal(items[1].title, null);
     assert.equal(items[2].url, "https://elsewhere.example.com/other");
   });
 
   it("rejects JSON that is not a JSON Feed", async () => {
     await assert.rejects(
-      parseFeed(JSON.stringify({ version: "https://example.com/version/1", items: [] }), { url: "https://example.com/" }),
+      parseFeed(JSON.stringify({ version: "https://example.com/version/1", items: [] }), {
+        url: "https://example.com/",
+      }),
       (error: unknown) => error instanceof FeedParseError && /JSON Feed/.test(error.message),
     );
   });

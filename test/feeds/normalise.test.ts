@@ -22,7 +22,10 @@ describe("uids", () => {
       <item><title>B</title><link>https://blog.example.com/b</link></item>
       <item><title>C</title><description>no id, no link</description></item>`),
     );
-    assert.deepEqual(items.slice(0, 2).map((i) => i.uid), ["id-a", "https://blog.example.com/b"]);
+    assert.deepEqual(
+      items.slice(0, 2).map((i) => i.uid),
+      ["id-a", "https://blog.example.com/b"],
+    );
     assert.match(items[2].uid, /^sha256:[0-9a-f]{64}$/);
   });
 
@@ -32,7 +35,10 @@ describe("uids", () => {
       <item><title>Untitled 2</title><description>two</description></item>`);
     const first = await parse(body);
     const second = await parse(body);
-    assert.deepEqual(first.items.map((i) => i.uid), second.items.map((i) => i.uid));
+    assert.deepEqual(
+      first.items.map((i) => i.uid),
+      second.items.map((i) => i.uid),
+    );
     assert.notEqual(first.items[0].uid, first.items[1].uid);
   });
 
@@ -44,23 +50,33 @@ describe("uids", () => {
       <item><title>First</title><guid>dup</guid><link>https://blog.example.com/1</link></item>`);
     const first = await parse(body);
     const second = await parse(body);
-    assert.deepEqual(first.items.map((i) => i.title), ["First", "Second", "Third"]);
+    assert.deepEqual(
+      first.items.map((i) => i.title),
+      ["First", "Second", "Third"],
+    );
     const [a, b, c] = first.items.map((i) => i.uid);
     assert.equal(a, "dup#https://blog.example.com/1");
     assert.match(b, /^dup#[0-9a-f]{16}$/, "two posts share the link /2: neither is named by it");
     assert.match(c, /^dup#[0-9a-f]{16}$/);
     assert.notEqual(b, c);
-    assert.deepEqual(second.items.map((i) => i.uid), [a, b, c]);
+    assert.deepEqual(
+      second.items.map((i) => i.uid),
+      [a, b, c],
+    );
   });
 });
 
 describe("uids of a feed whose items all carry the same guid", () => {
-  const post = (n: number) => `<item><title>Post ${n}</title><guid>1</guid><link>https://blog.example.com/${n}</link><description>Text ${n}</description></item>`;
+  const post = (n: number) =>
+    `<item><title>Post ${n}</title><guid>1</guid><link>https://blog.example.com/${n}</link><description>Text ${n}</description></item>`;
 
   it("none of the clashing items keeps the bare guid, and each keeps its uid as new posts arrive", async () => {
     const before = await parse(rss(post(2) + post(1)));
     const after = await parse(rss(post(3) + post(2) + post(1)));
-    assert.ok(before.items.every((item) => item.uid !== "1"), "the bare uid would be taken over by the next new post");
+    assert.ok(
+      before.items.every((item) => item.uid !== "1"),
+      "the bare uid would be taken over by the next new post",
+    );
     assert.ok(after.items.every((item) => item.uid !== "1"));
     const uidOf = (items: typeof before.items, title: string) => items.find((item) => item.title === title)?.uid;
     assert.equal(uidOf(after.items, "Post 2"), uidOf(before.items, "Post 2"));
@@ -86,7 +102,10 @@ describe("urls", () => {
       <item><title>Data</title><link>data:text/html,hi</link></item>`),
     );
     assert.equal(feed.siteUrl, "https://blog.example.com/");
-    assert.deepEqual(items.map((i) => i.url), ["https://blog.example.com/posts/1", null, null]);
+    assert.deepEqual(
+      items.map((i) => i.url),
+      ["https://blog.example.com/posts/1", null, null],
+    );
   });
 });
 
@@ -99,12 +118,17 @@ describe("titles and summaries", () => {
       <item><title> &lt;br&gt; </title><guid>2</guid></item>
       <item><title>Caf&#233; &#8220;quoted&#8221;</title><guid>3</guid></item>`),
     );
-    assert.deepEqual(items.map((i) => i.title), ["Tom & Jerry bold again", null, "Café “quoted”"]);
+    assert.deepEqual(
+      items.map((i) => i.title),
+      ["Tom & Jerry bold again", null, "Café “quoted”"],
+    );
   });
 
   it("makes a plain-text summary of at most 300 characters cut at a word", async () => {
     const words = Array.from({ length: 120 }, (_, i) => `word${i}`).join(" ");
-    const { items } = await parse(rss(`<item><guid>1</guid><description>&lt;p&gt;${words}&lt;/p&gt;</description></item>`));
+    const { items } = await parse(
+      rss(`<item><guid>1</guid><description>&lt;p&gt;${words}&lt;/p&gt;</description></item>`),
+    );
     const summary = items[0].summary!;
     assert.ok(summary.length <= 300, `${summary.length}`);
     assert.ok(summary.endsWith("…"));
@@ -134,7 +158,10 @@ describe("dates and order", () => {
       <item><title>new</title><guid>n</guid><dc:date>2020-05-05T10:00:00+02:00</dc:date></item>
       <item><title>undated 2</title><guid>u2</guid></item>`),
     );
-    assert.deepEqual(items.map((i) => i.title), ["new", "old", "undated 1", "bad date", "undated 2"]);
+    assert.deepEqual(
+      items.map((i) => i.title),
+      ["new", "old", "undated 1", "bad date", "undated 2"],
+    );
     assert.equal(items[0].published?.toISOString(), "2020-05-05T08:00:00.000Z");
     assert.equal(items[2].published, null);
   });
@@ -146,7 +173,10 @@ describe("dates and order", () => {
     ).join("");
     assert.equal((await parse(rss(entries))).items.length, 50);
     const three = await parse(rss(entries), 3);
-    assert.deepEqual(three.items.map((i) => i.uid), ["59", "58", "57"]);
+    assert.deepEqual(
+      three.items.map((i) => i.uid),
+      ["59", "58", "57"],
+    );
   });
 });
 
@@ -160,18 +190,22 @@ describe("photos, authors and categories", () => {
       <item><guid>4</guid><description><![CDATA[<img src="/pixel.gif" width="1" height="1"><img src="javascript:alert(1)"><img src="/real.png">]]></description></item>
       <item><guid>5</guid><description>no image</description></item>`),
     );
-    assert.deepEqual(items.map((i) => i.photo), [
-      "https://blog.example.com/thumb.jpg",
-      "https://cdn.example.com/cover.png",
-      "https://cdn.example.com/b.jpg",
-      "https://blog.example.com/real.png",
-      null,
-    ]);
+    assert.deepEqual(
+      items.map((i) => i.photo),
+      [
+        "https://blog.example.com/thumb.jpg",
+        "https://cdn.example.com/cover.png",
+        "https://cdn.example.com/b.jpg",
+        "https://blog.example.com/real.png",
+        null,
+      ],
+    );
   });
 
   it("reads the author name and de-duplicates categories", async () => {
     const { feed, items } = await parse(
-      rss(`
+      rss(
+        `
       <item><guid>1</guid><author>jane@example.com (Jane Doe)</author><category>News</category><category> news </category><category>Tech</category></item>
       <item><guid>2</guid><dc:creator>  John   Roe </dc:creator></item>`,
         "<image><url>/logo.png</url><title>x</title><link>/</link></image>",

@@ -33,7 +33,9 @@ describe("a feed's refresh hints", () => {
   });
 
   it("feeds without hints, or with nonsense, carry none", async () => {
-    const { feed } = await parseFeed(`<rss version="2.0"><channel><title>T</title><ttl>soon</ttl></channel></rss>`, { url });
+    const { feed } = await parseFeed(`<rss version="2.0"><channel><title>T</title><ttl>soon</ttl></channel></rss>`, {
+      url,
+    });
     assert.equal(feed.ttlMinutes, undefined);
     assert.equal(feed.updateInterval, undefined);
     assert.equal(ttlMinutes("0"), null);

@@ -5,7 +5,11 @@ import { findRootElement, sniffFormat } from "../../lib/feeds/sniff.js";
 describe("sniffFormat", () => {
   const cases: Array<[body: string, format: string, root?: string]> = [
     ['<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY x "y">]><!-- c --><rss>', "xml-feed", "rss"],
-    ['<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd"><rss version="0.91">', "xml-feed", "rss"],
+    [
+      '<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd"><rss version="0.91">',
+      "xml-feed",
+      "rss",
+    ],
     ['<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">', "xml-feed", "rdf:RDF"],
     ['\n  <a:feed xmlns:a="http://www.w3.org/2005/Atom">', "xml-feed", "a:feed"],
     ["<!doctype html><html>", "html", "html"],

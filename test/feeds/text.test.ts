@@ -8,7 +8,14 @@ const longHtml = fc
   .array(
     fc.oneof(
       fc.string({ maxLength: 400 }).map((text) => `<p>${text.replace(/[<&]/g, " ")}</p>`),
-      fc.constantFrom("<em>a b</em>", "&amp; &nbsp;&eacute;", "<script>var x = '<p>no</p>';</script>", "\n\n   \t", "<br>", "<li>item</li>"),
+      fc.constantFrom(
+        "<em>a b</em>",
+        "&amp; &nbsp;&eacute;",
+        "<script>var x = '<p>no</p>';</script>",
+        "\n\n   \t",
+        "<br>",
+        "<li>item</li>",
+      ),
       fc.string({ minLength: 1000, maxLength: 5000, unit: fc.constantFrom("a", " ", "b", "\n", "é") }),
     ),
     { minLength: 1, maxLength: 40 },
@@ -35,7 +42,8 @@ describe("htmlToText with a length hint", () => {
 
 describe("truncateText", () => {
   it("cuts at the last whole word, keeping a word that ends right at the limit", () => {
-    const words = (count: number) => Array.from({ length: count }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ");
+    const words = (count: number) =>
+      Array.from({ length: count }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ");
     // 5 characters per word and space: the 60th word ends at index 298, a space follows at 299.
     const text = words(100);
     assert.equal(text.charAt(299), " ");

@@ -21,7 +21,11 @@ const CASES: Expected[] = [
     url: "http://liftoff.msfc.nasa.gov/rss.xml",
     title: "Liftoff News",
     count: 4,
-    first: { title: "Star City", url: "http://liftoff.msfc.nasa.gov/news/2003/news-starcity.asp", published: "2003-06-03T09:39:21.000Z" },
+    first: {
+      title: "Star City",
+      url: "http://liftoff.msfc.nasa.gov/news/2003/news-starcity.asp",
+      published: "2003-06-03T09:39:21.000Z",
+    },
   },
   {
     file: "node-feedparser/category-feed.xml",
@@ -122,7 +126,11 @@ const CASES: Expected[] = [
     url: "https://ncatlab.org/nlab/atom_with_headlines",
     title: "nLab",
     count: 1,
-    first: { title: "(0,1)-category", url: "https://ncatlab.org/nlab/show/%280%2C1%29-category", published: "2009-09-08T23:20:59.000Z" },
+    first: {
+      title: "(0,1)-category",
+      url: "https://ncatlab.org/nlab/show/%280%2C1%29-category",
+      published: "2009-09-08T23:20:59.000Z",
+    },
   },
   {
     file: "node-feedparser/nondefaultnamespace-baseline.atom",
@@ -173,7 +181,11 @@ const CASES: Expected[] = [
     url: "https://www.virtualbox.org/ticket/10860?format=rss",
     title: "Oracle VM VirtualBox: Ticket #10860: Full resolution not exposed to Linux guest",
     count: 1,
-    first: { title: null, url: "https://www.virtualbox.org/ticket/10860#comment:1", published: "2012-08-24T08:54:14.000Z" },
+    first: {
+      title: null,
+      url: "https://www.virtualbox.org/ticket/10860#comment:1",
+      published: "2012-08-24T08:54:14.000Z",
+    },
   },
   {
     file: "node-feedparser/rss-with-relative-urls.xml",
@@ -244,14 +256,22 @@ const CASES: Expected[] = [
     contentType: "text/xml",
     title: "iBash.Org.Ru",
     count: 50,
-    first: { title: "Цитата #17703", url: "http://ibash.org.ru/quote.php?id=17703", published: "2018-03-21T07:27:32.000Z" },
+    first: {
+      title: "Цитата #17703",
+      url: "http://ibash.org.ru/quote.php?id=17703",
+      published: "2018-03-21T07:27:32.000Z",
+    },
   },
   ...["parser__large_atom.xml", "parser__large_rss.xml"].map((file) => ({
     file: `miniflux/${file}`,
     url: "https://dustri.org/b/feed",
     title: "Artificial truth",
     count: 25,
-    first: { title: "Using vale with vim", url: "https://dustri.org/b/using-vale-with-vim.html", published: "2024-03-10T16:15:00.000Z" },
+    first: {
+      title: "Using vale with vim",
+      url: "https://dustri.org/b/using-vale-with-vim.html",
+      published: "2024-03-10T16:15:00.000Z",
+    },
   })),
   {
     file: "miniflux/parser__no_encoding_ISO-8859-1.xml",
@@ -338,12 +358,24 @@ describe("XML feeds from the corpora", () => {
   it("covers every well-formed XML feed in the corpora", () => {
     const covered = new Set(CASES.map((c) => c.file));
     const rejected = new Set<string>();
-    const tested = new Set(["node-feedparser/saxerror.xml", "node-feedparser/rss-with-item-scoped-html-base.xml", "node-feedparser/rss-with-relative-html-urls.xml", "node-feedparser/rss-with-relative-html-urls-no-base.xml", "node-feedparser/invalid-characters-gzipped.xml"]);
+    const tested = new Set([
+      "node-feedparser/saxerror.xml",
+      "node-feedparser/rss-with-item-scoped-html-base.xml",
+      "node-feedparser/rss-with-relative-html-urls.xml",
+      "node-feedparser/rss-with-relative-html-urls-no-base.xml",
+      "node-feedparser/invalid-characters-gzipped.xml",
+    ]);
     const feeds = [
-      ...readdirSync(`${CORPORA}/node-feedparser`).filter((f) => /\.(xml|atom)$/.test(f)).map((f) => `node-feedparser/${f}`),
-      ...readdirSync(`${CORPORA}/miniflux`).filter((f) => /^(parser|xml)__/.test(f)).map((f) => `miniflux/${f}`),
+      ...readdirSync(`${CORPORA}/node-feedparser`)
+        .filter((f) => /\.(xml|atom)$/.test(f))
+        .map((f) => `node-feedparser/${f}`),
+      ...readdirSync(`${CORPORA}/miniflux`)
+        .filter((f) => /^(parser|xml)__/.test(f))
+        .map((f) => `miniflux/${f}`),
     ];
-    const missing = feeds.filter((f) => !covered.has(f) && !rejected.has(f) && !tested.has(f) && !f.includes("iso88591"));
+    const missing = feeds.filter(
+      (f) => !covered.has(f) && !rejected.has(f) && !tested.has(f) && !f.includes("iso88591"),
+    );
     assert.deepEqual(missing, []);
   });
 });
@@ -414,7 +446,10 @@ describe("corpus feeds with special handling", () => {
     const { items } = await parseFeed(corpusBytes("node-feedparser/nondefaultnamespace-xhtml.atom"), {
       url: "http://example.org/tests/namespace/xhtml.atom",
     });
-    assert.match(items[0].content!, /<ul>\s*<li><a href="http:\/\/plasmasturm.org\/log\/376\/" rel="noopener noreferrer">/);
+    assert.match(
+      items[0].content!,
+      /<ul>\s*<li><a href="http:\/\/plasmasturm.org\/log\/376\/" rel="noopener noreferrer">/,
+    );
   });
 
   it("reads a feed with XML-forbidden control characters (gzipped in the corpus)", async () => {
@@ -435,15 +470,21 @@ describe("corpus feeds with special handling", () => {
   });
 
   it("reads categories and authors", async () => {
-    const category = await parseFeed(corpusBytes("node-feedparser/category-feed.xml"), { url: "http://www.nytimes.com/feed.xml" });
+    const category = await parseFeed(corpusBytes("node-feedparser/category-feed.xml"), {
+      url: "http://www.nytimes.com/feed.xml",
+    });
     assert.deepEqual(category.items[0].categories, ["Water Pollution", "Gowanus Canal (Brooklyn, NY)"]);
-    const complex = await parseFeed(corpusBytes("node-feedparser/complexNamespaceFeed.xml"), { url: "http://localhost:8080/namespace/feed/" });
+    const complex = await parseFeed(corpusBytes("node-feedparser/complexNamespaceFeed.xml"), {
+      url: "http://localhost:8080/namespace/feed/",
+    });
     assert.equal(complex.items[0].author, "John Doe");
     assert.deepEqual(complex.items[0].categories, ["MyCategory 1", "MyCategory 2", "MyCategory 3"]);
   });
 
   it("keeps undated items in feed order (RSS 0.90 has no dates)", async () => {
-    const { items } = await parseFeed(corpusBytes("miniflux/parser__rdf_UTF8.xml"), { url: "https://www.heise.de/newsticker/heise.rdf" });
+    const { items } = await parseFeed(corpusBytes("miniflux/parser__rdf_UTF8.xml"), {
+      url: "https://www.heise.de/newsticker/heise.rdf",
+    });
     assert.equal(items.length, 50, "default limit");
     assert.equal(items[0].title, "OLED-TVs: Vorsichtsmaßnahmen gegen Einbrennen");
     assert.equal(items[1].title, "Mega-Deal: IBM übernimmt Red Hat");
@@ -454,7 +495,9 @@ describe("corpus feeds with special handling", () => {
       url: "https://rss.golem.de/rss.php?feed=RSS2.0",
       contentType: "application/rss+xml; charset=ISO-8859-1",
     });
-    assert.ok(items.some((item) => item.title === "Projekt Jedi: Microsoft will weiter mit US-Militär zusammenarbeiten"));
+    assert.ok(
+      items.some((item) => item.title === "Projekt Jedi: Microsoft will weiter mit US-Militär zusammenarbeiten"),
+    );
   });
 
   it("reads a feed with a bare ampersand (not well-formed XML) and keeps every item", async () => {
@@ -511,7 +554,15 @@ describe("bodies that are not feeds", () => {
   });
 
   it("throws FeedParseError for plain text, empty bodies and other JSON", async () => {
-    for (const body of ["", "   ", "hello world", "[1,2,3]", '{"foo": 1}', '{"version": "1.0", "items": []}', "{not json"]) {
+    for (const body of [
+      "",
+      "   ",
+      "hello world",
+      "[1,2,3]",
+      '{"foo": 1}',
+      '{"version": "1.0", "items": []}',
+      "{not json",
+    ]) {
       await assert.rejects(parseFeed(body, { url: "https://example.com/" }), FeedParseError, JSON.stringify(body));
     }
   });

@@ -13,18 +13,59 @@ import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 const RUNS = Number(process.env.HARDENING_RUNS ?? 60);
 
 const SPEC_ERRORS = new Set(
-  ["Invalid limit", "Invalid offset", "Invalid category", "Invalid source", "Invalid sort", "Invalid blog", "Invalid blog ID", "Blog not found", "Not found"].map(
-    (error) => JSON.stringify({ error }),
-  ),
+  [
+    "Invalid limit",
+    "Invalid offset",
+    "Invalid category",
+    "Invalid source",
+    "Invalid sort",
+    "Invalid blog",
+    "Invalid blog ID",
+    "Blog not found",
+    "Not found",
+  ].map((error) => JSON.stringify({ error })),
 );
 
 /** Text a client might send: operators, prototype keys, unicode, control characters, long runs. */
 const hostileValue = fc.oneof(
   fc.constantFrom(
-    "$ne", "$gt", '{"$ne":null}', '{"$where":"sleep(1000)"}', "__proto__", "constructor", "prototype", "toString",
-    "' OR 1=1 --", '" OR ""="', "%", "_", "*", ".*", "(a+)+$", "\\", "null", "undefined", "NaN", "-1", "1e3", "0x10",
-    "9".repeat(30), " 5", "", "Tech", "tech", "TECH", "Friends", "opml", "manual", "recent", "title",
-    "0123456789abcdef01234567", "0123456789ABCDEF01234567", "0123456789abcdef0123456", "0123456789abcdef012345678",
+    "$ne",
+    "$gt",
+    '{"$ne":null}',
+    '{"$where":"sleep(1000)"}',
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "' OR 1=1 --",
+    '" OR ""="',
+    "%",
+    "_",
+    "*",
+    ".*",
+    "(a+)+$",
+    "\\",
+    "null",
+    "undefined",
+    "NaN",
+    "-1",
+    "1e3",
+    "0x10",
+    "9".repeat(30),
+    " 5",
+    "",
+    "Tech",
+    "tech",
+    "TECH",
+    "Friends",
+    "opml",
+    "manual",
+    "recent",
+    "title",
+    "0123456789abcdef01234567",
+    "0123456789ABCDEF01234567",
+    "0123456789abcdef0123456",
+    "0123456789abcdef012345678",
   ),
   fc.string({ unit: "binary", maxLength: 50 }),
   fc.string({ unit: "grapheme", maxLength: 50 }),
@@ -34,7 +75,16 @@ const hostileValue = fc.oneof(
 /** Parameter names, including the shapes that become arrays or objects in other query parsers. */
 const parameterName = fc.oneof(
   fc.constantFrom("category", "source", "sort", "limit", "offset", "blog"),
-  fc.constantFrom("category[$ne]", "category[]", "blog[$gt]", "__proto__", "__proto__[polluted]", "constructor[prototype][polluted]", "limit[]", "a.b"),
+  fc.constantFrom(
+    "category[$ne]",
+    "category[]",
+    "blog[$gt]",
+    "__proto__",
+    "__proto__[polluted]",
+    "constructor[prototype][polluted]",
+    "limit[]",
+    "a.b",
+  ),
 );
 
 const query = fc.array(fc.tuple(parameterName, hostileValue), { maxLength: 5 }).map((pairs) => {
@@ -57,49 +107,64 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
     before(async () => {
       server = await startTestServer(backend);
       for (const [index, category] of ["Tech", "Friends", null, "Tech"].entries()) {
-        const blog = await addBlog(server.storage, { title: `Blog ${index}`, category, source: index % 2 ? "opml" : "manual" });
+        const blog = await addBlog(server.storage, {
+          title: `Blog ${index}`,
+          category,
+          source: index % 2 ? "opml" : "manual",
+        });
         await addItems(server.storage, blog.id, [item(`i${index}`, daysAgo(index)), item(`u${index}`, null)]);
       }
       await addBlog(server.storage, { title: "Hidden", category: "Secret", hidden: true });
     });
     after(() => server.close());
 
-    it("answers only the spec's bodies, and filters only ever narrow", { timeout: 120_000 * Math.max(1, RUNS / 150) }, async () => {
-      await fc.assert(
-        fc.asyncProperty(endpoint, query, async (path, { pairs, search }) => {
-          const response = await server.get(`${server.api}${path}${search ? `?${search}` : ""}`);
-          const text = await response.text();
-          assert.ok([200, 400, 404].includes(response.status), `${response.status} ${path}?${search}: ${text.slice(0, 200)}`);
-          assert.equal(response.headers.get("x-content-type-options"), "nosniff");
-          assert.doesNotMatch(text, /Secret|\bat \S+\.(ts|js)|stack/i, "nothing hidden, no stack");
-          if (response.status !== 200) {
-            assert.ok(SPEC_ERRORS.has(text), `not a spec body: ${text.slice(0, 200)}`);
-            return;
-          }
-          if (path.startsWith("/opml")) return assert.match(text, /^<\?xml/);
-          const body = JSON.parse(text);
-          const given = (name: string) => pairs.filter(([key]) => key === name).map(([, value]) => value).filter((value) => value !== "");
-          if (path === "/blogs") {
-            assert.deepEqual(Object.keys(body).sort(), ["hasMore", "items", "total"]);
-            const [category] = given("category");
-            const [source] = given("source");
-            for (const blog of body.items) {
-              if (category !== undefined) assert.equal(blog.category, category, "category filter is exact text");
-              if (source !== undefined) assert.equal(blog.source, source, "source filter is exact text");
+    it(
+      "answers only the spec's bodies, and filters only ever narrow",
+      { timeout: 120_000 * Math.max(1, RUNS / 150) },
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(endpoint, query, async (path, { pairs, search }) => {
+            const response = await server.get(`${server.api}${path}${search ? `?${search}` : ""}`);
+            const text = await response.text();
+            assert.ok(
+              [200, 400, 404].includes(response.status),
+              `${response.status} ${path}?${search}: ${text.slice(0, 200)}`,
+            );
+            assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+            assert.doesNotMatch(text, /Secret|\bat \S+\.(ts|js)|stack/i, "nothing hidden, no stack");
+            if (response.status !== 200) {
+              assert.ok(SPEC_ERRORS.has(text), `not a spec body: ${text.slice(0, 200)}`);
+              return;
             }
-            if (category !== undefined && !categories.has(category)) assert.equal(body.total, 0);
-          }
-          if (path === "/items") {
-            assert.deepEqual(Object.keys(body).sort(), ["hasMore", "items"]);
-            const [category] = given("category");
-            for (const entry of body.items) if (category !== undefined) assert.equal(entry.blog.category, category);
-          }
-        }),
-        { numRuns: RUNS },
-      );
-      assert.equal(({} as Record<string, unknown>).polluted, undefined);
-      assert.deepEqual(Object.keys(Object.prototype), []);
-    });
+            if (path.startsWith("/opml")) return assert.match(text, /^<\?xml/);
+            const body = JSON.parse(text);
+            const given = (name: string) =>
+              pairs
+                .filter(([key]) => key === name)
+                .map(([, value]) => value)
+                .filter((value) => value !== "");
+            if (path === "/blogs") {
+              assert.deepEqual(Object.keys(body).sort(), ["hasMore", "items", "total"]);
+              const [category] = given("category");
+              const [source] = given("source");
+              for (const blog of body.items) {
+                if (category !== undefined) assert.equal(blog.category, category, "category filter is exact text");
+                if (source !== undefined) assert.equal(blog.source, source, "source filter is exact text");
+              }
+              if (category !== undefined && !categories.has(category)) assert.equal(body.total, 0);
+            }
+            if (path === "/items") {
+              assert.deepEqual(Object.keys(body).sort(), ["hasMore", "items"]);
+              const [category] = given("category");
+              for (const entry of body.items) if (category !== undefined) assert.equal(entry.blog.category, category);
+            }
+          }),
+          { numRuns: RUNS },
+        );
+        assert.equal(({} as Record<string, unknown>).polluted, undefined);
+        assert.deepEqual(Object.keys(Object.prototype), []);
+      },
+    );
 
     it("100 KB parameter values never reach the routes as anything but text", async () => {
       for (const name of ["category", "source", "sort", "limit", "offset", "blog"]) {

@@ -85,11 +85,23 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
 
     it("admin pages and forms answer 500 without the cause at every failing call, then recover", async () => {
       const mount = server.plugin.mountPath;
-      const sourceId = (await server.storage.sources.create({ type: "opml_url", name: "Faulty list", settings: { url: "https://list.example/blogroll.opml" } })).id;
+      const sourceId = (
+        await server.storage.sources.create({
+          type: "opml_url",
+          name: "Faulty list",
+          settings: { url: "https://list.example/blogroll.opml" },
+        })
+      ).id;
       const page = { headers: { ...AUTH, Accept: "text/html" } };
       const pages = [
-        mount, `${mount}/sources`, `${mount}/sources/${sourceId}/edit`, `${mount}/sources/${sourceId}/delete`,
-        `${mount}/blogs`, `${mount}/blogs?category=Tech`, `${mount}/blogs/${blogId}`, `${mount}/blogs/${blogId}/delete`,
+        mount,
+        `${mount}/sources`,
+        `${mount}/sources/${sourceId}/edit`,
+        `${mount}/sources/${sourceId}/delete`,
+        `${mount}/blogs`,
+        `${mount}/blogs?category=Tech`,
+        `${mount}/blogs/${blogId}`,
+        `${mount}/blogs/${blogId}/delete`,
       ];
       for (const path of pages) {
         let failed = 0;
@@ -102,7 +114,11 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
           if (faulty.failures === before) break;
           failed++;
           assert.equal(response.status, 500, `${path} with call ${n} failing`);
-          assert.doesNotMatch(text, /SECRET-DETAIL|\/var\/db|injected|\bat \S+\.(ts|js)/, `${path}: ${text.slice(0, 200)}`);
+          assert.doesNotMatch(
+            text,
+            /SECRET-DETAIL|\/var\/db|injected|\bat \S+\.(ts|js)/,
+            `${path}: ${text.slice(0, 200)}`,
+          );
           const next = await server.get(path, page);
           await next.arrayBuffer();
           assert.equal(next.status, 200, `${path}: the request after a fault works`);
@@ -145,7 +161,8 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
 
     it("POST /api/microsub-webhook answers its exact 500 body at every failing call", async (t) => {
       if (!server.fakeDb) return t.skip("needs the Microsub collections of the stand-in");
-      for (const name of ["microsub_channels", "microsub_feeds", "microsub_items"]) server.collections.set(name, server.fakeDb.collection(name));
+      for (const name of ["microsub_channels", "microsub_feeds", "microsub_items"])
+        server.collections.set(name, server.fakeDb.collection(name));
       try {
         let sequence = 0;
         const endpoint = (): EndpointCase => ({
@@ -153,7 +170,11 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
           init: {
             method: "POST",
             headers: { ...AUTH, "Content-Type": "application/json" },
-            body: JSON.stringify({ action: "follow", url: `https://hook${++sequence}.example/feed`, channelName: "Friends" }),
+            body: JSON.stringify({
+              action: "follow",
+              url: `https://hook${++sequence}.example/feed`,
+              channelName: "Friends",
+            }),
           },
           failure: { ok: false, error: "Webhook processing failed" },
           ok: 200,

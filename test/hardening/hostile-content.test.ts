@@ -91,12 +91,21 @@ describe("boundHtmlNesting", () => {
   it("leaves ordinary markup as it reads, closing optional end tags explicitly", () => {
     assert.equal(boundHtmlNesting("<p>a<div>b</div>"), "<p>a</p><div>b</div>");
     assert.equal(boundHtmlNesting("<ul><li>a<li>b</ul>"), "<ul><li>a</li><li>b</li></ul>");
-    assert.equal(boundHtmlNesting(`<a href='x' title="y" data-z=w checked>t</a><br/><img src=x>`), `<a href='x' title="y" data-z=w checked>t</a><br/><img src=x>`);
-    assert.equal(boundHtmlNesting("<title>a<b</title><script>if (a<b) x()</script>1 < 2 &amp; 3"), "<title>a&lt;b</title><script></script>1 &lt; 2 &amp; 3");
+    assert.equal(
+      boundHtmlNesting(`<a href='x' title="y" data-z=w checked>t</a><br/><img src=x>`),
+      `<a href='x' title="y" data-z=w checked>t</a><br/><img src=x>`,
+    );
+    assert.equal(
+      boundHtmlNesting("<title>a<b</title><script>if (a<b) x()</script>1 < 2 &amp; 3"),
+      "<title>a&lt;b</title><script></script>1 &lt; 2 &amp; 3",
+    );
   });
 
   it("drops tags below the bound and keeps their text", () => {
-    assert.equal(boundHtmlNesting(`${"<div>".repeat(5)}x${"</div>".repeat(5)}y`, 3), "<div><div><div>x</div></div></div>y");
+    assert.equal(
+      boundHtmlNesting(`${"<div>".repeat(5)}x${"</div>".repeat(5)}y`, 3),
+      "<div><div><div>x</div></div></div>y",
+    );
   });
 });
 
@@ -120,9 +129,16 @@ describe("parsers on deeply nested content", () => {
   });
 
   it("an h-feed page nesting 50 000 elements still gives its entries", () => {
-    const entry = (n: number) => `<article class="h-entry"><a class="u-url p-name" href="/${n}">Post ${n}</a></article>`;
-    const raw = readHFeed(`<div class="h-feed">${entry(1)}${entry(2)}${"<div>".repeat(50_000)}</div>`, "https://example.org/");
-    assert.deepEqual(raw.entries.map((entry) => entry.link), ["https://example.org/1", "https://example.org/2"]);
+    const entry = (n: number) =>
+      `<article class="h-entry"><a class="u-url p-name" href="/${n}">Post ${n}</a></article>`;
+    const raw = readHFeed(
+      `<div class="h-feed">${entry(1)}${entry(2)}${"<div>".repeat(50_000)}</div>`,
+      "https://example.org/",
+    );
+    assert.deepEqual(
+      raw.entries.map((entry) => entry.link),
+      ["https://example.org/1", "https://example.org/2"],
+    );
   });
 
   it("a feed nesting 200 000 XML elements in an item parses, its text kept", async () => {
@@ -135,13 +151,21 @@ describe("parsers on deeply nested content", () => {
     const page = `<html><head><title>Deep</title><link rel="alternate" type="application/rss+xml" href="/feed"></head><body>${"<div>".repeat(1_000_000)}</body></html>`;
     const reading = readDiscoveryPage(page, "https://example.org/");
     assert.equal(reading.head.title, "Deep");
-    assert.deepEqual(reading.head.links.map((link) => link.href), ["https://example.org/feed"]);
+    assert.deepEqual(
+      reading.head.links.map((link) => link.href),
+      ["https://example.org/feed"],
+    );
     assert.equal(reading.hfeed, null);
   });
 
   it("any parse failure on hostile nesting is a FeedParseError", async () => {
-    for (const body of [`<html><body>${"<div>".repeat(100_000)}`, `<feed xmlns="http://www.w3.org/2005/Atom">${"<entry>".repeat(100_000)}`]) {
-      await parseFeed(body, { url: "https://example.org/" }).catch((error: unknown) => assert.ok(error instanceof FeedParseError, String(error)));
+    for (const body of [
+      `<html><body>${"<div>".repeat(100_000)}`,
+      `<feed xmlns="http://www.w3.org/2005/Atom">${"<entry>".repeat(100_000)}`,
+    ]) {
+      await parseFeed(body, { url: "https://example.org/" }).catch((error: unknown) =>
+        assert.ok(error instanceof FeedParseError, String(error)),
+      );
     }
   });
 });

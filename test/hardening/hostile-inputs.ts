@@ -66,24 +66,24 @@ export const ATTACK_SNIPPETS = [
   "&#xD800;",
   "]]>",
   "<![CDATA[",
-  "<?xml version=\"1.0\" encoding=\"utf-16\"?>",
+  '<?xml version="1.0" encoding="utf-16"?>',
   "<script>alert(1)</script>",
   '<img src=x onerror="alert(1)">',
   '<a href="javascript:alert(1)">x</a>',
   '<a href="jav&#x09;ascript:alert(1)">x</a>',
   '<iframe src="data:text/html,<script>alert(1)</script>">',
-  '<svg onload=alert(1)>',
+  "<svg onload=alert(1)>",
   '<p style="background:url(javascript:alert(1))">',
   "\u0000",
   "\uFEFF",
   "\uFFFF",
   "\uD800",
   "\u202E",
-  "{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":[",
+  '{"version":"https://jsonfeed.org/version/1.1","items":[',
   '"__proto__":{"polluted":true},',
   '<div class="h-entry"><a class="u-url" href="javascript:alert(1)">x</a></div>',
-  "<outline xmlUrl=\"file:///etc/passwd\"/>",
-  "<outline xmlUrl=\"http://169.254.169.254/latest\"/>",
+  '<outline xmlUrl="file:///etc/passwd"/>',
+  '<outline xmlUrl="http://169.254.169.254/latest"/>',
   "<".repeat(50),
   "<div>".repeat(200),
 ];
@@ -95,21 +95,35 @@ const at = (text: string, fraction: number) => Math.floor(fraction * text.length
 /** One mutation, positioned by fractions of the text's length. */
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })).map(
-    ([a, b]): Mutation => (text) => text.slice(0, at(text, Math.min(a, b))) + text.slice(at(text, Math.max(a, b))),
+    ([a, b]): Mutation =>
+      (text) =>
+        text.slice(0, at(text, Math.min(a, b))) + text.slice(at(text, Math.max(a, b))),
   ),
-  fc.double({ min: 0, max: 1, noNaN: true }).map((a): Mutation => (text) => text.slice(0, at(text, a))),
+  fc.double({ min: 0, max: 1, noNaN: true }).map(
+    (a): Mutation =>
+      (text) =>
+        text.slice(0, at(text, a)),
+  ),
   fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(...ATTACK_SNIPPETS)).map(
-    ([a, snippet]): Mutation => (text) => text.slice(0, at(text, a)) + snippet + text.slice(at(text, a)),
+    ([a, snippet]): Mutation =>
+      (text) =>
+        text.slice(0, at(text, a)) + snippet + text.slice(at(text, a)),
   ),
   fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.string({ unit: "binary", maxLength: 20 })).map(
-    ([a, noise]): Mutation => (text) => text.slice(0, at(text, a)) + noise + text.slice(at(text, a)),
+    ([a, noise]): Mutation =>
+      (text) =>
+        text.slice(0, at(text, a)) + noise + text.slice(at(text, a)),
   ),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 2, max: 20 })).map(
-    ([a, length, times]): Mutation => (text) => {
+  fc
+    .tuple(
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.integer({ min: 1, max: 200 }),
+      fc.integer({ min: 2, max: 20 }),
+    )
+    .map(([a, length, times]): Mutation => (text) => {
       const start = at(text, a);
       return text.slice(0, start) + text.slice(start, start + length).repeat(times) + text.slice(start);
-    },
-  ),
+    }),
 );
 
 /** A seed document with up to `maxMutations` mutations applied. */
@@ -124,11 +138,28 @@ export function hostileText(documents: string[]): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 6, arbitrary: mutated(documents) },
     { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 300 }) },
-    { weight: 1, arbitrary: fc.array(fc.constantFrom(...ATTACK_SNIPPETS), { maxLength: 12 }).map((parts) => parts.join("")) },
+    {
+      weight: 1,
+      arbitrary: fc.array(fc.constantFrom(...ATTACK_SNIPPETS), { maxLength: 12 }).map((parts) => parts.join("")),
+    },
   );
 }
 
-const FORBIDDEN_ELEMENTS = new Set(["script", "style", "iframe", "frame", "object", "embed", "form", "input", "svg", "math", "base", "meta", "link"]);
+const FORBIDDEN_ELEMENTS = new Set([
+  "script",
+  "style",
+  "iframe",
+  "frame",
+  "object",
+  "embed",
+  "form",
+  "input",
+  "svg",
+  "math",
+  "base",
+  "meta",
+  "link",
+]);
 const URL_SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 
 /** Every way sanitised HTML could still run script or restyle the page; [] when safe. */

@@ -30,7 +30,15 @@ export interface SlowRemoteResult {
  * then an order of events even on a loaded machine, and only a pool that
  * blocks fast feeds behind hanging ones meets the (long) timeout first.
  */
-export async function runSlowRemotes(options: { hanging: number; fast: number; hangingHosts: number; concurrency: number; perHost: number; timeout: number; dropHangingWhenFastDone?: boolean }): Promise<SlowRemoteResult> {
+export async function runSlowRemotes(options: {
+  hanging: number;
+  fast: number;
+  hangingHosts: number;
+  concurrency: number;
+  perHost: number;
+  timeout: number;
+  dropHangingWhenFastDone?: boolean;
+}): Promise<SlowRemoteResult> {
   const fastHosts = ["127.0.0.1", "127.0.0.2"];
   const slowHosts = Array.from({ length: options.hangingHosts }, (_, index) => `127.0.1.${index + 1}`);
   const server = await startFeedServer([...fastHosts, ...slowHosts]);
@@ -69,7 +77,11 @@ export async function runSlowRemotes(options: { hanging: number; fast: number; h
       await addBlog(temp.storage, `http://${fastHosts[index % fastHosts.length]}:${port}/fast-${index}.xml`);
     }
     const run = createSyncRunner({
-      options: testOptions({ concurrency: options.concurrency, perHostConcurrency: options.perHost, fetchTimeout: options.timeout }),
+      options: testOptions({
+        concurrency: options.concurrency,
+        perHostConcurrency: options.perHost,
+        fetchTimeout: options.timeout,
+      }),
       parseInWorkers: false,
     });
     const stats = await run(temp.storage, { signal: new AbortController().signal, progress: () => undefined });

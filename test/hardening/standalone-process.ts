@@ -24,7 +24,11 @@ export interface StandaloneProcess {
 }
 
 /** Starts the CLI (with `env` over the defaults below) and waits for its "listening on" line. */
-export async function startStandalone(folder: string, config: Record<string, unknown>, env: Record<string, string> = {}): Promise<StandaloneProcess> {
+export async function startStandalone(
+  folder: string,
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<StandaloneProcess> {
   const configFile = path.join(folder, "config.json");
   writeFileSync(configFile, JSON.stringify(config));
   const child = spawn(process.execPath, ["--import", "tsx", "lib/standalone/cli.ts"], {
@@ -80,7 +84,10 @@ export async function startFeedFarm(count: number, delayMs: number): Promise<Fee
   let hits = 0;
   const published = new Date(Math.floor(Date.now() / 1000) * 1000 - 3600_000);
   for (let index = 0; index < count; index++) {
-    const body = rss([1, 2, 3].map((n) => ({ guid: `feed${index}-item${n}`, published: new Date(published.getTime() - n * 60_000) })), { title: `Feed ${index}` });
+    const body = rss(
+      [1, 2, 3].map((n) => ({ guid: `feed${index}-item${n}`, published: new Date(published.getTime() - n * 60_000) })),
+      { title: `Feed ${index}` },
+    );
     server.route(`/feeds/${index}.xml`, (_request, response) => {
       setTimeout(() => {
         hits++;
@@ -88,9 +95,16 @@ export async function startFeedFarm(count: number, delayMs: number): Promise<Fee
       }, delayMs);
     });
   }
-  const outlines = Array.from({ length: count }, (_, index) => `<outline type="rss" text="Feed ${index}" category="Group ${index % 5}" xmlUrl="${origin}/feeds/${index}.xml"/>`);
+  const outlines = Array.from(
+    { length: count },
+    (_, index) =>
+      `<outline type="rss" text="Feed ${index}" category="Group ${index % 5}" xmlUrl="${origin}/feeds/${index}.xml"/>`,
+  );
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>Farm</title></head><body>${outlines.join("")}</body></opml>`;
-  server.route("/list.opml", (_request, response) => void response.writeHead(200, { "content-type": "text/x-opml" }).end(opml));
+  server.route(
+    "/list.opml",
+    (_request, response) => void response.writeHead(200, { "content-type": "text/x-opml" }).end(opml),
+  );
   return { server, opmlUrl: `${origin}/list.opml`, count, feedHits: () => hits };
 }
 
@@ -124,7 +138,11 @@ export function useFarmAndFolder(count: number, prefix: string, take: (farm: Fee
 }
 
 /** Waits until `condition` holds, polling; fails after `limitMs` with `what`. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, limitMs = 30_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  limitMs = 30_000,
+): Promise<void> {
   const end = Date.now() + limitMs;
   while (!(await condition())) {
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
@@ -145,8 +163,16 @@ export function checkDatabase(file: string): DatabaseCheck {
   try {
     const integrity = (db.pragma("integrity_check", { simple: true }) as string) ?? "";
     const blogs = (db.prepare("SELECT count(*) AS n FROM blogs").get() as { n: number }).n;
-    const duplicateItems = (db.prepare("SELECT count(*) AS n FROM (SELECT blog_id, uid FROM items GROUP BY blog_id, uid HAVING count(*) > 1)").get() as { n: number }).n;
-    const itemsPerBlogOverThree = (db.prepare("SELECT count(*) AS n FROM (SELECT blog_id FROM items GROUP BY blog_id HAVING count(*) > 3)").get() as { n: number }).n;
+    const duplicateItems = (
+      db
+        .prepare("SELECT count(*) AS n FROM (SELECT blog_id, uid FROM items GROUP BY blog_id, uid HAVING count(*) > 1)")
+        .get() as { n: number }
+    ).n;
+    const itemsPerBlogOverThree = (
+      db
+        .prepare("SELECT count(*) AS n FROM (SELECT blog_id FROM items GROUP BY blog_id HAVING count(*) > 3)")
+        .get() as { n: number }
+    ).n;
     return { integrity, blogs, duplicateItems, itemsPerBlogOverThree };
   } finally {
     db.close();

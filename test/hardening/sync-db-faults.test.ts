@@ -22,7 +22,8 @@ before(async () => {
     // Each fetch after a version bump lists a new item on top of the old ones.
     server.route(`/${name}.xml`, (_request, response) => {
       const items: TestItem[] = [];
-      for (let v = version; v >= 1; v--) items.push({ guid: `${name}-${v}`, published: new Date(base - (10 - v) * 3600_000) });
+      for (let v = version; v >= 1; v--)
+        items.push({ guid: `${name}-${v}`, published: new Date(base - (10 - v) * 3600_000) });
       response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(items));
     });
   }
@@ -35,21 +36,29 @@ beforeEach(async () => {
 afterEach(() => temp.cleanup());
 
 const runner = () => createSyncRunner({ options: testOptions({ concurrency: 1 }), parseInWorkers: false });
-const runOnce = (storage: Storage) => runner()(storage, { signal: new AbortController().signal, progress: () => undefined });
+const runOnce = (storage: Storage) =>
+  runner()(storage, { signal: new AbortController().signal, progress: () => undefined });
 const uids = async (storage: Storage, blog: Blog) =>
   (await storage.items.list({ blogId: blog.id, limit: 100, offset: 0 })).map((entry) => entry.uid).sort();
 
 for (const failing of ["items.upsertMany", "items.trimBlog", "blogs.refreshItemStats", "blogs.recordFetch"]) {
   test(`${failing} failing for one blog: its items stay, the run continues with the next blogs`, async () => {
     const blogs = [];
-    for (const name of ["a", "b", "c"]) blogs.push(await addBlog(temp.storage, `${server.origins[0]}/${name}.xml`, name));
+    for (const name of ["a", "b", "c"])
+      blogs.push(await addBlog(temp.storage, `${server.origins[0]}/${name}.xml`, name));
     const [a, b, c] = blogs;
     await runOnce(temp.storage);
     const itemsBefore = await temp.storage.items.list({ blogId: b.id, limit: 100, offset: 0 });
     assert.deepEqual(await uids(temp.storage, b), ["b-1"]);
 
     version = 2;
-    for (const blog of blogs) await temp.storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: null, failureCount: 0 });
+    for (const blog of blogs)
+      await temp.storage.blogs.recordFetch(blog.id, {
+        at: new Date(),
+        status: "active",
+        nextFetchAt: null,
+        failureCount: 0,
+      });
     const faulty = createFaultyStorage(temp.storage);
     faulty.failWhen((call) => call.name === failing && call.args[0] === b.id);
     const stats = await runOnce(faulty);

@@ -22,7 +22,10 @@ let port: string;
 let temp: TempStorage;
 /** Dated an hour ago, fixed, so re-fetches of the good feed change nothing. */
 const published = new Date(Math.floor(Date.now() / 1000) * 1000 - 3600_000);
-const goodFeed = rss([{ guid: "kept-1", published }, { guid: "kept-2", published }]);
+const goodFeed = rss([
+  { guid: "kept-1", published },
+  { guid: "kept-2", published },
+]);
 
 before(async () => {
   server = await startFeedServer();
@@ -34,7 +37,11 @@ beforeEach(async () => (temp = await openTempStorage()));
 afterEach(() => temp.cleanup());
 
 async function syncAll(storage: Storage, options: Partial<BlogrollOptions> = {}, dispatcher?: Dispatcher) {
-  const run = createSyncRunner({ options: testOptions({ fetchTimeout: 1500, ...options }), parseInWorkers: false, dispatcher });
+  const run = createSyncRunner({
+    options: testOptions({ fetchTimeout: 1500, ...options }),
+    parseInWorkers: false,
+    dispatcher,
+  });
   return run(storage, { signal: new AbortController().signal, progress: () => undefined });
 }
 
@@ -42,11 +49,19 @@ async function syncAll(storage: Storage, options: Partial<BlogrollOptions> = {},
 async function makeDue(storage: Storage, blogs: Blog[]) {
   for (const blog of blogs) {
     const current = await storage.blogs.get(blog.id);
-    await storage.blogs.recordFetch(blog.id, { at: new Date(), status: current!.status === "error" ? "error" : "active", nextFetchAt: null, failureCount: 0, etag: null, lastModified: null });
+    await storage.blogs.recordFetch(blog.id, {
+      at: new Date(),
+      status: current!.status === "error" ? "error" : "active",
+      nextFetchAt: null,
+      failureCount: 0,
+      etag: null,
+      lastModified: null,
+    });
   }
 }
 
-const uids = async (storage: Storage, blog: Blog) => (await storage.items.list({ blogId: blog.id, limit: 50, offset: 0 })).map((entry) => entry.uid).sort();
+const uids = async (storage: Storage, blog: Blog) =>
+  (await storage.items.list({ blogId: blog.id, limit: 50, offset: 0 })).map((entry) => entry.uid).sort();
 
 /** Serves the good feed until `breakIt()`, then `faulty`. */
 function switchable(faulty: Handler): { handler: Handler; breakIt(): void } {
@@ -70,11 +85,7 @@ const faults: Array<[string, Handler, RegExp, Partial<BlogrollOptions>?]> = [
     },
     /^Timed out after 1\.5 s$/,
   ],
-  [
-    "headers that never come",
-    () => undefined,
-    /^Timed out after 1\.5 s$/,
-  ],
+  ["headers that never come", () => undefined, /^Timed out after 1\.5 s$/],
   [
     "a connection reset mid-body",
     (_request, response) => {
@@ -87,7 +98,10 @@ const faults: Array<[string, Handler, RegExp, Partial<BlogrollOptions>?]> = [
   [
     "a Content-Length longer than the body",
     (_request, response) => {
-      response.writeHead(200, { "content-type": "application/rss+xml", "content-length": String(goodFeed.length + 500) });
+      response.writeHead(200, {
+        "content-type": "application/rss+xml",
+        "content-length": String(goodFeed.length + 500),
+      });
       response.write(goodFeed);
       setTimeout(() => response.socket?.end(), 20);
     },
@@ -110,19 +124,23 @@ const faults: Array<[string, Handler, RegExp, Partial<BlogrollOptions>?]> = [
       response.writeHead(200, { "content-type": "application/rss+xml" });
       let sent = 0;
       const chunk = Buffer.alloc(64 * 1024, 0x20);
-      Readable.from((function* () {
-        while (sent < 100 * 1024 * 1024) {
-          sent += chunk.length;
-          yield chunk;
-        }
-      })()).pipe(response);
+      Readable.from(
+        (function* () {
+          while (sent < 100 * 1024 * 1024) {
+            sent += chunk.length;
+            yield chunk;
+          }
+        })(),
+      ).pipe(response);
     },
     /^Response larger than 5120 KiB$/,
   ],
   [
     "a 200 with an HTML error page",
     (_request, response) => {
-      response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><html><head><title>Error</title></head><body><h1>Database error</h1></body></html>");
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<!doctype html><html><head><title>Error</title></head><body><h1>Database error</h1></body></html>");
     },
     /^Not a readable feed: /,
   ],
@@ -137,7 +155,9 @@ const faults: Array<[string, Handler, RegExp, Partial<BlogrollOptions>?]> = [
     "a billion-laughs feed",
     (_request, response) => {
       const doctype = `<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa">${Array.from({ length: 8 }, (_, i) => `<!ENTITY a${i + 1} "${`&a${i === 0 ? "" : i};`.repeat(10)}">`).join("")}]>`;
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed.replace("<rss", `${doctype}<rss`).replace("<title>Test feed", "<title>&a8;"));
+      response
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(goodFeed.replace("<rss", `${doctype}<rss`).replace("<title>Test feed", "<title>&a8;"));
     },
     /.*/,
   ],
@@ -149,7 +169,10 @@ describe("broken and hostile remote sites through a whole sync", () => {
       const path = `/fault-${name.replace(/\W+/g, "-")}.xml`;
       const fault = switchable(handler);
       server.route(path, fault.handler);
-      server.route("/neighbour.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
+      server.route(
+        "/neighbour.xml",
+        (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed),
+      );
       const blog = await addBlog(temp.storage, `${origin}${path}`);
       const neighbour = await addBlog(temp.storage, `${origin}/neighbour.xml`);
       await syncAll(temp.storage, options);
@@ -186,12 +209,18 @@ describe("broken and hostile remote sites through a whole sync", () => {
       ["soon", (at) => at <= Date.now() + 5 * 60_000 + 5000],
     ];
     for (const [index, [retryAfter, check]] of cases.entries()) {
-      server.route(`/busy-${index}.xml`, (_request, response) => void response.writeHead(429, { "retry-after": retryAfter }).end());
+      server.route(
+        `/busy-${index}.xml`,
+        (_request, response) => void response.writeHead(429, { "retry-after": retryAfter }).end(),
+      );
       const blog = await addBlog(temp.storage, `${origin}/busy-${index}.xml`);
       await syncAll(temp.storage);
       const after = (await temp.storage.blogs.get(blog.id))!;
       assert.equal(after.lastError, "HTTP 429 Too Many Requests");
-      assert.ok(after.nextFetchAt && check(after.nextFetchAt.getTime()), `Retry-After: ${retryAfter} → ${after.nextFetchAt?.toISOString()}`);
+      assert.ok(
+        after.nextFetchAt && check(after.nextFetchAt.getTime()),
+        `Retry-After: ${retryAfter} → ${after.nextFetchAt?.toISOString()}`,
+      );
     }
   });
 });
@@ -214,7 +243,10 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
   const v6 = (address: string) => ({ address, family: 6 });
 
   before(() => {
-    server.route("/feed.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
+    server.route(
+      "/feed.xml",
+      (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed),
+    );
     answers.set("public.example", [[v4("127.0.0.1")]]);
     answers.set("internal.example", [[v4("10.1.2.3")]]);
     answers.set("metadata.example", [[v4("169.254.169.254")]]);
@@ -224,15 +256,27 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
 
   /** Every spelling of a private or reserved address the issue lists, and two plain private ones. */
   const literals = [
-    "127.1", "2130706433", "0x7f000001", "0.0.0.0", "[::]", "[::1]", "[::ffff:7f00:1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]",
-    "169.254.169.254", "100.64.0.1", "10.0.0.1", "192.168.1.1",
+    "127.1",
+    "2130706433",
+    "0x7f000001",
+    "0.0.0.0",
+    "[::]",
+    "[::1]",
+    "[::ffff:7f00:1]",
+    "[64:ff9b::7f00:1]",
+    "[2002:7f00:1::]",
+    "169.254.169.254",
+    "100.64.0.1",
+    "10.0.0.1",
+    "192.168.1.1",
   ];
 
   it("refuses address literals in every spelling and names resolving to private ranges; lastError never shows a resolved address", async () => {
     const blogs: Blog[] = [];
     for (const host of literals) blogs.push(await addBlog(temp.storage, `http://${host}:${port}/feed.xml`));
     const named: Blog[] = [];
-    for (const host of ["internal.example", "metadata.example", "dual.example", "mapped.example"]) named.push(await addBlog(temp.storage, `http://${host}:${port}/feed.xml`));
+    for (const host of ["internal.example", "metadata.example", "dual.example", "mapped.example"])
+      named.push(await addBlog(temp.storage, `http://${host}:${port}/feed.xml`));
     const allowed = await addBlog(temp.storage, `http://public.example:${port}/feed.xml`);
     const hitsBefore = server.hits("/feed.xml");
 
@@ -241,7 +285,11 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     for (const blog of [...blogs, ...named]) {
       const after = (await temp.storage.blogs.get(blog.id))!;
       assert.equal(after.status, "error", blog.feedUrl);
-      assert.match(after.lastError ?? "", /^Address not allowed: .* is on a private or reserved network \(the allowPrivateNetworks option allows it\)$/, blog.feedUrl);
+      assert.match(
+        after.lastError ?? "",
+        /^Address not allowed: .* is on a private or reserved network \(the allowPrivateNetworks option allows it\)$/,
+        blog.feedUrl,
+      );
     }
     for (const blog of named) {
       const { lastError } = (await temp.storage.blogs.get(blog.id))!;
@@ -255,7 +303,11 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
   it("a name that resolves public, then private (rebinding), is refused on the next connection and keeps its items", async () => {
     answers.set("rebind.example", [[v4("127.0.0.1")], [v4("192.168.0.10")]]);
     // The server closes each connection, so the second run connects (and resolves) again.
-    server.route("/rebind.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml", connection: "close" }).end(goodFeed));
+    server.route(
+      "/rebind.xml",
+      (_request, response) =>
+        void response.writeHead(200, { "content-type": "application/rss+xml", connection: "close" }).end(goodFeed),
+    );
     const blog = await addBlog(temp.storage, `http://rebind.example:${port}/rebind.xml`);
     // One agent for both runs, as in production (a shared agent per process): no answer may be remembered.
     const shared = agent();
@@ -266,15 +318,25 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     await shared.close();
     const after = (await temp.storage.blogs.get(blog.id))!;
     assert.equal(after.status, "error");
-    assert.equal(after.lastError, "Address not allowed: rebind.example is on a private or reserved network (the allowPrivateNetworks option allows it)");
+    assert.equal(
+      after.lastError,
+      "Address not allowed: rebind.example is on a private or reserved network (the allowPrivateNetworks option allows it)",
+    );
     assert.deepEqual(await uids(temp.storage, blog), ["kept-1", "kept-2"]);
   });
 
   it("redirects to private addresses, other schemes, loops and over-long chains are refused with clear messages", async () => {
-    const redirect = (location: string): Handler => (_request, response) => void response.writeHead(302, { location }).end();
+    const redirect =
+      (location: string): Handler =>
+      (_request, response) =>
+        void response.writeHead(302, { location }).end();
     const cases: Array<[string, string, RegExp]> = [
       ["/to-loopback", `http://127.0.0.1:${port}/feed.xml`, /^Address not allowed: /],
-      ["/to-private-name", `http://internal.example:${port}/feed.xml`, /^Address not allowed: internal\.example is on a private or reserved network \(the allowPrivateNetworks option allows it\)$/],
+      [
+        "/to-private-name",
+        `http://internal.example:${port}/feed.xml`,
+        /^Address not allowed: internal\.example is on a private or reserved network \(the allowPrivateNetworks option allows it\)$/,
+      ],
       ["/to-metadata", "http://169.254.169.254/latest/meta-data/", /^Address not allowed: /],
       ["/to-v6", `http://[::ffff:10.0.0.1]:${port}/`, /^Address not allowed: /],
       ["/to-file", "file:///etc/passwd", /unsupported address scheme file:/i],
@@ -285,7 +347,10 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
     server.route("/loop-b", redirect("/loop-a"));
     for (const [path, location] of cases) server.route(path, redirect(location));
     for (let hop = 0; hop < 8; hop++) server.route(`/chain-${hop}`, redirect(`/chain-${hop + 1}`));
-    server.route("/chain-8", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed));
+    server.route(
+      "/chain-8",
+      (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(goodFeed),
+    );
     cases.push(["/chain-0", "", /more than 5 redirects/i]);
     // A redirect to each spelling of a private address, and to names resolving to one (also beside a public address).
     const targets = [...literals, "dual.example", "mapped.example", "metadata.example"];
@@ -308,7 +373,10 @@ describe("private addresses through a whole sync (allowPrivateNetworks off)", ()
       if (!host.endsWith(".example")) continue;
       // A name is reported by name only, never by the address it resolved to.
       const { lastError } = (await temp.storage.blogs.get(blogs.get(`/to-spelling-${index}`)!.id))!;
-      assert.equal(lastError, `Address not allowed: ${host} is on a private or reserved network (the allowPrivateNetworks option allows it)`);
+      assert.equal(
+        lastError,
+        `Address not allowed: ${host} is on a private or reserved network (the allowPrivateNetworks option allows it)`,
+      );
     }
     assert.equal(server.hits("/feed.xml"), feedHitsBefore, "no redirect reached the loopback fixture");
   });

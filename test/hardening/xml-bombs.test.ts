@@ -31,11 +31,17 @@ before(async () => {
 after(() => new Promise<void>((resolve) => canary.close(() => resolve())));
 
 /** Parses, returning the feed or the FeedParseError; anything else fails the test. */
-async function parseOrRefuse(body: string | Uint8Array, contentType: string | null = null): Promise<ParsedFeed | FeedParseError> {
+async function parseOrRefuse(
+  body: string | Uint8Array,
+  contentType: string | null = null,
+): Promise<ParsedFeed | FeedParseError> {
   try {
     return await parseFeed(body, { url: URL_, contentType });
   } catch (error) {
-    assert.ok(error instanceof FeedParseError, `expected FeedParseError, got ${(error as Error).name}: ${(error as Error).message}`);
+    assert.ok(
+      error instanceof FeedParseError,
+      `expected FeedParseError, got ${(error as Error).name}: ${(error as Error).message}`,
+    );
     assert.ok(error.message.length > 0 && error.message.length < 500, "a short, clear message");
     return error;
   }
@@ -55,14 +61,17 @@ const atom = (doctype: string, title: string) =>
   `<entry><id>urn:e</id><title>${title}</title><content type="html">${title}</content></entry></feed>`;
 
 const billionLaughs =
-  "<!DOCTYPE lolz [<!ENTITY lol \"lol\">" +
+  '<!DOCTYPE lolz [<!ENTITY lol "lol">' +
   Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`).join("") +
   "]>";
 const quadratic = `<!DOCTYPE q [<!ENTITY big "${"x".repeat(100_000)}">]>`;
 const xxe = '<!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>';
 
 describe("feed parser: entity attacks", () => {
-  for (const [format, build] of [["RSS", rss], ["Atom", atom]] as const) {
+  for (const [format, build] of [
+    ["RSS", rss],
+    ["Atom", atom],
+  ] as const) {
     it(`${format}: billion laughs is not expanded`, async () => {
       const body = build(billionLaughs, "&lol9;");
       const result = await parseOrRefuse(body);
@@ -96,9 +105,22 @@ describe("feed parser: deep nesting (10 000 levels)", () => {
   const depth = 10_000;
   const cases: Array<[string, string]> = [
     ["XML elements inside an item", rss("", "deep", `${"<x>".repeat(depth)}${"</x>".repeat(depth)}`)],
-    ["HTML inside an item's content", rss("", "deep", `<content:encoded xmlns:content="http://purl.org/rss/1.0/modules/content/"><![CDATA[${"<div>".repeat(depth)}hi${"</div>".repeat(depth)}]]></content:encoded>`)],
-    ["JSON arrays in a JSON Feed", `{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{"id":"1","content_text":"x","_deep":${"[".repeat(depth)}${"]".repeat(depth)}}]}`],
-    ["HTML around an h-feed", `<html><body><div class="h-feed">${"<div>".repeat(depth)}<div class="h-entry"><a class="u-url" href="/a">a</a></div>${"</div>".repeat(depth)}</div></body></html>`],
+    [
+      "HTML inside an item's content",
+      rss(
+        "",
+        "deep",
+        `<content:encoded xmlns:content="http://purl.org/rss/1.0/modules/content/"><![CDATA[${"<div>".repeat(depth)}hi${"</div>".repeat(depth)}]]></content:encoded>`,
+      ),
+    ],
+    [
+      "JSON arrays in a JSON Feed",
+      `{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{"id":"1","content_text":"x","_deep":${"[".repeat(depth)}${"]".repeat(depth)}}]}`,
+    ],
+    [
+      "HTML around an h-feed",
+      `<html><body><div class="h-feed">${"<div>".repeat(depth)}<div class="h-entry"><a class="u-url" href="/a">a</a></div>${"</div>".repeat(depth)}</div></body></html>`,
+    ],
     ["unclosed elements", `<?xml version="1.0"?><rss version="2.0"><channel>${"<item>".repeat(depth)}`],
   ];
   for (const [name, body] of cases) {
@@ -110,32 +132,56 @@ describe("feed parser: deep nesting (10 000 levels)", () => {
 });
 
 describe("feed parser: encodings", () => {
-  const head = (encoding: string) => `<?xml version="1.0" encoding="${encoding}"?><rss version="2.0"><channel><title>t</title><link>https://blog.example.com/</link><item><guid>g</guid><title>`;
+  const head = (encoding: string) =>
+    `<?xml version="1.0" encoding="${encoding}"?><rss version="2.0"><channel><title>t</title><link>https://blog.example.com/</link><item><guid>g</guid><title>`;
   const tail = "</title></item></channel></rss>";
 
   /** The first item's title, from a feed that must be read, not refused. */
   async function titleOf(body: string | Uint8Array, contentType: string | null = null): Promise<string | null> {
     const result = await parseOrRefuse(body, contentType);
-    assert.ok(!(result instanceof FeedParseError), `refused: ${result instanceof FeedParseError ? result.message : ""}`);
+    assert.ok(
+      !(result instanceof FeedParseError),
+      `refused: ${result instanceof FeedParseError ? result.message : ""}`,
+    );
     return result.items[0].title;
   }
 
   it("invalid UTF-8 becomes replacement characters, one per bad sequence (WHATWG), the valid bytes kept", async () => {
-    const bytes = Buffer.concat([Buffer.from(head("utf-8")), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xed, 0xa0, 0x80]), Buffer.from(tail)]);
+    const bytes = Buffer.concat([
+      Buffer.from(head("utf-8")),
+      Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xed, 0xa0, 0x80]),
+      Buffer.from(tail),
+    ]);
     const R = "\uFFFD";
-    assert.equal(await titleOf(new Uint8Array(bytes), "application/rss+xml; charset=utf-8"), `${R.repeat(3)}(${R.repeat(3)}(${R.repeat(2)}(${R.repeat(5)}`);
+    assert.equal(
+      await titleOf(new Uint8Array(bytes), "application/rss+xml; charset=utf-8"),
+      `${R.repeat(3)}(${R.repeat(3)}(${R.repeat(2)}(${R.repeat(5)}`,
+    );
   });
 
   it("mixed encodings (UTF-8 bytes in a Latin-1 document) read as the declared Latin-1, byte for byte", async () => {
-    const bytes = Buffer.concat([Buffer.from(head("iso-8859-1")), Buffer.from("café ", "latin1"), Buffer.from("café", "utf8"), Buffer.from(tail)]);
+    const bytes = Buffer.concat([
+      Buffer.from(head("iso-8859-1")),
+      Buffer.from("café ", "latin1"),
+      Buffer.from("café", "utf8"),
+      Buffer.from(tail),
+    ]);
     assert.equal(await titleOf(new Uint8Array(bytes)), "café caf\u00C3\u00A9");
   });
 
   it("a declaration that lies (UTF-16 declared, UTF-8 sent) and unknown charsets read the UTF-8 text intact", async () => {
-    for (const [encoding, contentType] of [["utf-16", null], ["x-no-such-charset", "text/xml; charset=x-no-such-charset"], ["utf-8", "text/xml; charset=utf-32"]] as const) {
+    for (const [encoding, contentType] of [
+      ["utf-16", null],
+      ["x-no-such-charset", "text/xml; charset=x-no-such-charset"],
+      ["utf-8", "text/xml; charset=utf-32"],
+    ] as const) {
       // ASCII only, and with characters beyond it: each takes a different path through the decoder.
       for (const title of ["hello", "héllo € 😀"]) {
-        assert.equal(await titleOf(new Uint8Array(Buffer.from(`${head(encoding)}${title}${tail}`)), contentType), title, `${encoding} / ${contentType}`);
+        assert.equal(
+          await titleOf(new Uint8Array(Buffer.from(`${head(encoding)}${title}${tail}`)), contentType),
+          title,
+          `${encoding} / ${contentType}`,
+        );
       }
     }
   });
@@ -164,7 +210,10 @@ describe("OPML parser: entity attacks and nesting", () => {
 
   it("external DTDs are never fetched", () => {
     const before = canaryHits;
-    for (const doctype of [`<!DOCTYPE opml SYSTEM "${canaryUrl}">`, `<!DOCTYPE opml [<!ENTITY % p SYSTEM "${canaryUrl}"> %p;]>`]) {
+    for (const doctype of [
+      `<!DOCTYPE opml SYSTEM "${canaryUrl}">`,
+      `<!DOCTYPE opml [<!ENTITY % p SYSTEM "${canaryUrl}"> %p;]>`,
+    ]) {
       try {
         const result = parseOpml(opml(doctype, "plain"));
         assert.doesNotMatch(JSON.stringify(result), /LEAKED/);
@@ -184,7 +233,10 @@ describe("OPML parser: entity attacks and nesting", () => {
   it("a document over 10 MB is refused before it is read", () => {
     const outline = '<outline text="x" xmlUrl="https://a.example/feed.xml"/>';
     const body = `<?xml version="1.0"?><opml version="2.0"><head/><body>${outline.repeat(Math.ceil((10.5 * 1024 * 1024) / outline.length))}</body></opml>`;
-    assert.throws(() => parseOpml(body), (error: unknown) => error instanceof OpmlParseError && /large|size|bytes|MB/i.test(error.message));
+    assert.throws(
+      () => parseOpml(body),
+      (error: unknown) => error instanceof OpmlParseError && /large|size|bytes|MB/i.test(error.message),
+    );
   });
 
   it("more than 20 000 outlines are refused", () => {

@@ -13,10 +13,20 @@ describe("fetchUrl: answers", () => {
   let site: FixtureServer;
   before(async () => {
     site = await startFixtureServer();
-    site.route("/feed", respond.conditional("<rss/>", { etag: '"v1"', lastModified: "Mon, 23 Nov 2026 08:00:00 GMT", headers: { "content-type": "application/rss+xml; charset=utf-8" } }));
+    site.route(
+      "/feed",
+      respond.conditional("<rss/>", {
+        etag: '"v1"',
+        lastModified: "Mon, 23 Nov 2026 08:00:00 GMT",
+        headers: { "content-type": "application/rss+xml; charset=utf-8" },
+      }),
+    );
     site.route("/echo", (request, response) => void response.end(JSON.stringify(request.headers)));
     site.route("/gone", respond.text("gone", { status: 410 }));
-    site.route("/moved-base", respond.text("<feed/>", { headers: { "content-location": "/elsewhere/feed.xml", "content-language": "de, en" } }));
+    site.route(
+      "/moved-base",
+      respond.text("<feed/>", { headers: { "content-location": "/elsewhere/feed.xml", "content-language": "de, en" } }),
+    );
   });
   after(() => site.close());
 
@@ -46,8 +56,14 @@ describe("fetchUrl: answers", () => {
   it("names this package in its User-Agent, and its homepage only when the package has one", () => {
     assert.equal(USER_AGENT, userAgentOf(packageJson));
     // Never another project's address in place of ours (site owners would write to the wrong people).
-    assert.equal(userAgentOf({ name: "indiekit-endpoint-blogroll", version: "1.2.3" }), "indiekit-endpoint-blogroll/1.2.3 (blogroll aggregator)");
-    assert.equal(userAgentOf({ name: "indiekit-endpoint-blogroll", version: "1.2.3", homepage: "https://blogroll.example/" }), "indiekit-endpoint-blogroll/1.2.3 (blogroll aggregator; +https://blogroll.example/)");
+    assert.equal(
+      userAgentOf({ name: "indiekit-endpoint-blogroll", version: "1.2.3" }),
+      "indiekit-endpoint-blogroll/1.2.3 (blogroll aggregator)",
+    );
+    assert.equal(
+      userAgentOf({ name: "indiekit-endpoint-blogroll", version: "1.2.3", homepage: "https://blogroll.example/" }),
+      "indiekit-endpoint-blogroll/1.2.3 (blogroll aggregator; +https://blogroll.example/)",
+    );
   });
 
   it("sends the User-Agent, the feed Accept and the encodings it decodes", async () => {
@@ -62,7 +78,12 @@ describe("fetchUrl: answers", () => {
   });
 
   it("sends If-None-Match / If-Modified-Since and reports 304 as not modified, without a body", async () => {
-    const sent = JSON.parse(text((await fetchUrl(`${site.url}/echo`, { ...open, etag: '"x"', lastModified: "Sun, 01 Nov 2026 00:00:00 GMT" })).body));
+    const sent = JSON.parse(
+      text(
+        (await fetchUrl(`${site.url}/echo`, { ...open, etag: '"x"', lastModified: "Sun, 01 Nov 2026 00:00:00 GMT" }))
+          .body,
+      ),
+    );
     assert.equal(sent["if-none-match"], '"x"');
     assert.equal(sent["if-modified-since"], "Sun, 01 Nov 2026 00:00:00 GMT");
 
@@ -85,7 +106,15 @@ describe("fetchUrl: answers", () => {
   });
 
   it("refuses what is not an http(s) URL", async () => {
-    for (const url of ["file:///etc/passwd", "gopher://example.org/", "data:text/plain,hi", "ftp://example.org/", "javascript:alert(1)", "not a url", "http://user:pw@example.org/"]) {
+    for (const url of [
+      "file:///etc/passwd",
+      "gopher://example.org/",
+      "data:text/plain,hi",
+      "ftp://example.org/",
+      "javascript:alert(1)",
+      "not a url",
+      "http://user:pw@example.org/",
+    ]) {
       await rejectsWith(fetchUrl(url, open), "bad_url");
     }
   });
@@ -153,20 +182,37 @@ describe("fetchUrl: compression and size cap", () => {
       response.writeHead(200, { "content-encoding": "deflate, gzip" }).end(zlib.gzipSync(zlib.deflateSync("twice")));
     });
     site.route("/two-members", (_request, response) => {
-      response.writeHead(200, { "content-encoding": "gzip" }).end(Buffer.concat([zlib.gzipSync("one "), zlib.gzipSync("two")]));
+      response
+        .writeHead(200, { "content-encoding": "gzip" })
+        .end(Buffer.concat([zlib.gzipSync("one "), zlib.gzipSync("two")]));
     });
-    site.route("/bad-gzip", (_request, response) => void response.writeHead(200, { "content-encoding": "gzip" }).end("not gzip at all"));
-    site.route("/unknown-coding", (_request, response) => void response.writeHead(200, { "content-encoding": "zstd" }).end("?"));
+    site.route(
+      "/bad-gzip",
+      (_request, response) => void response.writeHead(200, { "content-encoding": "gzip" }).end("not gzip at all"),
+    );
+    site.route(
+      "/unknown-coding",
+      (_request, response) => void response.writeHead(200, { "content-encoding": "zstd" }).end("?"),
+    );
     site.route("/bomb", (_request, response) => void response.writeHead(200, { "content-encoding": "gzip" }).end(bomb));
     site.route("/big", respond.text(Buffer.alloc(200_000, 0x62)));
     // Stacked codings: ~200 bytes on the wire, 50 MiB of zeros after both are undone.
     const doubleBomb = zlib.gzipSync(zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024)));
-    site.route("/double-bomb", (_request, response) => void response.writeHead(200, { "content-encoding": "gzip, gzip" }).end(doubleBomb));
+    site.route(
+      "/double-bomb",
+      (_request, response) => void response.writeHead(200, { "content-encoding": "gzip, gzip" }).end(doubleBomb),
+    );
   });
   after(() => site.close());
 
   it("decodes gzip, deflate, br and stacked codings, counting wire bytes", async () => {
-    for (const [path, expected] of [["/gzip", "gzipped body"], ["/deflate", "deflated body"], ["/br", "brotli body"], ["/stacked", "twice"], ["/two-members", "one two"]]) {
+    for (const [path, expected] of [
+      ["/gzip", "gzipped body"],
+      ["/deflate", "deflated body"],
+      ["/br", "brotli body"],
+      ["/stacked", "twice"],
+      ["/two-members", "one two"],
+    ]) {
       const result = await fetchUrl(`${site.url}${path}`, open);
       assert.equal(text(result.body), expected, path);
       assert.notEqual(result.bytesReceived, result.body.length, `${path}: wire bytes are the compressed ones`);
@@ -188,11 +234,17 @@ describe("fetchUrl: compression and size cap", () => {
     const after = process.memoryUsage();
     // 2 GiB inflated whole could not fit in these bounds; the cap (5 MB) plus buffers does.
     assert.ok(after.rss - before.rss < 200 * 1024 * 1024, `rss grew by ${after.rss - before.rss}`);
-    assert.ok(after.arrayBuffers - before.arrayBuffers < 100 * 1024 * 1024, `buffers grew by ${after.arrayBuffers - before.arrayBuffers}`);
+    assert.ok(
+      after.arrayBuffers - before.arrayBuffers < 100 * 1024 * 1024,
+      `buffers grew by ${after.arrayBuffers - before.arrayBuffers}`,
+    );
   });
 
   it("reports a bomb behind stacked codings as too large, like a single one", async () => {
-    const error = await rejectsWith(fetchUrl(`${site.url}/double-bomb`, { ...open, maxBodySize: 5_000_000 }), "too_large");
+    const error = await rejectsWith(
+      fetchUrl(`${site.url}/double-bomb`, { ...open, maxBodySize: 5_000_000 }),
+      "too_large",
+    );
     assert.match(error.message, /larger than 5000000 bytes/);
   });
 
@@ -261,7 +313,9 @@ describe("fetchUrl: deadline, aborts and broken responses", { timeout: 15_000 },
   });
 
   it("reports a body shorter than its Content-Length as a network error", async () => {
-    const raw = await startRawServer((socket) => socket.end("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly a few bytes"));
+    const raw = await startRawServer((socket) =>
+      socket.end("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly a few bytes"),
+    );
     try {
       await rejectsWith(fetchUrl(raw.url, open), "network");
     } finally {

@@ -49,8 +49,14 @@ describe("fixture server (test helper)", () => {
     assert.equal((await get(agent, `${server.url}/cond`)).status, 200);
     assert.equal((await get(agent, `${server.url}/cond`, { "if-none-match": 'W/"e1", "e0"' })).status, 304);
     assert.equal((await get(agent, `${server.url}/cond`, { "if-none-match": '"e2"' })).status, 200);
-    assert.equal((await get(agent, `${server.url}/cond`, { "if-modified-since": "Tue, 24 Nov 2026 08:00:00 GMT" })).status, 304);
-    assert.equal((await get(agent, `${server.url}/cond`, { "if-modified-since": "Sun, 22 Nov 2026 08:00:00 GMT" })).status, 200);
+    assert.equal(
+      (await get(agent, `${server.url}/cond`, { "if-modified-since": "Tue, 24 Nov 2026 08:00:00 GMT" })).status,
+      304,
+    );
+    assert.equal(
+      (await get(agent, `${server.url}/cond`, { "if-modified-since": "Sun, 22 Nov 2026 08:00:00 GMT" })).status,
+      200,
+    );
   });
 
   it("counts simultaneous requests and connections per Host header", async () => {

@@ -8,7 +8,11 @@ export const open: FetchOptions = { timeout: 3000, maxBodySize: 100_000, allowPr
 export const closed: FetchOptions = { ...open, allowPrivateNetworks: false };
 
 /** Asserts that `promise` rejects with a FetchError of `code` whose message does not match `notMatching`. */
-export async function rejectsWith(promise: Promise<unknown>, code: FetchErrorCode, notMatching?: RegExp): Promise<FetchError> {
+export async function rejectsWith(
+  promise: Promise<unknown>,
+  code: FetchErrorCode,
+  notMatching?: RegExp,
+): Promise<FetchError> {
   let caught: FetchError | undefined;
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(error instanceof FetchError, `expected a FetchError, got ${String(error)}`);
@@ -21,7 +25,9 @@ export async function rejectsWith(promise: Promise<unknown>, code: FetchErrorCod
 }
 
 /** A raw TCP server on 127.0.0.1 for responses node:http will not produce (wrong lengths, resets). */
-export async function startRawServer(reply: (socket: Socket) => void): Promise<{ url: string; close(): Promise<void> }> {
+export async function startRawServer(
+  reply: (socket: Socket) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);

@@ -25,7 +25,14 @@ describe("HostLimiter", () => {
         return id;
       });
     };
-    const all = Promise.all([task("a.example", "a0"), task("a.example", "a1"), task("a.example", "a2"), task("a.example", "a3"), task("b.example", "b0"), task("A.EXAMPLE", "a4")]);
+    const all = Promise.all([
+      task("a.example", "a0"),
+      task("a.example", "a1"),
+      task("a.example", "a2"),
+      task("a.example", "a3"),
+      task("b.example", "b0"),
+      task("A.EXAMPLE", "a4"),
+    ]);
     await tick();
     assert.deepEqual(started, ["a0", "a1", "b0"], "two for a.example, other hosts unaffected");
     assert.equal(limiter.activeFor("a.example"), 2);
@@ -35,7 +42,11 @@ describe("HostLimiter", () => {
     gates.get("a0")?.resolve();
     gates.get("a2")?.resolve();
     await tick();
-    assert.deepEqual(started, ["a0", "a1", "b0", "a2", "a3", "a4"], "host names compare case-insensitively, order kept");
+    assert.deepEqual(
+      started,
+      ["a0", "a1", "b0", "a2", "a3", "a4"],
+      "host names compare case-insensitively, order kept",
+    );
     for (const gate of gates.values()) gate.resolve();
     assert.deepEqual(await all, ["a0", "a1", "a2", "a3", "b0", "a4"]);
     assert.equal(limiter.activeFor("a.example"), 0);
@@ -48,10 +59,14 @@ describe("HostLimiter", () => {
     const task = (id: string, lane: "content" | "extra") => {
       const gate = deferred();
       gates.set(id, gate);
-      return limiter.run("h.example", async () => {
-        started.push(id);
-        await gate.promise;
-      }, lane);
+      return limiter.run(
+        "h.example",
+        async () => {
+          started.push(id);
+          await gate.promise;
+        },
+        lane,
+      );
     };
     const all = [task("x0", "extra"), task("x1", "extra")];
     await tick();
@@ -91,7 +106,10 @@ describe("HostLimiter", () => {
 
   it("frees the slot when a task fails", async () => {
     const limiter = new HostLimiter(1);
-    await assert.rejects(limiter.run("x", async () => Promise.reject(new Error("boom"))), /boom/);
+    await assert.rejects(
+      limiter.run("x", async () => Promise.reject(new Error("boom"))),
+      /boom/,
+    );
     assert.equal(await limiter.run("x", async () => "next"), "next");
     assert.equal(limiter.activeFor("x"), 0);
   });

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fetchUrl } from "../../lib/http/fetch.js";
-import { createGuardedAgent, guardedLookup, type ResolvedAddress, type Resolver } from "../../lib/http/guarded-agent.js";
+import {
+  createGuardedAgent,
+  guardedLookup,
+  type ResolvedAddress,
+  type Resolver,
+} from "../../lib/http/guarded-agent.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { addBlog } from "../support/seed.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
@@ -20,7 +25,9 @@ function table(entries: Record<string, string[]>): Resolver {
 function lookUp(resolve: Resolver, hostname: string, allowPrivateNetworks = false): Promise<ResolvedAddress[]> {
   const lookup = guardedLookup({ allowPrivateNetworks, resolve });
   return new Promise((done, fail) => {
-    lookup(hostname, { all: true }, (error: NodeJS.ErrnoException | null, addresses: unknown) => (error ? fail(error) : done(addresses as ResolvedAddress[])));
+    lookup(hostname, { all: true }, (error: NodeJS.ErrnoException | null, addresses: unknown) =>
+      error ? fail(error) : done(addresses as ResolvedAddress[]),
+    );
   });
 }
 
@@ -35,9 +42,30 @@ describe("private network guard", () => {
   it("refuses private and reserved IP literals in every spelling, without connecting", async () => {
     target.reset();
     const hosts = [
-      "127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.0.0.2", "0.0.0.0", "0", "[::]", "[::1]",
-      "[::ffff:7f00:1]", "[::ffff:127.0.0.1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]", "[2001::1]", "169.254.169.254",
-      "100.64.0.1", "10.0.0.1", "172.16.0.1", "192.168.0.1", "[fd00::1]", "[fe80::1]", "224.0.0.1", "255.255.255.255",
+      "127.0.0.1",
+      "127.1",
+      "2130706433",
+      "0x7f000001",
+      "0177.0.0.1",
+      "127.0.0.2",
+      "0.0.0.0",
+      "0",
+      "[::]",
+      "[::1]",
+      "[::ffff:7f00:1]",
+      "[::ffff:127.0.0.1]",
+      "[64:ff9b::7f00:1]",
+      "[2002:7f00:1::]",
+      "[2001::1]",
+      "169.254.169.254",
+      "100.64.0.1",
+      "10.0.0.1",
+      "172.16.0.1",
+      "192.168.0.1",
+      "[fd00::1]",
+      "[fe80::1]",
+      "224.0.0.1",
+      "255.255.255.255",
     ];
     for (const host of hosts) {
       const error = await rejectsWith(fetchUrl(`http://${host}:${target.port}/`, closed), "blocked_address");
@@ -51,7 +79,11 @@ describe("private network guard", () => {
 
   it("refuses localhost through the connect-time lookup, naming the host but not its address", async () => {
     target.reset();
-    const error = await rejectsWith(fetchUrl(`http://localhost:${target.port}/`, closed), "blocked_address", /127\.0\.0\.1|::1/);
+    const error = await rejectsWith(
+      fetchUrl(`http://localhost:${target.port}/`, closed),
+      "blocked_address",
+      /127\.0\.0\.1|::1/,
+    );
     assert.match(error.message, /address not allowed: localhost\b/);
     assert.equal(target.connections.total, 0);
   });
@@ -59,9 +91,16 @@ describe("private network guard", () => {
   it("refuses a name that resolves to a private address, never saying which address", async () => {
     target.reset();
     // End to end on loopback only: the name's private answer must stop the request before it connects.
-    const agent = createGuardedAgent({ allowPrivateNetworks: false, resolve: table({ "intranet.example": ["127.0.0.1"] }) });
+    const agent = createGuardedAgent({
+      allowPrivateNetworks: false,
+      resolve: table({ "intranet.example": ["127.0.0.1"] }),
+    });
     try {
-      const error = await rejectsWith(fetchUrl(`http://intranet.example:${target.port}/`, { ...closed, dispatcher: agent }), "blocked_address", /127\.0\.0\.1/);
+      const error = await rejectsWith(
+        fetchUrl(`http://intranet.example:${target.port}/`, { ...closed, dispatcher: agent }),
+        "blocked_address",
+        /127\.0\.0\.1/,
+      );
       assert.match(error.message, /intranet\.example/);
       assert.equal(target.connections.total, 0);
     } finally {
@@ -80,7 +119,10 @@ describe("private network guard", () => {
     });
     for (const name of ["ten.example", "metadata.example", "mixed.example", "mapped.example"]) {
       await assert.rejects(lookUp(resolve, name), (error: Error) => {
-        assert.equal(error.message, `address not allowed: ${name} is on a private or reserved network (the allowPrivateNetworks option allows it)`);
+        assert.equal(
+          error.message,
+          `address not allowed: ${name} is on a private or reserved network (the allowPrivateNetworks option allows it)`,
+        );
         return true;
       });
     }
@@ -88,14 +130,21 @@ describe("private network guard", () => {
       { address: "93.184.216.34", family: 4 },
       { address: "2606:4700::1", family: 6 },
     ]);
-    assert.deepEqual(await lookUp(resolve, "ten.example", true), [{ address: "10.0.0.1", family: 4 }], "allowPrivateNetworks lifts the rule");
+    assert.deepEqual(
+      await lookUp(resolve, "ten.example", true),
+      [{ address: "10.0.0.1", family: 4 }],
+      "allowPrivateNetworks lifts the rule",
+    );
     await assert.rejects(lookUp(resolve, "unknown.example"), { code: "ENOTFOUND" });
   });
 
   it("reports a name that does not resolve as a network error naming the host", async () => {
     const agent = createGuardedAgent({ allowPrivateNetworks: false, resolve: table({}) });
     try {
-      const error = await rejectsWith(fetchUrl("http://nowhere.example/feed", { ...closed, dispatcher: agent }), "network");
+      const error = await rejectsWith(
+        fetchUrl("http://nowhere.example/feed", { ...closed, dispatcher: agent }),
+        "network",
+      );
       assert.equal(error.message, "cannot resolve nowhere.example");
     } finally {
       await agent.close();
@@ -122,9 +171,21 @@ describe("private network guard", () => {
       });
       try {
         const port = publicSite.port;
-        assert.equal(Buffer.from((await fetchUrl(`http://public.example:${port}/feed`, { ...closed, dispatcher: agent })).body).toString(), "public feed");
-        await rejectsWith(fetchUrl(`http://public.example:${port}/to-literal`, { ...closed, dispatcher: agent }), "blocked_address");
-        const error = await rejectsWith(fetchUrl(`http://public.example:${port}/to-private-name`, { ...closed, dispatcher: agent }), "blocked_address", /127\.0\.0/);
+        assert.equal(
+          Buffer.from(
+            (await fetchUrl(`http://public.example:${port}/feed`, { ...closed, dispatcher: agent })).body,
+          ).toString(),
+          "public feed",
+        );
+        await rejectsWith(
+          fetchUrl(`http://public.example:${port}/to-literal`, { ...closed, dispatcher: agent }),
+          "blocked_address",
+        );
+        const error = await rejectsWith(
+          fetchUrl(`http://public.example:${port}/to-private-name`, { ...closed, dispatcher: agent }),
+          "blocked_address",
+          /127\.0\.0/,
+        );
         assert.match(error.message, /private\.example/);
         assert.equal(publicSite.hits("/to-private-name"), 1);
         assert.equal(target.connections.total, 0);
@@ -160,8 +221,18 @@ describe("private network guard out of the box (allowPrivateNetworks not set)", 
   let server: TestServer;
   before(async () => {
     target = await startFixtureServer();
-    target.route("/", respond.text('<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head></html>', { headers: { "content-type": "text/html" } }));
-    target.route("/feed.xml", respond.text("<rss version=\"2.0\"><channel><title>Private</title></channel></rss>", { headers: { "content-type": "application/rss+xml" } }));
+    target.route(
+      "/",
+      respond.text('<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head></html>', {
+        headers: { "content-type": "text/html" },
+      }),
+    );
+    target.route(
+      "/feed.xml",
+      respond.text('<rss version="2.0"><channel><title>Private</title></channel></rss>', {
+        headers: { "content-type": "application/rss+xml" },
+      }),
+    );
     server = await startTestServer("sqlite", { allowPrivateNetworks: undefined });
   });
   after(async () => {
@@ -171,12 +242,17 @@ describe("private network guard out of the box (allowPrivateNetworks not set)", 
 
   it("discovery refuses a loopback address without connecting", async () => {
     target.reset();
-    const response = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${target.url}/`)}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const response = await server.get(`${server.api}/discover?url=${encodeURIComponent(`${target.url}/`)}`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     assert.equal(response.status, 200);
     const body = await response.json();
     assert.equal(body.success, false, JSON.stringify(body));
     // The refusal names the option that allows it, for an owner whose feeds do live on their network.
-    assert.equal(body.error, "This address is on a private network and may not be fetched (the allowPrivateNetworks option allows it)");
+    assert.equal(
+      body.error,
+      "This address is on a private network and may not be fetched (the allowPrivateNetworks option allows it)",
+    );
     assert.equal(target.connections.total, 0);
   });
 
@@ -186,7 +262,10 @@ describe("private network guard out of the box (allowPrivateNetworks not set)", 
     await server.plugin.context.scheduler.syncNow();
     const after = await server.storage.blogs.get(blog.id);
     assert.equal(after?.status, "error");
-    assert.equal(after?.lastError, "Address not allowed: 127.0.0.1 is on a private or reserved network (the allowPrivateNetworks option allows it)");
+    assert.equal(
+      after?.lastError,
+      "Address not allowed: 127.0.0.1 is on a private or reserved network (the allowPrivateNetworks option allows it)",
+    );
     assert.equal(target.connections.total, 0);
   });
 });

@@ -16,7 +16,10 @@ describe("fetchUrl: redirects", () => {
     site.route("/r307-then-301", respond.redirect("/r301", 307));
     site.route("/r301-then-302", respond.redirect("/r302", 301));
     site.route("/relative/deep/page", respond.redirect("../../feed", 301));
-    site.route("/absolute", (_request, response) => void response.writeHead(301, { location: `${site.url}/feed` }).end());
+    site.route(
+      "/absolute",
+      (_request, response) => void response.writeHead(301, { location: `${site.url}/feed` }).end(),
+    );
     site.route("/no-location", respond.text("moved, but where?", { status: 301 }));
     site.route("/loop-a", respond.redirect("/loop-b"));
     site.route("/loop-b", respond.redirect("/loop-a"));
@@ -74,7 +77,8 @@ describe("fetchUrl: redirects", () => {
   });
 
   it("refuses redirects to other schemes and to invalid addresses", async () => {
-    for (const path of ["/to-file", "/to-gopher", "/to-data", "/to-invalid"]) await rejectsWith(fetchUrl(`${site.url}${path}`, open), "bad_url");
+    for (const path of ["/to-file", "/to-gopher", "/to-data", "/to-invalid"])
+      await rejectsWith(fetchUrl(`${site.url}${path}`, open), "bad_url");
   });
 });
 
@@ -86,7 +90,10 @@ describe("fetchUrl: hostGate", () => {
     second = await startFixtureServer(undefined, { address: "127.0.0.2" });
     second.route("/feed", respond.text("the feed"));
     second.route("/trickle", respond.trickle("<", 100));
-    first.route("/elsewhere", (_request, response) => void response.writeHead(301, { location: `${second.url}/feed` }).end());
+    first.route(
+      "/elsewhere",
+      (_request, response) => void response.writeHead(301, { location: `${second.url}/feed` }).end(),
+    );
   });
   after(async () => {
     await first.close();
@@ -112,7 +119,8 @@ describe("fetchUrl: hostGate", () => {
   });
 
   it("does not count time spent waiting for a slot against the deadline, but counts every hop's own time", async () => {
-    const slow = <T>(_host: string, task: () => Promise<T>) => new Promise((resolve) => setTimeout(resolve, 400)).then(task);
+    const slow = <T>(_host: string, task: () => Promise<T>) =>
+      new Promise((resolve) => setTimeout(resolve, 400)).then(task);
     const result = await fetchUrl(`${first.url}/elsewhere`, { ...open, timeout: 300, hostGate: slow });
     assert.equal(result.status, 200, "two 400 ms waits did not use up a 300 ms deadline");
     await rejectsWith(fetchUrl(`${second.url}/trickle`, { ...open, timeout: 300, hostGate: slow }), "timeout");

@@ -23,6 +23,7 @@ describe("parseRetryAfter", () => {
   });
 
   it("ignores what is neither", () => {
-    for (const value of ["soon", "-5", "1.5", "2026-11-23", "", null]) assert.equal(parseRetryAfter(value, now), null, String(value));
+    for (const value of ["soon", "-5", "1.5", "2026-11-23", "", null])
+      assert.equal(parseRetryAfter(value, now), null, String(value));
   });
 });

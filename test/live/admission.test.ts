@@ -11,7 +11,12 @@ describe("who a live client counts as", () => {
 
   it("is the /64 network of an IPv6 address, however it is written", () => {
     const key = "2001:db8:1:2::/64";
-    for (const address of ["2001:db8:1:2::1", "2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:0DB8:0001:0002:0:0:0:9", "2001:db8:1:2::7%eth0"]) {
+    for (const address of [
+      "2001:db8:1:2::1",
+      "2001:db8:1:2:aaaa:bbbb:cccc:dddd",
+      "2001:0DB8:0001:0002:0:0:0:9",
+      "2001:db8:1:2::7%eth0",
+    ]) {
       assert.equal(addressKey(address), key, address);
     }
     assert.notEqual(addressKey("2001:db8:1:3::1"), key);
@@ -41,6 +46,7 @@ describe("Last-Event-ID", () => {
     assert.equal(parseLastEventId(" 7 "), 7);
     assert.equal(parseLastEventId(undefined), null);
     assert.equal(parseLastEventId(""), null);
-    for (const bad of ["-1", "1.5", "abc", "1e3", "9".repeat(16), ["1", "2"]]) assert.ok(Number.isNaN(parseLastEventId(bad)), String(bad));
+    for (const bad of ["-1", "1.5", "abc", "1e3", "9".repeat(16), ["1", "2"]])
+      assert.ok(Number.isNaN(parseLastEventId(bad)), String(bad));
   });
 });

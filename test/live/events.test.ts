@@ -7,7 +7,6 @@ import { addBlog, item } from "../support/seed.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { HOUR } from "../../lib/time/durations.js";
 
-
 /** A blog the public sees, fetched once before (its feed showed a post an hour ago): posts newer than that are news. */
 async function fetchedBlog(storage: Storage, fields: Parameters<typeof addBlog>[1] = {}): Promise<Blog> {
   const blog = await addBlog(storage, fields);
@@ -16,7 +15,12 @@ async function fetchedBlog(storage: Storage, fields: Parameters<typeof addBlog>[
     status: "active",
     nextFetchAt: null,
     failureCount: 0,
-    schedule: { recentPosts: [new Date(Date.now() - HOUR)], fetchInterval: HOUR, fetchReason: "schedule", waitUntil: null },
+    schedule: {
+      recentPosts: [new Date(Date.now() - HOUR)],
+      fetchInterval: HOUR,
+      fetchReason: "schedule",
+      waitUntil: null,
+    },
   });
   return blog;
 }
@@ -88,7 +92,10 @@ for (const backend of httpBackends()) {
       assert.deepEqual(dataOf(removed), { id: blog.id, change: "removed" });
       assert.equal(client.events.length, 3, "the notes, the hidden blog and its post sent nothing");
       const ids = client.events.map((event) => Number(event.id));
-      assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => a - b),
+      );
       assert.equal(new Set(ids).size, 3);
     });
 
@@ -143,7 +150,6 @@ for (const backend of httpBackends()) {
       assert.equal(response.status, 204);
       assert.match(response.headers.get("access-control-allow-headers") ?? "", /Last-Event-ID/);
     });
-
   });
 }
 
@@ -163,39 +169,43 @@ describe("live events to clients that read slowly or not at all", () => {
     await connectionsBecome(server, 0);
   });
 
-    it("queues little for a client that stops reading, serves the others, and catches it up from the log once it reads", async () => {
-      const blog = await fetchedBlog(server.storage);
-      const slow = await open();
-      const quick = await open();
-      await slow.until("the opening frame", () => slow.raw.includes("\n\n"));
-      slow.pause();
-      const summary = "x".repeat(16 * 1024);
-      const posts = 600;
-      for (let n = 0; n < posts; n += 50) {
-        const batch = Array.from({ length: 50 }, (_, i) => item(`bulk-${n + i}`, new Date(), { summary }));
-        await server.storage.items.upsertMany(blog.id, batch, new Date());
-      }
-      await quick.until(`${posts} posts`, () => quick.events.length === posts);
-      assert.ok(server.plugin.context.live.unreadBytes() <= 2 * 64 * 1024, "at most 64 KiB queued per client");
-      assert.ok(slow.events.length < posts);
-      slow.resume();
-      await slow.until(`${posts} posts`, () => slow.events.length === posts);
-      assert.deepEqual(
-        slow.events.map((event) => event.id),
-        quick.events.map((event) => event.id),
-        "the same events, in the same order",
-      );
-    });
+  it("queues little for a client that stops reading, serves the others, and catches it up from the log once it reads", async () => {
+    const blog = await fetchedBlog(server.storage);
+    const slow = await open();
+    const quick = await open();
+    await slow.until("the opening frame", () => slow.raw.includes("\n\n"));
+    slow.pause();
+    const summary = "x".repeat(16 * 1024);
+    const posts = 600;
+    for (let n = 0; n < posts; n += 50) {
+      const batch = Array.from({ length: 50 }, (_, i) => item(`bulk-${n + i}`, new Date(), { summary }));
+      await server.storage.items.upsertMany(blog.id, batch, new Date());
+    }
+    await quick.until(`${posts} posts`, () => quick.events.length === posts);
+    assert.ok(server.plugin.context.live.unreadBytes() <= 2 * 64 * 1024, "at most 64 KiB queued per client");
+    assert.ok(slow.events.length < posts);
+    slow.resume();
+    await slow.until(`${posts} posts`, () => slow.events.length === posts);
+    assert.deepEqual(
+      slow.events.map((event) => event.id),
+      quick.events.map((event) => event.id),
+      "the same events, in the same order",
+    );
+  });
 
-    it("drops a client that reads nothing for three keep-alive intervals while behind", async () => {
-      const blog = await fetchedBlog(server.storage);
-      const stuck = await open();
-      await stuck.until("the opening frame", () => stuck.raw.includes("\n\n"));
-      stuck.pause();
-      const summary = "x".repeat(16 * 1024);
-      await server.storage.items.upsertMany(blog.id, Array.from({ length: 300 }, (_, i) => item(`stuck-${i}`, new Date(), { summary })), new Date());
-      await connectionsBecome(server, 0);
-    });
+  it("drops a client that reads nothing for three keep-alive intervals while behind", async () => {
+    const blog = await fetchedBlog(server.storage);
+    const stuck = await open();
+    await stuck.until("the opening frame", () => stuck.raw.includes("\n\n"));
+    stuck.pause();
+    const summary = "x".repeat(16 * 1024);
+    await server.storage.items.upsertMany(
+      blog.id,
+      Array.from({ length: 300 }, (_, i) => item(`stuck-${i}`, new Date(), { summary })),
+      new Date(),
+    );
+    await connectionsBecome(server, 0);
+  });
 });
 
 describe("live event limits", () => {

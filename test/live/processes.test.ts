@@ -23,7 +23,12 @@ async function fetchedBlog(storage: Storage, title: string): Promise<Blog> {
     status: "active",
     nextFetchAt: null,
     failureCount: 0,
-    schedule: { recentPosts: [new Date(Date.now() - HOUR)], fetchInterval: HOUR, fetchReason: "schedule", waitUntil: null },
+    schedule: {
+      recentPosts: [new Date(Date.now() - HOUR)],
+      fetchInterval: HOUR,
+      fetchReason: "schedule",
+      waitUntil: null,
+    },
   });
   return blog;
 }
@@ -107,13 +112,21 @@ describe("live events across two plugin instances on one MongoDB stand-in databa
       await client.until("the opening frame", () => client.raw.includes("\n\n"));
       const db = first.fakeDb!;
       // A writer takes the next seq and has not stored its event yet...
-      const counter = await db.collection("blogrollMeta").findOneAndUpdate({ key: "liveEvents.seq" }, { $inc: { seq: 1 } }, { returnDocument: "after" });
+      const counter = await db
+        .collection("blogrollMeta")
+        .findOneAndUpdate({ key: "liveEvents.seq" }, { $inc: { seq: 1 } }, { returnDocument: "after" });
       const taken = Number(counter?.seq);
       // ...while another stores a post under the seq after it.
       await first.storage.items.upsertMany(blog.id, [item("second-writer", new Date())], new Date());
       await first.storage.blogs.edit(blog.id, { title: "Racing writers, renamed" });
-      await db.collection("blogrollEvents").insertOne({ seq: taken, at: new Date(), kind: "blog", blogId: blog.id, itemId: null, change: "updated" });
-      const seqs = [Number((await client.next()).id), Number((await client.next()).id), Number((await client.next()).id)];
+      await db
+        .collection("blogrollEvents")
+        .insertOne({ seq: taken, at: new Date(), kind: "blog", blogId: blog.id, itemId: null, change: "updated" });
+      const seqs = [
+        Number((await client.next()).id),
+        Number((await client.next()).id),
+        Number((await client.next()).id),
+      ];
       assert.deepEqual(seqs, [taken, taken + 1, taken + 2]);
     } finally {
       client.close();

@@ -38,7 +38,11 @@ describe("source type blogroll: following someone's blogroll by their site's add
 
   it("finds the list, mirrors it (304 next time), keeps owner edits, and a shrunk list loses nothing", async () => {
     const friend = site("friend");
-    const source = await server.storage.sources.create({ type: "blogroll", name: "Friend", settings: { url: friend.url.replace(/^http:\/\//, "http://") } });
+    const source = await server.storage.sources.create({
+      type: "blogroll",
+      name: "Friend",
+      settings: { url: friend.url.replace(/^http:\/\//, "http://") },
+    });
     const first = await refreshSource(source, context());
     assert.equal(first.status, "ok", JSON.stringify(first));
     assert.equal(first.status === "ok" && first.report?.added, 3);
@@ -60,14 +64,21 @@ describe("source type blogroll: following someone's blogroll by their site's add
     // The owner renames a blog; the friend's list then drops two blogs.
     await server.storage.blogs.edit(a!.id, { title: "My name for A" });
     friend.server.route("/blogroll.opml", (_request, response) => {
-      response.writeHead(200, { "content-type": "text/x-opml", etag: '"v2"' }).end(opmlOf("friend", feedOutline("A renamed by friend", site("a").feed)));
+      response
+        .writeHead(200, { "content-type": "text/x-opml", etag: '"v2"' })
+        .end(opmlOf("friend", feedOutline("A renamed by friend", site("a").feed)));
     });
     const third = await refreshSource(await reload(source.id), context());
     assert.equal(third.status === "ok" && third.report?.missing, 2);
     assert.equal((await server.storage.blogs.getByFeedUrl(site("a").feed))?.title, "My name for A");
     const b = await server.storage.blogs.getByFeedUrl(site("b").feed);
     assert.deepEqual(b?.origins, [], "kept, only unlisted");
-    assert.equal((await server.storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.some((blog) => blog.id === b?.id), false);
+    assert.equal(
+      (await server.storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.some(
+        (blog) => blog.id === b?.id,
+      ),
+      false,
+    );
   });
 
   it("a site whose list moved is asked again; one that announces none is a clear error that changes nothing", async () => {
@@ -75,16 +86,27 @@ describe("source type blogroll: following someone's blogroll by their site's add
     const source = (await server.storage.sources.list()).find((entry) => entry.type === "blogroll")!;
     friend.server.route("/blogroll.opml", (_request, response) => void response.writeHead(404).end());
     friend.server.route("/moved.opml", (_request, response) => {
-      response.writeHead(200, { "content-type": "text/x-opml" }).end(opmlOf("friend", feedOutline("A", site("a").feed) + feedOutline("C", site("c").feed)));
+      response
+        .writeHead(200, { "content-type": "text/x-opml" })
+        .end(opmlOf("friend", feedOutline("A", site("a").feed) + feedOutline("C", site("c").feed)));
     });
     friend.server.route("/", (_request, response) => {
-      response.writeHead(200, { "content-type": "text/html" }).end(`<html><head><link rel="blogroll" href="/moved.opml"></head></html>`);
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<html><head><link rel="blogroll" href="/moved.opml"></head></html>`);
     });
     const moved = await refreshSource(await reload(source.id), context());
     assert.equal(moved.status, "ok", JSON.stringify(moved));
-    assert.equal((await server.storage.meta.get<FoundRecord>(foundRecordKey(source.id)))?.url, `${friend.url}/moved.opml`);
+    assert.equal(
+      (await server.storage.meta.get<FoundRecord>(foundRecordKey(source.id)))?.url,
+      `${friend.url}/moved.opml`,
+    );
 
-    const decoy = await server.storage.sources.create({ type: "blogroll", name: "Decoy", settings: { url: site("decoy").home } });
+    const decoy = await server.storage.sources.create({
+      type: "blogroll",
+      name: "Decoy",
+      settings: { url: site("decoy").home },
+    });
     const before = await server.storage.blogs.count();
     const outcome = await refreshSource(decoy, context());
     assert.deepEqual(outcome, { status: "error", error: "This site announces no blogroll" });
@@ -96,7 +118,9 @@ describe("source type blogroll: following someone's blogroll by their site's add
     const folder = mkdtempSync(path.join(tmpdir(), "blogroll-config-"));
     const file = path.join(folder, "config.json");
     writeFileSync(file, JSON.stringify({ sources: [{ type: "blogroll", url: "https://friend.example/" }] }));
-    assert.deepEqual(readConfigFile(file).sources, [{ type: "blogroll", url: "https://friend.example/", name: "friend.example" }]);
+    assert.deepEqual(readConfigFile(file).sources, [
+      { type: "blogroll", url: "https://friend.example/", name: "friend.example" },
+    ]);
     writeFileSync(file, JSON.stringify({ sources: [{ type: "blogroll" }] }));
     assert.throws(() => readConfigFile(file), /sources\[0\]\.url must be the site's address/);
   });

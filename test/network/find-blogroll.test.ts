@@ -15,14 +15,25 @@ describe("Link header and head links that announce a blogroll", () => {
   it("reads RFC 8288 headers: quoted commas and semicolons, several rels, relative targets, no type", () => {
     const header = `<https://a.example/hub>; rel="hub", </list.opml>; rel="blogroll alternate"; title="Mine, all; mine", <feed.xml>; rel=alternate; type="application/rss+xml"`;
     const links = parseLinkHeader(header);
-    assert.deepEqual(links.map((link) => link.target), ["https://a.example/hub", "/list.opml", "feed.xml"]);
+    assert.deepEqual(
+      links.map((link) => link.target),
+      ["https://a.example/hub", "/list.opml", "feed.xml"],
+    );
     assert.equal(links[1].params.get("title"), "Mine, all; mine");
-    assert.deepEqual(blogrollsOfLinkHeader(header, "https://site.example/about/"), [{ url: "https://site.example/list.opml", title: "Mine, all; mine" }]);
+    assert.deepEqual(blogrollsOfLinkHeader(header, "https://site.example/about/"), [
+      { url: "https://site.example/list.opml", title: "Mine, all; mine" },
+    ]);
   });
 
   it("takes OPML types and none, never text/html, and skips broken headers", () => {
     const base = "https://s.example/";
-    for (const type of ["text/xml", "application/xml", "text/x-opml", "application/opml+xml", "TEXT/XML; charset=utf-8"]) {
+    for (const type of [
+      "text/xml",
+      "application/xml",
+      "text/x-opml",
+      "application/opml+xml",
+      "TEXT/XML; charset=utf-8",
+    ]) {
       assert.equal(blogrollsOfLinkHeader(`</b.opml>; rel="blogroll"; type="${type}"`, base).length, 1, type);
     }
     assert.equal(blogrollsOfLinkHeader(`</b.opml>; rel="blogroll"`, base).length, 1);
@@ -60,7 +71,13 @@ describe("findBlogroll and /api/discover on a web of sites on loopback (each way
   after(() => web.close());
 
   it("finds each convention's blogroll, cheapest first, and says how", async () => {
-    for (const [name, via] of [["header", "link-header"], ["head", "head"], ["feed", "feed"], ["blogchannel", "feed"], ["wellknown", "well-known"]] as const) {
+    for (const [name, via] of [
+      ["header", "link-header"],
+      ["head", "head"],
+      ["feed", "feed"],
+      ["blogchannel", "feed"],
+      ["wellknown", "well-known"],
+    ] as const) {
       const found = await findBlogroll(site(name).home, options);
       assert.ok(found.ok, `${name}: ${found.ok ? "" : found.error}`);
       assert.equal(found.blogroll.url, site(name).blogroll, name);
@@ -72,7 +89,11 @@ describe("findBlogroll and /api/discover on a web of sites on loopback (each way
     for (const name of ["decoy", "none"]) {
       const found = await findBlogroll(site(name).home, options);
       assert.deepEqual(found, { ok: false, error: "This site announces no blogroll" }, name);
-      assert.equal(site(name).server.hits("/.well-known/recommendations.opml"), 1, `${name} asked the well-known path once`);
+      assert.equal(
+        site(name).server.hits("/.well-known/recommendations.opml"),
+        1,
+        `${name} asked the well-known path once`,
+      );
     }
     const bare = await findBlogroll(site("head").home.replace(/^http:\/\//, "http://"), options);
     assert.ok(bare.ok);
@@ -82,7 +103,10 @@ describe("findBlogroll and /api/discover on a web of sites on loopback (each way
     const none = site("none");
     none.server.reset();
     await findBlogroll(none.home, options);
-    const total = ["/", "/feed.xml", "/.well-known/recommendations.opml"].reduce((sum, path) => sum + none.server.hits(path), 0);
+    const total = ["/", "/feed.xml", "/.well-known/recommendations.opml"].reduce(
+      (sum, path) => sum + none.server.hits(path),
+      0,
+    );
     assert.equal(total, 3);
   });
 
@@ -109,7 +133,13 @@ describe("findBlogroll at an address typed without a scheme", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
     await new Promise((resolve) => server.close(resolve));
-    assert.deepEqual(await findBlogroll(host, options), { ok: false, error: `Could not connect to the site (tried https://${host}/)` });
-    assert.deepEqual(await findBlogroll(`http://${host}/`, options), { ok: false, error: "Could not connect to the site" });
+    assert.deepEqual(await findBlogroll(host, options), {
+      ok: false,
+      error: `Could not connect to the site (tried https://${host}/)`,
+    });
+    assert.deepEqual(await findBlogroll(`http://${host}/`, options), {
+      ok: false,
+      error: "Could not connect to the site",
+    });
   });
 });

@@ -12,7 +12,10 @@ import { feedOutline, rssOf } from "./web.js";
 
 after(() => closeParsePool());
 
-const outlines = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => feedOutline(`${prefix}${index}`, `https://${prefix}${index}.example/feed`)).join("");
+const outlines = (count: number, prefix: string) =>
+  Array.from({ length: count }, (_, index) =>
+    feedOutline(`${prefix}${index}`, `https://${prefix}${index}.example/feed`),
+  ).join("");
 const opml = (body: string) => `<?xml version="1.0"?><opml version="2.0"><head/><body>${body}</body></opml>`;
 
 /**
@@ -30,16 +33,38 @@ describe("hostile blogrolls cost bounded requests and memory (SQLite, loopback)"
     site = await startFixtureServer();
     temp = await openTempStorage();
     const serve = (path: string, body: string | (() => string), type = "text/x-opml") =>
-      site.route(path, (_request, response) => void response.writeHead(200, { "content-type": type }).end(typeof body === "function" ? body() : body));
+      site.route(
+        path,
+        (_request, response) =>
+          void response.writeHead(200, { "content-type": type }).end(typeof body === "function" ? body() : body),
+      );
     serve("/huge.opml", opml(outlines(40_000, "h")));
-    serve("/deep.opml", opml("<outline text='a'>".repeat(5000) + feedOutline("deep", "https://deep.example/feed") + "</outline>".repeat(5000)));
+    serve(
+      "/deep.opml",
+      opml(
+        "<outline text='a'>".repeat(5000) +
+          feedOutline("deep", "https://deep.example/feed") +
+          "</outline>".repeat(5000),
+      ),
+    );
     serve("/many.opml", opml(outlines(BLOGROLL_MAX_OUTLINES - 10, "m")));
-    for (let index = 0; index < 60; index++) serve(`/chain-${index}.opml`, opml(feedOutline(`c${index}`, `https://c${index}.example/feed`) + `<outline type="include" url="${site.url}/chain-${index + 1}.opml"/>`));
+    for (let index = 0; index < 60; index++)
+      serve(
+        `/chain-${index}.opml`,
+        opml(
+          feedOutline(`c${index}`, `https://c${index}.example/feed`) +
+            `<outline type="include" url="${site.url}/chain-${index + 1}.opml"/>`,
+        ),
+      );
     serve("/chain.opml", opml(`<outline type="include" url="${site.url}/chain-0.opml"/>`));
     serve("/html.opml", "<!doctype html><title>my blogroll</title><p>not OPML", "text/html");
     serve("/slowloris-free.opml", opml(outlines(3, "s")));
     for (const kind of kinds) {
-      serve(`/${kind}/feed.xml`, rssOf(kind, `${site.url}/${kind}/`, `<source:blogroll>${site.url}/${kind}.opml</source:blogroll>`), "application/rss+xml");
+      serve(
+        `/${kind}/feed.xml`,
+        rssOf(kind, `${site.url}/${kind}/`, `<source:blogroll>${site.url}/${kind}.opml</source:blogroll>`),
+        "application/rss+xml",
+      );
       blogs.set(kind, await addBlog(temp.storage, `${site.url}/${kind}/feed.xml`, kind));
     }
   });
@@ -49,16 +74,29 @@ describe("hostile blogrolls cost bounded requests and memory (SQLite, loopback)"
   });
 
   it("a sync reads what fits and drops what does not, within the caps", async () => {
-    const stats = await createSyncRunner({ options: testOptions({ concurrency: 4 }) })(temp.storage, { signal: new AbortController().signal, progress: () => undefined });
+    const stats = await createSyncRunner({ options: testOptions({ concurrency: 4 }) })(temp.storage, {
+      signal: new AbortController().signal,
+      progress: () => undefined,
+    });
     assert.equal(stats.blogs.success, kinds.length);
     const entries = async (kind: string) => (await temp.storage.recommendations.entries(blogs.get(kind)!.id)).length;
     assert.equal(await entries("huge"), 0, "past the size cap: nothing read");
     assert.equal(await entries("deep"), 0, "past the nesting limit: nothing read");
-    assert.equal(await entries("many"), MAX_RECOMMENDATIONS_PER_BLOG, "thousands of outlines: the first ones kept, capped");
-    assert.equal((await temp.storage.recommendations.getBlogroll(blogs.get("many")!.id))?.count, BLOGROLL_MAX_OUTLINES - 10);
+    assert.equal(
+      await entries("many"),
+      MAX_RECOMMENDATIONS_PER_BLOG,
+      "thousands of outlines: the first ones kept, capped",
+    );
+    assert.equal(
+      (await temp.storage.recommendations.getBlogroll(blogs.get("many")!.id))?.count,
+      BLOGROLL_MAX_OUTLINES - 10,
+    );
     assert.equal(await entries("chain"), 3, "includes are followed three levels deep, no further");
     assert.equal(site.hits("/chain-3.opml"), 0);
-    assert.ok([...Array(60).keys()].reduce((sum, index) => sum + site.hits(`/chain-${index}.opml`), 0) <= MAX_INCLUDED_DOCUMENTS);
+    assert.ok(
+      [...Array(60).keys()].reduce((sum, index) => sum + site.hits(`/chain-${index}.opml`), 0) <=
+        MAX_INCLUDED_DOCUMENTS,
+    );
     assert.equal(await entries("html"), 0);
     assert.equal(await entries("slowloris-free"), 3);
     assert.ok((stats.blogrolls?.requests ?? 0) <= kinds.length + 3, `${stats.blogrolls?.requests} requests`);
@@ -67,7 +105,11 @@ describe("hostile blogrolls cost bounded requests and memory (SQLite, loopback)"
   });
 
   it("the run's request budget holds: what does not fit waits for the next run", async () => {
-    for (const blog of blogs.values()) await temp.storage.recommendations.saveBlogroll({ blogId: blog.id, url: null, via: null, checkedAt: new Date(0), etag: null, lastModified: null, count: 0 }, []);
+    for (const blog of blogs.values())
+      await temp.storage.recommendations.saveBlogroll(
+        { blogId: blog.id, url: null, via: null, checkedAt: new Date(0), etag: null, lastModified: null, count: 0 },
+        [],
+      );
     site.reset();
     const lookups = createBlogrollLookups({
       storage: temp.storage,

@@ -20,7 +20,10 @@ describe("the well-known blogroll path, asked once per origin", () => {
   let server: FeedServer;
   let clock = new Date("2026-06-01T08:00:00Z");
   const sync = () =>
-    createSyncRunner({ options: testOptions({ siteIcons: false }), now: () => clock })(storage, { signal: new AbortController().signal, progress: () => undefined });
+    createSyncRunner({ options: testOptions({ siteIcons: false }), now: () => clock })(storage, {
+      signal: new AbortController().signal,
+      progress: () => undefined,
+    });
 
   before(async () => {
     temp = await openTempStorage();
@@ -29,7 +32,14 @@ describe("the well-known blogroll path, asked once per origin", () => {
     const [origin] = server.origins;
     // Three blogs of one origin, each with a site of its own, none announcing a blogroll; the well-known path is a 404.
     for (const name of ["a", "b", "c"]) {
-      server.route(`/${name}/feed.xml`, conditionalFeed(() => rss([{ guid: `${name}-1`, published: new Date(clock.getTime() - 3_600_000) }], { link: `${origin}/${name}/` })));
+      server.route(
+        `/${name}/feed.xml`,
+        conditionalFeed(() =>
+          rss([{ guid: `${name}-1`, published: new Date(clock.getTime() - 3_600_000) }], {
+            link: `${origin}/${name}/`,
+          }),
+        ),
+      );
     }
   });
   after(async () => {

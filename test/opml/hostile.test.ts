@@ -34,7 +34,10 @@ describe("parseOpml: hostile documents", () => {
   });
 
   it("never resolves an entity that has no declaration", () => {
-    assertRejected(`<opml><body><outline text="&nbsp;" xmlUrl="https://a.example/"/></body></opml>`, /undefined entity/);
+    assertRejected(
+      `<opml><body><outline text="&nbsp;" xmlUrl="https://a.example/"/></body></opml>`,
+      /undefined entity/,
+    );
   });
 
   it("turns 10 000 levels of nesting into an error, not a crash", () => {

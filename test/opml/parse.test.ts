@@ -14,7 +14,13 @@ describe("parseOpml: small fixtures, exact results", () => {
       title: "My Blogroll",
       dateCreated: "Mon, 03 Nov 2025 10:00:00 GMT",
       feeds: [
-        feed({ xmlUrl: "https://example.com/feed.xml", title: "Example Blog", htmlUrl: "https://example.com/", description: "Thoughts on things", type: "rss" }),
+        feed({
+          xmlUrl: "https://example.com/feed.xml",
+          title: "Example Blog",
+          htmlUrl: "https://example.com/",
+          description: "Thoughts on things",
+          type: "rss",
+        }),
         feed({ xmlUrl: "https://atom.example.org/atom.xml", title: "Only A Title", type: "atom" }),
         feed({ xmlUrl: "http://untitled.example.net/rss", title: "untitled.example.net" }),
         feed({ xmlUrl: "https://sneaky.example/feed", title: "Sneaky Site Link", type: "rss" }),
@@ -38,7 +44,11 @@ describe("parseOpml: small fixtures, exact results", () => {
       feed({ xmlUrl: "https://inner.example/feed", title: "Inside a feed", category: "Level 5" }),
       feed({ xmlUrl: "https://l4.example/feed", title: "L4 feed", category: "Level 4" }),
       feed({ xmlUrl: "https://back-l2.example/feed", title: "Back at L2", category: "Level 2 (title only)" }),
-      feed({ xmlUrl: "https://under.example/feed", title: "Under empty-url folder", category: "Empty xmlUrl is a folder" }),
+      feed({
+        xmlUrl: "https://under.example/feed",
+        title: "Under empty-url folder",
+        category: "Empty xmlUrl is a folder",
+      }),
     ]);
     assert.deepEqual(parsed.skipped, []);
   });
@@ -47,7 +57,13 @@ describe("parseOpml: small fixtures, exact results", () => {
     const parsed = parseOpml(fixture("feedland.opml"));
     assert.equal(parsed.title, "davewiner's subscriptions");
     assert.deepEqual(parsed.feeds, [
-      feed({ xmlUrl: "http://scripting.com/rss.xml", title: "Scripting News", htmlUrl: "http://scripting.com/", type: "rss", category: "news" }),
+      feed({
+        xmlUrl: "http://scripting.com/rss.xml",
+        title: "Scripting News",
+        htmlUrl: "http://scripting.com/",
+        type: "rss",
+        category: "news",
+      }),
       feed({ xmlUrl: "https://paths.example/rss", title: "Paths", type: "rss", category: "Weather" }),
       feed({ xmlUrl: "https://blanks.example/rss", title: "Leading blanks", type: "rss", category: "tech" }),
       feed({ xmlUrl: "https://commas.example/rss", title: "Only commas", type: "rss" }),
@@ -61,17 +77,46 @@ describe("parseOpml: small fixtures, exact results", () => {
     assert.equal(parsed.title, "mySubscriptions");
     assert.equal(parsed.dateCreated, "Mon, 27 Jan 2003 19:46:05 GMT");
     assert.deepEqual(parsed.feeds, [
-      feed({ xmlUrl: "http://news.com.com/2547-1_3-0-5.xml", title: "CNET News.com", htmlUrl: "http://news.com.com/", description: "Tech news and business reports by CNET News.com.", type: "rss" }),
-      feed({ xmlUrl: "http://www.washingtonpost.com/wp-srv/politics/rssheadlines.xml", title: "washingtonpost.com - Politics", htmlUrl: "http://www.washingtonpost.com/wp-dyn/politics?nav=rss_politics", description: "Politics", type: "rss" }),
-      feed({ xmlUrl: "http://radio.weblogs.com/0001011/rss.xml", title: "Scobleizer: Microsoft Geek Blogger", htmlUrl: "http://radio.weblogs.com/0001011/", description: "Robert Scoble's look at geek and Microsoft life.", type: "rss" }),
+      feed({
+        xmlUrl: "http://news.com.com/2547-1_3-0-5.xml",
+        title: "CNET News.com",
+        htmlUrl: "http://news.com.com/",
+        description: "Tech news and business reports by CNET News.com.",
+        type: "rss",
+      }),
+      feed({
+        xmlUrl: "http://www.washingtonpost.com/wp-srv/politics/rssheadlines.xml",
+        title: "washingtonpost.com - Politics",
+        htmlUrl: "http://www.washingtonpost.com/wp-dyn/politics?nav=rss_politics",
+        description: "Politics",
+        type: "rss",
+      }),
+      feed({
+        xmlUrl: "http://radio.weblogs.com/0001011/rss.xml",
+        title: "Scobleizer: Microsoft Geek Blogger",
+        htmlUrl: "http://radio.weblogs.com/0001011/",
+        description: "Robert Scoble's look at geek and Microsoft life.",
+        type: "rss",
+      }),
     ]);
   });
 
   it("reads attribute names in any case", () => {
     assert.deepEqual(parseOpml(fixture("case-insensitive.opml")).feeds, [
-      feed({ xmlUrl: "https://upper.example/feed", title: "Upper", htmlUrl: "https://upper.example/", description: "Shouting", type: "RSS" }),
+      feed({
+        xmlUrl: "https://upper.example/feed",
+        title: "Upper",
+        htmlUrl: "https://upper.example/",
+        description: "Shouting",
+        type: "RSS",
+      }),
       feed({ xmlUrl: "https://lower.example/feed", title: "Lower", htmlUrl: "https://lower.example/" }),
-      feed({ xmlUrl: "https://mixed.example/feed", title: "Mixed", htmlUrl: "https://mixed.example/", category: "Cats" }),
+      feed({
+        xmlUrl: "https://mixed.example/feed",
+        title: "Mixed",
+        htmlUrl: "https://mixed.example/",
+        category: "Cats",
+      }),
     ]);
   });
 
@@ -117,8 +162,13 @@ describe("parseOpml: text decoding and lenient edges", () => {
   });
 
   it("accepts a BOM and blank lines before the XML declaration, and a DOCTYPE without entities", () => {
-    const parsed = parseOpml(`\uFEFF\n\n<?xml version="1.0"?>\n<!DOCTYPE opml>\n<opml><body><outline text="A" xmlUrl="https://a.example/"/></body></opml>`);
-    assert.deepEqual(parsed.feeds.map((f) => f.xmlUrl), ["https://a.example/"]);
+    const parsed = parseOpml(
+      `\uFEFF\n\n<?xml version="1.0"?>\n<!DOCTYPE opml>\n<opml><body><outline text="A" xmlUrl="https://a.example/"/></body></opml>`,
+    );
+    assert.deepEqual(
+      parsed.feeds.map((f) => f.xmlUrl),
+      ["https://a.example/"],
+    );
   });
 
   it("ignores outlines outside <body> and unknown elements inside it", () => {
@@ -126,7 +176,10 @@ describe("parseOpml: text decoding and lenient edges", () => {
       `<opml><head><outline text="In head" xmlUrl="https://head.example/"/></head>` +
         `<body><extra><outline text="Wrapped" xmlUrl="https://wrapped.example/"/></extra></body></opml>`,
     );
-    assert.deepEqual(parsed.feeds.map((f) => f.title), ["Wrapped"]);
+    assert.deepEqual(
+      parsed.feeds.map((f) => f.title),
+      ["Wrapped"],
+    );
   });
 
   it("parses a generated 10 000-outline file completely", () => {
@@ -136,7 +189,9 @@ describe("parseOpml: text decoding and lenient edges", () => {
     for (let folder = 0; folder < folders; folder++) {
       parts.push(`<outline text="Folder ${folder}">`);
       for (let n = 0; n < perFolder; n++) {
-        parts.push(`<outline type="rss" text="Feed ${folder}-${n}" xmlUrl="https://f${folder}.example/feed/${n}" htmlUrl="https://f${folder}.example/"/>`);
+        parts.push(
+          `<outline type="rss" text="Feed ${folder}-${n}" xmlUrl="https://f${folder}.example/feed/${n}" htmlUrl="https://f${folder}.example/"/>`,
+        );
       }
       parts.push(`</outline>`);
     }
@@ -160,11 +215,14 @@ describe("parseOpml: text decoding and lenient edges", () => {
     });
 
     // The same file is refused once the outline limit is below its 10 000 outlines.
-    assert.throws(() => parseOpml(text, { maxOutlines: folders * (perFolder + 1) - 1 }), (error: unknown) => {
-      assert.ok(error instanceof OpmlParseError);
-      assert.match(error.message, /more than 9999 outlines/);
-      return true;
-    });
+    assert.throws(
+      () => parseOpml(text, { maxOutlines: folders * (perFolder + 1) - 1 }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpmlParseError);
+        assert.match(error.message, /more than 9999 outlines/);
+        return true;
+      },
+    );
     assert.equal(parseOpml(text, { maxOutlines: folders * (perFolder + 1) }).feeds.length, folders * perFolder);
   });
 
@@ -180,13 +238,17 @@ describe("parseOpml: text decoding and lenient edges", () => {
     const depth = 900;
     const open = Array.from({ length: depth }, (_, i) => `<outline text="L${i}">`).join("");
     const text = `<opml><body>${open}<outline text="Deep" xmlUrl="https://deep.example/"/>${"</outline>".repeat(depth)}</body></opml>`;
-    assert.deepEqual(parseOpml(text).feeds.map((f) => f.category), [`L${depth - 1}`]);
+    assert.deepEqual(
+      parseOpml(text).feeds.map((f) => f.category),
+      [`L${depth - 1}`],
+    );
   });
 });
 
 describe("parseOpml: OPML 2.0 include outlines", () => {
   it("lists includes with their label as category, resolves relative addresses against the document's, and skips unusable ones", () => {
-    const text = `<opml version="2.0"><head/><body><outline text="Friends"><outline type="include" text="Ann's list" url="ann.opml"/>` +
+    const text =
+      `<opml version="2.0"><head/><body><outline text="Friends"><outline type="include" text="Ann's list" url="ann.opml"/>` +
       `<outline type="INCLUDE" url="https://b.example/list.opml"/></outline><outline type="include" url="javascript:alert(1)"/><outline type="include"/></body></opml>`;
     const parsed = parseOpml(text, { url: "https://me.example/lists/mine.opml" });
     assert.deepEqual(parsed.includes, [
@@ -194,8 +256,14 @@ describe("parseOpml: OPML 2.0 include outlines", () => {
       { url: "https://b.example/list.opml", category: "Friends" },
     ]);
     assert.deepEqual(parsed.feeds, []);
-    assert.deepEqual(parsed.skipped, [{ xmlUrl: "javascript:alert(1)", reason: "include address is not an absolute http(s) URL" }]);
+    assert.deepEqual(parsed.skipped, [
+      { xmlUrl: "javascript:alert(1)", reason: "include address is not an absolute http(s) URL" },
+    ]);
     assert.equal(parsed.outlineCount, 5);
-    assert.deepEqual(parseOpml(text).includes.map((include) => include.url), ["https://b.example/list.opml"], "without a base only absolute addresses are kept");
+    assert.deepEqual(
+      parseOpml(text).includes.map((include) => include.url),
+      ["https://b.example/list.opml"],
+      "without a base only absolute addresses are kept",
+    );
   });
 });

@@ -13,7 +13,8 @@ function problemOf(text: string): OpmlProblem {
   throw new Error("parsed");
 }
 
-const GOOD = '<?xml version="1.0"?>\n<opml version="2.0"><head/><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
+const GOOD =
+  '<?xml version="1.0"?>\n<opml version="2.0"><head/><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
 
 describe("OPML problems in terms of what was given", () => {
   it("a document followed by more text: where the extra text starts (the parser said 'text data outside of root node')", () => {
@@ -32,13 +33,19 @@ describe("OPML problems in terms of what was given", () => {
   });
 
   it("broken XML: the line and the parser's word for it", () => {
-    const problem = problemOf('<?xml version="1.0"?>\n<opml version="2.0">\n<body>\n<outline xmlUrl="https://a.example/f">\n</body></opml>');
+    const problem = problemOf(
+      '<?xml version="1.0"?>\n<opml version="2.0">\n<body>\n<outline xmlUrl="https://a.example/f">\n</body></opml>',
+    );
     assert.deepEqual(problem, { kind: "malformed", line: 5, detail: "unexpected close tag" });
     assert.equal(describeOpmlProblem(problem), "The OPML document is broken at line 5 (unexpected close tag)");
   });
 
   it("a file that is not text at all, whatever its first bytes", () => {
-    for (const text of ["%PDF-1.7\n%âãÏÓ\n1 0 obj\n\u0000\u0001", "\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR", "PK\u0003\u0004\u0014\u0000"]) {
+    for (const text of [
+      "%PDF-1.7\n%âãÏÓ\n1 0 obj\n\u0000\u0001",
+      "\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR",
+      "PK\u0003\u0004\u0014\u0000",
+    ]) {
       assert.equal(isBinaryText(text), true, JSON.stringify(text));
       assert.deepEqual(problemOf(text), { kind: "binary" });
     }

@@ -9,11 +9,34 @@ describe("parseOpml: real-world reader exports", () => {
     const parsed = parseOpml(fixture("feedly.opml"));
     assert.equal(parsed.title, "Ada subscriptions in feedly Cloud");
     assert.deepEqual(parsed.feeds, [
-      { xmlUrl: "https://feeds.arstechnica.com/arstechnica/index", title: "Ars Technica", htmlUrl: "https://arstechnica.com/", description: null, type: "rss", category: "Tech" },
-      { xmlUrl: "https://www.theverge.com/rss/index.xml", title: "The Verge - All Posts", htmlUrl: "https://www.theverge.com/", description: null, type: "rss", category: "Tech" },
-      { xmlUrl: "https://jakearchibald.com/posts.rss", title: "Jake Archibald's blog", htmlUrl: "https://jakearchibald.com/", description: null, type: "rss", category: "Blogs" },
+      {
+        xmlUrl: "https://feeds.arstechnica.com/arstechnica/index",
+        title: "Ars Technica",
+        htmlUrl: "https://arstechnica.com/",
+        description: null,
+        type: "rss",
+        category: "Tech",
+      },
+      {
+        xmlUrl: "https://www.theverge.com/rss/index.xml",
+        title: "The Verge - All Posts",
+        htmlUrl: "https://www.theverge.com/",
+        description: null,
+        type: "rss",
+        category: "Tech",
+      },
+      {
+        xmlUrl: "https://jakearchibald.com/posts.rss",
+        title: "Jake Archibald's blog",
+        htmlUrl: "https://jakearchibald.com/",
+        description: null,
+        type: "rss",
+        category: "Blogs",
+      },
     ]);
-    assert.deepEqual(parsed.skipped, [{ xmlUrl: "https://feeds.arstechnica.com/arstechnica/index", reason: "duplicate" }]);
+    assert.deepEqual(parsed.skipped, [
+      { xmlUrl: "https://feeds.arstechnica.com/arstechnica/index", reason: "duplicate" },
+    ]);
   });
 
   it("reads an Inoreader export: namespaced extra attributes, escaped folder names, top-level feeds", () => {
@@ -34,10 +57,38 @@ describe("parseOpml: real-world reader exports", () => {
     const parsed = parseOpml(fixture("netnewswire.opml"));
     assert.equal(parsed.title, "Subscriptions-OnMyMac.opml");
     assert.deepEqual(parsed.feeds, [
-      { xmlUrl: "https://daringfireball.net/feeds/json", title: "Daring Fireball", htmlUrl: "https://daringfireball.net/", description: null, type: "rss", category: null },
-      { xmlUrl: "https://inessential.com/feed.json", title: "inessential", htmlUrl: "https://inessential.com/", description: null, type: "rss", category: null },
-      { xmlUrl: "https://feedpress.me/sixcolors?type=xml", title: "Six Colors", htmlUrl: "https://sixcolors.com/", description: null, type: "rss", category: "Apple" },
-      { xmlUrl: "https://netnewswire.blog/feed.json", title: "NetNewsWire News", htmlUrl: "https://netnewswire.blog/", description: null, type: "rss", category: "Apple" },
+      {
+        xmlUrl: "https://daringfireball.net/feeds/json",
+        title: "Daring Fireball",
+        htmlUrl: "https://daringfireball.net/",
+        description: null,
+        type: "rss",
+        category: null,
+      },
+      {
+        xmlUrl: "https://inessential.com/feed.json",
+        title: "inessential",
+        htmlUrl: "https://inessential.com/",
+        description: null,
+        type: "rss",
+        category: null,
+      },
+      {
+        xmlUrl: "https://feedpress.me/sixcolors?type=xml",
+        title: "Six Colors",
+        htmlUrl: "https://sixcolors.com/",
+        description: null,
+        type: "rss",
+        category: "Apple",
+      },
+      {
+        xmlUrl: "https://netnewswire.blog/feed.json",
+        title: "NetNewsWire News",
+        htmlUrl: "https://netnewswire.blog/",
+        description: null,
+        type: "rss",
+        category: "Apple",
+      },
     ]);
   });
 });

@@ -9,7 +9,10 @@ describe("page caches", () => {
     map.set("b", { bytes: 10 });
     map.get("a");
     map.set("c", { bytes: 10 });
-    assert.deepEqual([map.get("a") !== undefined, map.get("b") !== undefined, map.get("c") !== undefined], [true, false, true]);
+    assert.deepEqual(
+      [map.get("a") !== undefined, map.get("b") !== undefined, map.get("c") !== undefined],
+      [true, false, true],
+    );
     map.set("d", { bytes: 95 });
     assert.equal(map.size, 1, "bytes over the bound: only the newest is kept");
     map.set("e", { bytes: 101 });

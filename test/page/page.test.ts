@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { mf2 } from "microformats-parser";
-import { describeBackend, httpBackends, installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
+import {
+  describeBackend,
+  httpBackends,
+  installMicrosubCollections,
+  startTestServer,
+  type TestServer,
+} from "../support/server.js";
 import { addBlog, addItems, daysAgo, item } from "../support/seed.js";
 import type { Blog } from "../../lib/storage/types.js";
 import { HOUR } from "../../lib/time/durations.js";
@@ -36,20 +42,53 @@ for (const backend of httpBackends()) {
       server = await startTestServer(backend, { ownerName: "Ada Lovelace" });
       mount = `${server.baseUrl}${server.plugin.mountPath}`;
       const s = server.storage;
-      const blog2 = await addBlog(s, { title: "Blog 2", category: "Friends", siteUrl: "https://two.example/", photo: "https://two.example/icon.png" });
-      const blog10 = await addBlog(s, { title: "Blog 10", category: "Friends", siteUrl: "https://ten.example/", feedType: "atom" });
-      const pinned = await addBlog(s, { title: "Zulu", category: "Friends", pinned: true, feedUrl: "https://zulu.example/feed.json", feedType: "json" });
+      const blog2 = await addBlog(s, {
+        title: "Blog 2",
+        category: "Friends",
+        siteUrl: "https://two.example/",
+        photo: "https://two.example/icon.png",
+      });
+      const blog10 = await addBlog(s, {
+        title: "Blog 10",
+        category: "Friends",
+        siteUrl: "https://ten.example/",
+        feedType: "atom",
+      });
+      const pinned = await addBlog(s, {
+        title: "Zulu",
+        category: "Friends",
+        pinned: true,
+        feedUrl: "https://zulu.example/feed.json",
+        feedType: "json",
+      });
       const dormant = await addBlog(s, { title: "Dormant", category: "Tech", siteUrl: "https://dormant.example/" });
       const other = await addBlog(s, { title: "alpha", siteUrl: "https://alpha.example/" });
       await addBlog(s, { title: "Hidden", category: "Friends", hidden: true });
       await addBlog(s, { title: "Deleted", category: "Friends", deleted: true });
-      Object.assign(ids, { blog2: blog2.id, blog10: blog10.id, pinned: pinned.id, dormant: dormant.id, other: other.id });
-      await addItems(s, blog2.id, [1, 2, 3, 4, 5, 6].map((n) => item(`two${n}`, new Date(now - n * 2 * HOUR), { url: `https://two.example/${n}` })));
+      Object.assign(ids, {
+        blog2: blog2.id,
+        blog10: blog10.id,
+        pinned: pinned.id,
+        dormant: dormant.id,
+        other: other.id,
+      });
+      await addItems(
+        s,
+        blog2.id,
+        [1, 2, 3, 4, 5, 6].map((n) =>
+          item(`two${n}`, new Date(now - n * 2 * HOUR), { url: `https://two.example/${n}` }),
+        ),
+      );
       await addItems(s, blog10.id, [item("ten1", new Date(now - HOUR), { url: `https://ten.example/1` })]);
       await addItems(s, other.id, [item("alpha1", daysAgo(40, now), { url: `https://alpha.example/1` })]);
       await lastPostSeen(server, dormant, daysAgo(150, now));
       // What the owner says about two of them.
-      await s.blogs.edit(blog2.id, { relationship: ["friend", "met"], note: "Writes about <b>tea</b> & trains", fediverse: "@two@social.example", fediverseUrl: "https://social.example/@two" });
+      await s.blogs.edit(blog2.id, {
+        relationship: ["friend", "met"],
+        note: "Writes about <b>tea</b> & trains",
+        fediverse: "@two@social.example",
+        fediverseUrl: "https://social.example/@two",
+      });
       await s.blogs.edit(blog10.id, { fediverse: "@ten@quiet.example" });
     });
     after(() => server.close());
@@ -64,13 +103,25 @@ for (const backend of httpBackends()) {
       assert.match(html, /^<!DOCTYPE html>\n<html lang="en">/);
       assert.match(html, /<title>Ada Lovelace’s blogroll<\/title>/);
       assert.match(html, /<h1>Ada Lovelace’s blogroll<\/h1>/);
-      assert.ok(html.includes(`<link rel="blogroll" type="text/xml" title="Ada Lovelace’s blogroll" href="${mount}/api/opml">`));
-      for (const [type, path] of [["application/atom+xml", "river.atom"], ["application/feed+json", "river.json"], ["application/rss+xml", "river.rss"]]) {
-        assert.ok(html.includes(`<link rel="alternate" type="${type}"`) && html.includes(`href="${mount}/${path}"`), path);
+      assert.ok(
+        html.includes(`<link rel="blogroll" type="text/xml" title="Ada Lovelace’s blogroll" href="${mount}/api/opml">`),
+      );
+      for (const [type, path] of [
+        ["application/atom+xml", "river.atom"],
+        ["application/feed+json", "river.json"],
+        ["application/rss+xml", "river.rss"],
+      ]) {
+        assert.ok(
+          html.includes(`<link rel="alternate" type="${type}"`) && html.includes(`href="${mount}/${path}"`),
+          path,
+        );
         assert.ok(html.includes(`<a href="${mount}/${path}" type="${type}">`), `a link to ${path}`);
       }
       assert.equal(html.match(/<script/g), null, "no script");
-      assert.match(response.headers.get("content-security-policy") ?? "", /^default-src 'none'; .*; style-src 'sha256-[^']+'$/);
+      assert.match(
+        response.headers.get("content-security-policy") ?? "",
+        /^default-src 'none'; .*; style-src 'sha256-[^']+'$/,
+      );
       assert.equal(response.headers.get("link"), `<${mount}/api/opml>; rel="blogroll"; type="text/xml"`);
     });
 
@@ -82,14 +133,21 @@ for (const backend of httpBackends()) {
       const fragment = await response.text();
       assert.doesNotMatch(fragment, /<html|<head|<body|<script|<style|<link|style=/i);
       assert.ok(page.includes(fragment), "the page holds the fragment as it is");
-      assert.equal(response.headers.get("content-security-policy"), "default-src 'none'; img-src http: https: data:; base-uri 'none'; form-action 'none'", "opened on its own, nothing runs either");
+      assert.equal(
+        response.headers.get("content-security-policy"),
+        "default-src 'none'; img-src http: https: data:; base-uri 'none'; form-action 'none'",
+        "opened on its own, nothing runs either",
+      );
     });
 
     it("lists every visible blog once as an h-card, pinned first in its group, then in natural title order; hidden and deleted blogs never", async () => {
       const found = cards(await (await get("/blogroll/embed")).text(), mount);
       assert.deepEqual(names(found), ["Zulu", "Blog 2", "Blog 10", "Dormant", "alpha"]);
       const html = await (await get("/blogroll/embed")).text();
-      assert.deepEqual([...html.matchAll(/<h2 class="blogroll__heading">([^<]*)<\/h2>/g)].map((m) => m[1]), ["Friends", "Tech", "Other blogs"]);
+      assert.deepEqual(
+        [...html.matchAll(/<h2 class="blogroll__heading">([^<]*)<\/h2>/g)].map((m) => m[1]),
+        ["Friends", "Tech", "Other blogs"],
+      );
       assert.equal(html.match(/<ul class="blogroll__list blogroll__blogs">/g)?.length, 3, "each group one list");
       assert.doesNotMatch(html, /Hidden|Deleted/);
     });
@@ -98,7 +156,11 @@ for (const backend of httpBackends()) {
       const html = await (await get("/blogroll/embed")).text();
       const byName = new Map(cards(html, mount).map((card) => [card.properties.name[0], card]));
       const blog2 = byName.get("Blog 2") as Mf;
-      assert.deepEqual(blog2.properties.url, ["https://two.example/", "https://social.example/@two"], "its site, then its fediverse profile");
+      assert.deepEqual(
+        blog2.properties.url,
+        ["https://two.example/", "https://social.example/@two"],
+        "its site, then its fediverse profile",
+      );
       assert.deepEqual(blog2.properties.photo, ["https://two.example/icon.png"]);
       assert.equal(blog2.children?.length, 1, "latest=1: one h-entry");
       const entry = blog2.children?.[0] as Mf;
@@ -106,14 +168,27 @@ for (const backend of httpBackends()) {
       assert.deepEqual(entry.properties.url, ["https://two.example/1"]);
       assert.deepEqual(entry.properties.name, ["Post two1"]);
       assert.deepEqual(entry.properties.published, [new Date(now - 2 * HOUR).toISOString()]);
-      assert.deepEqual((byName.get("Zulu") as Mf).properties.url, ["https://zulu.example/feed.json"], "no site: the feed");
+      assert.deepEqual(
+        (byName.get("Zulu") as Mf).properties.url,
+        ["https://zulu.example/feed.json"],
+        "no site: the feed",
+      );
       assert.equal((byName.get("Zulu") as Mf).properties.photo, undefined, "no icon, no u-photo");
-      assert.ok(html.includes(`<a class="blogroll__feed" href="https://zulu.example/feed.json" rel="alternate" type="application/feed+json">`));
+      assert.ok(
+        html.includes(
+          `<a class="blogroll__feed" href="https://zulu.example/feed.json" rel="alternate" type="application/feed+json">`,
+        ),
+      );
       assert.ok(html.includes(`rel="alternate" type="application/atom+xml"`), "Blog 10's Atom feed");
       // Human dates: relative in the last 30 days, the day before that; the ISO date in datetime either way.
       assert.ok(html.includes(`datetime="${new Date(now - 2 * HOUR).toISOString()}"`));
       assert.match(html, />2 hours ago<\/time>/);
-      assert.match(html, new RegExp(`>${new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(daysAgo(40, now))}</time>`));
+      assert.match(
+        html,
+        new RegExp(
+          `>${new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(daysAgo(40, now))}</time>`,
+        ),
+      );
     });
 
     it("what the owner says about a blog: XFN values on the link to it, the note as p-note, the fediverse profile as a second u-url", async () => {
@@ -125,30 +200,51 @@ for (const backend of httpBackends()) {
       assert.deepEqual(blog2.properties.note, ["Writes about <b>tea</b> & trains"], "the note as text");
       assert.deepEqual(parsed.rels.friend, ["https://two.example/"]);
       assert.deepEqual(parsed.rels.met, ["https://two.example/"]);
-      assert.ok(html.includes(`<a class="blogroll__name p-name u-url" href="https://two.example/" rel="friend met">Blog 2</a>`));
+      assert.ok(
+        html.includes(`<a class="blogroll__name p-name u-url" href="https://two.example/" rel="friend met">Blog 2</a>`),
+      );
       const blog10 = byName.get("Blog 10") as Mf;
-      assert.deepEqual(blog10.properties.url, ["https://ten.example/"], "a handle without a profile page is no address");
+      assert.deepEqual(
+        blog10.properties.url,
+        ["https://ten.example/"],
+        "a handle without a profile page is no address",
+      );
       assert.ok(html.includes(`<span class="blogroll__fediverse">@ten@quiet.example</span>`));
       assert.equal(blog10.properties.note, undefined);
       const json = await (await get("/blogroll.json")).json();
       const blog = json.groups[0].blogs.find((entry: { title: string }) => entry.title === "Blog 2");
-      assert.deepEqual([blog.relationship, blog.note, blog.fediverse, blog.fediverseUrl], [["friend", "met"], "Writes about <b>tea</b> & trains", "@two@social.example", "https://social.example/@two"]);
+      assert.deepEqual(
+        [blog.relationship, blog.note, blog.fediverse, blog.fediverseUrl],
+        [["friend", "met"], "Writes about <b>tea</b> & trains", "@two@social.example", "https://social.example/@two"],
+      );
     });
 
     it("a blog whose posts have expired shows the age of the last post its feed showed", async () => {
       const html = await (await get("/blogroll/embed")).text();
       const dormant = html.split("\n").find((line) => line.includes(">Dormant<")) as string;
-      assert.match(dormant, /<span class="blogroll__latest">Last post <time class="blogroll__date" datetime="[^"]+" title="[^"]+">5 months ago<\/time><\/span>/);
+      assert.match(
+        dormant,
+        /<span class="blogroll__latest">Last post <time class="blogroll__date" datetime="[^"]+" title="[^"]+">5 months ago<\/time><\/span>/,
+      );
       assert.doesNotMatch(dormant, /h-entry/);
     });
 
     it("latest=3 nests three h-entries per blog (as far as it has posts); latest=0 none", async () => {
       const three = cards(await (await get("/blogroll/embed?latest=3")).text(), mount);
-      assert.deepEqual(three.map((card) => card.children?.length ?? 0), [0, 3, 1, 0, 1]);
-      assert.deepEqual((three[1].children ?? []).map((entry) => entry.properties.name[0]), ["Post two1", "Post two2", "Post two3"]);
+      assert.deepEqual(
+        three.map((card) => card.children?.length ?? 0),
+        [0, 3, 1, 0, 1],
+      );
+      assert.deepEqual(
+        (three[1].children ?? []).map((entry) => entry.properties.name[0]),
+        ["Post two1", "Post two2", "Post two3"],
+      );
       const none = cards(await (await get("/blogroll/embed?latest=0")).text(), mount);
       assert.equal(none.length, 5);
-      assert.ok(none.every((card) => !card.children), "no h-entry");
+      assert.ok(
+        none.every((card) => !card.children),
+        "no h-entry",
+      );
       const clamped = cards(await (await get("/blogroll/embed?latest=9")).text(), mount);
       assert.equal(clamped[1].children?.length, 5, "latest above 5 is 5");
     });
@@ -161,8 +257,15 @@ for (const backend of httpBackends()) {
     });
 
     it("activeWithin leaves out blogs without a post for that many days", async () => {
-      assert.deepEqual(names(cards(await (await get("/blogroll/embed?activeWithin=30")).text(), mount)), ["Blog 2", "Blog 10"]);
-      assert.deepEqual(names(cards(await (await get("/blogroll/embed?activeWithin=60")).text(), mount)), ["Blog 2", "Blog 10", "alpha"]);
+      assert.deepEqual(names(cards(await (await get("/blogroll/embed?activeWithin=30")).text(), mount)), [
+        "Blog 2",
+        "Blog 10",
+      ]);
+      assert.deepEqual(names(cards(await (await get("/blogroll/embed?activeWithin=60")).text(), mount)), [
+        "Blog 2",
+        "Blog 10",
+        "alpha",
+      ]);
     });
 
     it("category shows one category without headings; the page's links name its OPML and rivers", async () => {
@@ -175,7 +278,10 @@ for (const backend of httpBackends()) {
     });
 
     it("headingLevel sets the fragment's heading level", async () => {
-      assert.match(await (await get("/blogroll/embed?headingLevel=3")).text(), /<h3 class="blogroll__heading">Friends<\/h3>/);
+      assert.match(
+        await (await get("/blogroll/embed?headingLevel=3")).text(),
+        /<h3 class="blogroll__heading">Friends<\/h3>/,
+      );
     });
 
     it("GET /blogroll.json has the same blogs in the page's order and groups, with their latest posts", async () => {
@@ -189,13 +295,22 @@ for (const backend of httpBackends()) {
       assert.equal(body.links.rss, `${mount}/river.rss`);
       assert.equal(body.links.page, `${mount}/blogroll?latest=2`);
       assert.equal(body.links.embed, `${mount}/blogroll/embed?latest=2`);
-      assert.deepEqual(body.groups.map((group: { category: string | null }) => group.category), ["Friends", "Tech", null]);
+      assert.deepEqual(
+        body.groups.map((group: { category: string | null }) => group.category),
+        ["Friends", "Tech", null],
+      );
       const blogs = body.groups.flatMap((group: { blogs: unknown[] }) => group.blogs);
-      assert.deepEqual(blogs.map((blog: { title: string }) => blog.title), ["Zulu", "Blog 2", "Blog 10", "Dormant", "alpha"]);
+      assert.deepEqual(
+        blogs.map((blog: { title: string }) => blog.title),
+        ["Zulu", "Blog 2", "Blog 10", "Dormant", "alpha"],
+      );
       const blog2 = blogs[1];
       assert.equal(blog2.id, ids.blog2);
       assert.equal(blog2.siteUrl, "https://two.example/");
-      assert.deepEqual(blog2.posts.map((post: { title: string }) => post.title), ["Post two1", "Post two2"]);
+      assert.deepEqual(
+        blog2.posts.map((post: { title: string }) => post.title),
+        ["Post two1", "Post two2"],
+      );
       assert.equal(blog2.posts[0].published, new Date(now - 2 * HOUR).toISOString());
       assert.equal(blog2.lastPostAt, new Date(now - 2 * HOUR).toISOString());
       assert.equal(blogs[3].lastPostAt, daysAgo(150, now).toISOString(), "a dormant blog's last post");
@@ -254,20 +369,33 @@ for (const backend of httpBackends()) {
       assert.doesNotMatch(html, /Fresh post/);
       await new Promise((resolve) => setTimeout(resolve, 1100)); // Last-Modified has whole seconds
       await addItems(server.storage, ids.dormant, [item("fresh", new Date(), { title: "Fresh post" })]);
-      const after = await get("/blogroll/embed", { headers: { "If-None-Match": before.headers.get("etag") as string } });
+      const after = await get("/blogroll/embed", {
+        headers: { "If-None-Match": before.headers.get("etag") as string },
+      });
       assert.equal(after.status, 200);
       assert.match(await after.text(), /Fresh post/);
       assert.notEqual(after.headers.get("etag"), before.headers.get("etag"));
-      assert.ok(Date.parse(after.headers.get("last-modified") as string) > Date.parse(before.headers.get("last-modified") as string));
-      const byDate = await get("/blogroll/embed", { headers: { "If-Modified-Since": before.headers.get("last-modified") as string } });
+      assert.ok(
+        Date.parse(after.headers.get("last-modified") as string) >
+          Date.parse(before.headers.get("last-modified") as string),
+      );
+      const byDate = await get("/blogroll/embed", {
+        headers: { "If-Modified-Since": before.headers.get("last-modified") as string },
+      });
       assert.equal(byDate.status, 200, "the older date is not current");
       await byDate.arrayBuffer();
     });
 
     it("escapes every title, name and note as text; a javascript: address is no link; the page allows no script", async () => {
-      const evil = await addBlog(server.storage, { title: `<img src=x onerror="alert(1)">Evil & Co`, category: "Hostile", siteUrl: "javascript:alert(1)" });
+      const evil = await addBlog(server.storage, {
+        title: `<img src=x onerror="alert(1)">Evil & Co`,
+        category: "Hostile",
+        siteUrl: "javascript:alert(1)",
+      });
       await server.storage.blogs.edit(evil.id, { note: `</p><script>alert(2)</script>` });
-      await addItems(server.storage, evil.id, [item("evil", new Date(), { title: `<script>alert(3)</script>`, url: "javascript:alert(4)" })]);
+      await addItems(server.storage, evil.id, [
+        item("evil", new Date(), { title: `<script>alert(3)</script>`, url: "javascript:alert(4)" }),
+      ]);
       const html = await (await get("/blogroll?category=Hostile")).text();
       assert.doesNotMatch(html, /<script|<img src=x|href="javascript:/i);
       assert.ok(html.includes("&#60;img src=x onerror=&#34;alert(1)&#34;&#62;Evil &#38; Co"));
@@ -291,10 +419,31 @@ for (const backend of httpBackends()) {
         const microsub = installMicrosubCollections(server);
         const { ObjectId } = await import("mongodb");
         const feedId = new ObjectId();
-        await microsub.items.insertOne({ _id: new ObjectId(), feedId, channelId: new ObjectId(), uid: "m1", url: "https://micro.example/1", name: "From Microsub", published: new Date(now - 3 * HOUR), category: [], photo: [] });
-        await addBlog(server.storage, { title: "Micro", category: "Friends", source: "microsub", microsubFeedId: feedId.toHexString(), microsubChannelName: "Friends" });
-        const micro = cards(await (await get("/blogroll/embed")).text(), mount).find((card) => card.properties.name[0] === "Micro") as Mf;
-        assert.deepEqual(micro.children?.map((entry) => entry.properties.name[0]), ["From Microsub"]);
+        await microsub.items.insertOne({
+          _id: new ObjectId(),
+          feedId,
+          channelId: new ObjectId(),
+          uid: "m1",
+          url: "https://micro.example/1",
+          name: "From Microsub",
+          published: new Date(now - 3 * HOUR),
+          category: [],
+          photo: [],
+        });
+        await addBlog(server.storage, {
+          title: "Micro",
+          category: "Friends",
+          source: "microsub",
+          microsubFeedId: feedId.toHexString(),
+          microsubChannelName: "Friends",
+        });
+        const micro = cards(await (await get("/blogroll/embed")).text(), mount).find(
+          (card) => card.properties.name[0] === "Micro",
+        ) as Mf;
+        assert.deepEqual(
+          micro.children?.map((entry) => entry.properties.name[0]),
+          ["From Microsub"],
+        );
       });
     }
   });

@@ -29,13 +29,19 @@ describe("hub discovery", () => {
   });
 
   it("reads an HTML page's <link rel=hub> (101)", async () => {
-    const page = `<!doctype html><html><head><title>p</title><link rel="hub" href="https://hub.example/h"><link rel="self" href="https://blog.example/page"></head>` +
+    const page =
+      `<!doctype html><html><head><title>p</title><link rel="hub" href="https://hub.example/h"><link rel="self" href="https://blog.example/page"></head>` +
       `<body><div class="h-feed"><div class="h-entry"><a class="u-url p-name" href="/a">A</a></div></div></body></html>`;
-    assert.deepEqual((await targetsOf(page, null, "https://blog.example/page?x")).websub, { hub: "https://hub.example/h", topic: "https://blog.example/page" });
+    assert.deepEqual((await targetsOf(page, null, "https://blog.example/page?x")).websub, {
+      hub: "https://hub.example/h",
+      topic: "https://blog.example/page",
+    });
   });
 
   it("reads Atom's link rel=hub and rel=self (102)", async () => {
-    const targets = await targetsOf(atom('<link rel="self" href="https://blog.example/self.atom"/><link rel="hub" href="https://hub.example/a"/>'));
+    const targets = await targetsOf(
+      atom('<link rel="self" href="https://blog.example/self.atom"/><link rel="hub" href="https://hub.example/a"/>'),
+    );
     assert.deepEqual(targets.websub, { hub: "https://hub.example/a", topic: "https://blog.example/self.atom" });
   });
 
@@ -60,12 +66,18 @@ describe("hub discovery", () => {
   it("reads an RSS <cloud> using http-post, and ignores xml-rpc clouds", async () => {
     const cloud = (protocol: string) =>
       `<cloud domain="rpc.example.net" port="5337" path="/pleaseNotify" registerProcedure="" protocol="${protocol}"/>`;
-    assert.deepEqual((await targetsOf(rss(cloud("http-post")))).cloud, { endpoint: "http://rpc.example.net:5337/pleaseNotify", feedUrl: FEED });
+    assert.deepEqual((await targetsOf(rss(cloud("http-post")))).cloud, {
+      endpoint: "http://rpc.example.net:5337/pleaseNotify",
+      feedUrl: FEED,
+    });
     assert.equal((await targetsOf(rss(cloud("xml-rpc")))).cloud, null);
   });
 
   it("parses Link headers with several values, parameters and odd spacing", () => {
-    const rels = parseLinkHeader('<a>;rel=hub , <https://x.example/b>; title="a, b"; rel="self alternate", <c>; rel=HUB', "https://base.example/dir/");
+    const rels = parseLinkHeader(
+      '<a>;rel=hub , <https://x.example/b>; title="a, b"; rel="self alternate", <c>; rel=HUB',
+      "https://base.example/dir/",
+    );
     assert.deepEqual(rels.get("hub"), ["https://base.example/dir/a", "https://base.example/dir/c"]);
     assert.deepEqual(rels.get("self"), ["https://x.example/b"]);
     assert.deepEqual(rels.get("alternate"), ["https://x.example/b"]);
@@ -75,8 +87,16 @@ describe("hub discovery", () => {
   it("reads a hostile Link header in one pass (unclosed targets, endless parameters), keeping the values that parse", async () => {
     // Each of these once cost time in the square of its length (a 15 KB header: a third of a second per fetch;
     // these: minutes). Parsed in a worker that is stopped after a generous deadline, so a relapse fails instead of hanging.
-    const hostile = ["<".repeat(100_000), "<>".repeat(100_000), `<a>${"; x".repeat(100_000)}`, `<a>; rel="${" ".repeat(200_000)}`];
-    const headers = [...hostile.map((tail) => `<https://hub.example/>; rel=hub, ${tail}`), Array.from({ length: 20_000 }, (_, n) => `<https://x.example/${n}>; rel="alternate"`).join(", ")];
+    const hostile = [
+      "<".repeat(100_000),
+      "<>".repeat(100_000),
+      `<a>${"; x".repeat(100_000)}`,
+      `<a>; rel="${" ".repeat(200_000)}`,
+    ];
+    const headers = [
+      ...hostile.map((tail) => `<https://hub.example/>; rel=hub, ${tail}`),
+      Array.from({ length: 20_000 }, (_, n) => `<https://x.example/${n}>; rel="alternate"`).join(", "),
+    ];
     const results = await parseInWorker(headers, 20_000);
     for (const result of results.slice(0, hostile.length)) assert.deepEqual(result.hub, ["https://hub.example/"]);
     assert.equal(results.at(-1)?.alternate?.length, 20_000);
@@ -109,11 +129,17 @@ async function parseInWorker(headers: string[], deadline: number): Promise<Array
 
 describe("X-Hub-Signature", () => {
   const body = Buffer.from("<feed>body</feed>");
-  const sign = (algorithm: string, secret = "secret", bytes: Uint8Array = body) => `${algorithm}=${createHmac(algorithm, secret).update(bytes).digest("hex")}`;
+  const sign = (algorithm: string, secret = "secret", bytes: Uint8Array = body) =>
+    `${algorithm}=${createHmac(algorithm, secret).update(bytes).digest("hex")}`;
 
   it("accepts sha1, sha256, sha384 and sha512 over the raw body", () => {
-    for (const algorithm of ["sha1", "sha256", "sha384", "sha512"]) assert.equal(validSignature(sign(algorithm), body, "secret"), true, algorithm);
-    assert.equal(validSignature(sign("sha256").toUpperCase().replace("SHA256", "sha256"), body, "secret"), true, "hex in capitals");
+    for (const algorithm of ["sha1", "sha256", "sha384", "sha512"])
+      assert.equal(validSignature(sign(algorithm), body, "secret"), true, algorithm);
+    assert.equal(
+      validSignature(sign("sha256").toUpperCase().replace("SHA256", "sha256"), body, "secret"),
+      true,
+      "hex in capitals",
+    );
   });
 
   it("refuses a missing, malformed, truncated or wrong signature, and other algorithms", () => {
@@ -131,12 +157,24 @@ describe("X-Hub-Signature", () => {
 describe("public address for callbacks", () => {
   const base = { push: true, mountPath: "/blogrollapi", allowPrivateNetworks: false };
   it("hangs callbacks under the public URL and the mount path", () => {
-    assert.deepEqual(pushAddress({ ...base, publicUrl: "https://site.example/indiekit/" }), { ok: true, callbackBase: "https://site.example/indiekit/blogrollapi" });
+    assert.deepEqual(pushAddress({ ...base, publicUrl: "https://site.example/indiekit/" }), {
+      ok: true,
+      callbackBase: "https://site.example/indiekit/blogrollapi",
+    });
   });
   it("says why there is none", () => {
-    assert.deepEqual(pushAddress({ ...base, push: false, publicUrl: "https://site.example" }), { ok: false, reason: "disabled" });
+    assert.deepEqual(pushAddress({ ...base, push: false, publicUrl: "https://site.example" }), {
+      ok: false,
+      reason: "disabled",
+    });
     assert.deepEqual(pushAddress({ ...base, publicUrl: null }), { ok: false, reason: "no-public-url" });
-    for (const url of ["http://localhost:3000", "http://127.0.0.1:3000", "http://10.1.2.3", "http://[::1]:8080", "http://box.local"]) {
+    for (const url of [
+      "http://localhost:3000",
+      "http://127.0.0.1:3000",
+      "http://10.1.2.3",
+      "http://[::1]:8080",
+      "http://box.local",
+    ]) {
       assert.deepEqual(pushAddress({ ...base, publicUrl: url }), { ok: false, reason: "private-address" }, url);
     }
     assert.equal(pushAddress({ ...base, publicUrl: "http://127.0.0.1:3000", allowPrivateNetworks: true }).ok, true);

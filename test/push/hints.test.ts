@@ -32,10 +32,17 @@ interface Post {
 
 /** An RSS feed with a <cloud>, a day's <ttl>, and the caching headers a feed that wants few requests sends. */
 function cloudyRss(cloud: LocalCloud, posts: Post[]): string {
-  return `<?xml version="1.0"?><rss version="2.0"><channel><title>Cloudy</title><link>https://cloudy.example/</link><description>d</description><ttl>1440</ttl>` +
+  return (
+    `<?xml version="1.0"?><rss version="2.0"><channel><title>Cloudy</title><link>https://cloudy.example/</link><description>d</description><ttl>1440</ttl>` +
     `<cloud domain="${cloud.domain}" port="${cloud.port}" path="${cloud.path}" registerProcedure="" protocol="http-post"/>` +
-    posts.map((post) => `<item><guid>${post.id}</guid><title>${post.id}</title><pubDate>${post.published.toUTCString()}</pubDate></item>`).join("") +
-    `</channel></rss>`;
+    posts
+      .map(
+        (post) =>
+          `<item><guid>${post.id}</guid><title>${post.id}</title><pubDate>${post.published.toUTCString()}</pubDate></item>`,
+      )
+      .join("") +
+    `</channel></rss>`
+  );
 }
 
 /** Serves `body()` at `path` with max-age=86400 and an ETag, answering 304 when the client has it. */
@@ -44,7 +51,9 @@ function serveCached(feeds: FeedServer, path: string, body: () => string): void 
     const text = body();
     const etag = `"${Buffer.from(text).length}-${text.length % 97}"`;
     if (request.headers["if-none-match"] === etag) return void response.writeHead(304, { etag }).end();
-    response.writeHead(200, { "content-type": "application/rss+xml", "cache-control": "max-age=86400", etag }).end(text);
+    response
+      .writeHead(200, { "content-type": "application/rss+xml", "cache-control": "max-age=86400", etag })
+      .end(text);
   });
 }
 
@@ -76,12 +85,18 @@ describe("push notifications are hints within a per-blog budget", () => {
     const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl, title: path, source: "manual" });
     await server.plugin.context.scheduler.syncNow();
     await server.plugin.context.push.idle();
-    assert.ok(cloud.registrations.some((registration) => registration.feedUrl === feedUrl), "registered with the cloud server");
+    assert.ok(
+      cloud.registrations.some((registration) => registration.feedUrl === feedUrl),
+      "registered with the cloud server",
+    );
     return { blog, feedUrl };
   }
 
   /** A blog at `path` pushed by the cloud server, subscribed and fetched once; after `change()` its feed answers with `later`. */
-  async function changingBlog(path: string, later: (response: ServerResponse) => void): Promise<{ blog: Blog; feedUrl: string; change(): void }> {
+  async function changingBlog(
+    path: string,
+    later: (response: ServerResponse) => void,
+  ): Promise<{ blog: Blog; feedUrl: string; change(): void }> {
     let changed = false;
     const feedUrl = `${feeds.origins[0]}${path}`;
     const posts = [{ id: "old", published: new Date(Date.now() - HOUR) }];
@@ -110,13 +125,19 @@ describe("push notifications are hints within a per-blog budget", () => {
     await notify(feedUrl, NOTICES);
     assert.equal(feeds.hits("/flooded.xml") - before, HINT_BURST, "the burst, then nothing more at once");
     const stored = (await server.storage.blogs.get(blog.id)) as Blog;
-    assert.ok(stored.nextFetchAt && stored.nextFetchAt.getTime() <= Date.now() + HINT_INTERVAL, "the rest folded into one fetch an interval from now");
+    assert.ok(
+      stored.nextFetchAt && stored.nextFetchAt.getTime() <= Date.now() + HINT_INTERVAL,
+      "the rest folded into one fetch an interval from now",
+    );
     assert.ok(stored.nextFetchAt.getTime() >= startedAt + HINT_INTERVAL - 60_000, "not sooner than the budget allows");
     assert.ok(stored.hintBudgetAt && stored.hintBudgetAt.getTime() > Date.now(), "the budget is spent");
   });
 
   it("never fetches inside a server's Retry-After", async () => {
-    const { blog, feedUrl, change } = await changingBlog("/resting.xml", (response) => void response.writeHead(503, { "retry-after": "86400" }).end("resting"));
+    const { blog, feedUrl, change } = await changingBlog(
+      "/resting.xml",
+      (response) => void response.writeHead(503, { "retry-after": "86400" }).end("resting"),
+    );
     change();
     await notify(feedUrl, 1);
     const told = (await server.storage.blogs.get(blog.id)) as Blog;
@@ -127,21 +148,35 @@ describe("push notifications are hints within a per-blog budget", () => {
   });
 
   it("costs another host no more than the budget when the feed redirects there", async () => {
-    const { feedUrl, change } = await changingBlog("/wandering.xml", (response) => void response.writeHead(302, { location: `${feeds.origins[1]}/elsewhere.xml` }).end());
-    feeds.route("/elsewhere.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, [])));
+    const { feedUrl, change } = await changingBlog(
+      "/wandering.xml",
+      (response) => void response.writeHead(302, { location: `${feeds.origins[1]}/elsewhere.xml` }).end(),
+    );
+    feeds.route(
+      "/elsewhere.xml",
+      (_request, response) =>
+        void response.writeHead(200, { "content-type": "application/rss+xml" }).end(cloudyRss(cloud, [])),
+    );
     change();
     await notify(feedUrl, 50);
     assert.ok(feeds.hits("/elsewhere.xml") <= HINT_BURST, `${feeds.hits("/elsewhere.xml")} requests to the other host`);
   });
 
   it("answers a gone blog's callback 410 and fetches nothing", async () => {
-    const { blog, feedUrl, change } = await changingBlog("/ending.xml", (response) => void response.writeHead(410).end("gone"));
+    const { blog, feedUrl, change } = await changingBlog(
+      "/ending.xml",
+      (response) => void response.writeHead(410).end("gone"),
+    );
     change();
     await server.plugin.context.scheduler.syncNow();
     assert.equal((await server.storage.blogs.get(blog.id))?.status, "gone");
     const before = feeds.hits("/ending.xml");
     const registration = cloud.registrations.find((entry) => entry.feedUrl === feedUrl)!;
-    const response = await fetch(registration.notifyUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `url=${encodeURIComponent(feedUrl)}` });
+    const response = await fetch(registration.notifyUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `url=${encodeURIComponent(feedUrl)}`,
+    });
     assert.equal(response.status, 410);
     await server.plugin.context.push.idle();
     assert.equal(feeds.hits("/ending.xml"), before);
@@ -163,9 +198,13 @@ describe("push notifications are hints within a per-blog budget", () => {
   it(`${NOTICES} signed empty WebSub pings cost the burst too`, async () => {
     const path = "/thin.atom";
     const feedUrl = `${feeds.origins[0]}${path}`;
-    const atom = `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Thin</title><id>urn:thin</id><updated>2026-01-01T00:00:00Z</updated>` +
+    const atom =
+      `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Thin</title><id>urn:thin</id><updated>2026-01-01T00:00:00Z</updated>` +
       `<link rel="hub" href="${hub.url}"/><link rel="self" href="${feedUrl}"/><entry><id>urn:e</id><title>e</title><updated>2026-01-01T00:00:00Z</updated></entry></feed>`;
-    feeds.route(path, (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom));
+    feeds.route(
+      path,
+      (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom),
+    );
     const verified = hub.verified(feedUrl);
     await server.storage.blogs.upsertFromSource({ feedUrl, title: "Thin", source: "manual" });
     await server.plugin.context.scheduler.syncNow();
@@ -189,7 +228,15 @@ describe("the hint budget outlives a restart", () => {
     serveCached(feeds, "/feed.xml", () => cloudyRss(cloud, [{ id: "old", published: new Date(Date.now() - HOUR) }]));
     let port = 0;
     const start = async () => {
-      const plugin = new BlogrollEndpoint({ scheduler: false, allowPrivateNetworks: true, mongodbUrl: null, databasePath: path.join(folder, "blogroll.db") }, memoryLogger([]));
+      const plugin = new BlogrollEndpoint(
+        {
+          scheduler: false,
+          allowPrivateNetworks: true,
+          mongodbUrl: null,
+          databasePath: path.join(folder, "blogroll.db"),
+        },
+        memoryLogger([]),
+      );
       const { app } = await createStandaloneApp(plugin, { adminToken: ADMIN_TOKEN });
       const listening: Server = await new Promise((resolve) => {
         const server = app.listen(port, "127.0.0.1", () => resolve(server));

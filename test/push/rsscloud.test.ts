@@ -15,14 +15,23 @@ import type { Blog } from "../../lib/storage/types.js";
 import { HOUR } from "../../lib/time/durations.js";
 
 function rssWithCloud(cloud: LocalCloud, items: Array<{ guid: string; published: Date }>): string {
-  return `<?xml version="1.0"?><rss version="2.0"><channel><title>Cloudy</title><link>https://cloudy.example/</link><description>d</description>` +
+  return (
+    `<?xml version="1.0"?><rss version="2.0"><channel><title>Cloudy</title><link>https://cloudy.example/</link><description>d</description>` +
     `<cloud domain="${cloud.domain}" port="${cloud.port}" path="${cloud.path}" registerProcedure="" protocol="http-post"/>` +
-    items.map((item) => `<item><guid>${item.guid}</guid><title>${item.guid}</title><pubDate>${item.published.toUTCString()}</pubDate></item>`).join("") +
-    `</channel></rss>`;
+    items
+      .map(
+        (item) =>
+          `<item><guid>${item.guid}</guid><title>${item.guid}</title><pubDate>${item.published.toUTCString()}</pubDate></item>`,
+      )
+      .join("") +
+    `</channel></rss>`
+  );
 }
 
 async function titles(server: TestServer): Promise<string[]> {
-  const body = (await (await server.get(`${server.api}/items?limit=100`)).json()) as { items: Array<{ title: string }> };
+  const body = (await (await server.get(`${server.api}/items?limit=100`)).json()) as {
+    items: Array<{ title: string }>;
+  };
   return body.items.map((item) => item.title);
 }
 
@@ -88,7 +97,10 @@ for (const backend of httpBackends()) {
       await server.plugin.context.push.idle();
       assert.equal(feeds.hits("/rss.xml"), before, "not fetched");
       const base = `${server.baseUrl}${server.plugin.mountPath}/push/rsscloud`;
-      const unknown = await fetch(`${base}/${"z".repeat(32)}`, { method: "POST", body: new URLSearchParams({ url: feedUrl }) });
+      const unknown = await fetch(`${base}/${"z".repeat(32)}`, {
+        method: "POST",
+        body: new URLSearchParams({ url: feedUrl }),
+      });
       assert.equal(unknown.status, 410);
       const [subscription] = await server.storage.push.listByBlog(blog.id);
       const check = new URL(`${base}/${subscription.callbackToken}`);
@@ -106,10 +118,18 @@ for (const backend of httpBackends()) {
       // The same callback and feed, sent from another address than the cloud server's.
       const status = await new Promise<number>((resolve, reject) => {
         const body = new URLSearchParams({ url: feedUrl }).toString();
-        const forged = httpRequest(notifyUrl, { method: "POST", localAddress: "127.0.0.2", headers: { "content-type": "application/x-www-form-urlencoded", "content-length": String(body.length) } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const forged = httpRequest(
+          notifyUrl,
+          {
+            method: "POST",
+            localAddress: "127.0.0.2",
+            headers: { "content-type": "application/x-www-form-urlencoded", "content-length": String(body.length) },
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         forged.on("error", reject);
         forged.end(body);
       });

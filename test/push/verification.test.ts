@@ -20,10 +20,17 @@ import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
 function atom(hubUrl: string, feedUrl: string, entries: Array<{ id: string; published: Date }>): string {
-  return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title><id>urn:feed</id><updated>2026-01-01T00:00:00Z</updated>` +
+  return (
+    `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title><id>urn:feed</id><updated>2026-01-01T00:00:00Z</updated>` +
     `<link rel="hub" href="${hubUrl}"/><link rel="self" href="${feedUrl}"/>` +
-    entries.map((entry) => `<entry><id>urn:${entry.id}</id><title>${entry.id}</title><updated>${entry.published.toISOString()}</updated></entry>`).join("") +
-    `</feed>`;
+    entries
+      .map(
+        (entry) =>
+          `<entry><id>urn:${entry.id}</id><title>${entry.id}</title><updated>${entry.published.toISOString()}</updated></entry>`,
+      )
+      .join("") +
+    `</feed>`
+  );
 }
 
 interface Setup {
@@ -38,13 +45,20 @@ interface Setup {
 }
 
 /** A test server (timers on, as in production) following one blog whose feed names `hub`, subscribed and verified. */
-async function pushedBlog(hubOptions: LocalHubOptions = {}, serverOptions: Record<string, unknown> = {}): Promise<Setup> {
+async function pushedBlog(
+  hubOptions: LocalHubOptions = {},
+  serverOptions: Record<string, unknown> = {},
+): Promise<Setup> {
   trustLoopbackCertificate();
   const hub = await startLocalHub(hubOptions);
   const feeds = await startFeedServer();
   const feedUrl = `${feeds.origins[0]}/feed.atom`;
   const entries = [{ id: "first", published: minutesAgo(60) }];
-  feeds.route("/feed.atom", (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom(hub.url, feedUrl, entries)));
+  feeds.route(
+    "/feed.atom",
+    (_request, response) =>
+      void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom(hub.url, feedUrl, entries)),
+  );
   const server = await startTestServer("sqlite", serverOptions);
   (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
   // The subscriptions' timer runs as it does in production (the test server has the sync scheduler off).
@@ -97,7 +111,9 @@ describe("WebSub verification and leases", () => {
     assert.deepEqual(await plain.hub.publish(plain.feedUrl, forged), [202]);
     await plain.server.plugin.context.push.idle();
     assert.equal(plain.feeds.hits("/feed.atom"), before + 1, "the feed itself was read");
-    const titles = ((await (await plain.server.get(`${plain.server.api}/items`)).json()) as { items: Array<{ title: string }> }).items.map((item) => item.title);
+    const titles = (
+      (await (await plain.server.get(`${plain.server.api}/items`)).json()) as { items: Array<{ title: string }> }
+    ).items.map((item) => item.title);
     assert.ok(titles.includes("fetched") && !titles.includes("from-the-body"));
 
     const secure = await setUp({ tls: true });
@@ -109,8 +125,16 @@ describe("WebSub verification and leases", () => {
     const setup = await setUp({ tls: true });
     const subscription = await setup.subscription();
     const ask = async () => {
-      const url = new URL(`${setup.server.baseUrl}${setup.server.plugin.mountPath}/push/websub/${subscription.callbackToken}`);
-      for (const [key, value] of Object.entries({ "hub.mode": "subscribe", "hub.topic": setup.feedUrl, "hub.challenge": "late", "hub.lease_seconds": "600" })) url.searchParams.set(key, value);
+      const url = new URL(
+        `${setup.server.baseUrl}${setup.server.plugin.mountPath}/push/websub/${subscription.callbackToken}`,
+      );
+      for (const [key, value] of Object.entries({
+        "hub.mode": "subscribe",
+        "hub.topic": setup.feedUrl,
+        "hub.challenge": "late",
+        "hub.lease_seconds": "600",
+      }))
+        url.searchParams.set(key, value);
       return (await fetch(url)).status;
     };
     // A renewal asked two hours ago that the hub never verified: too late now.
@@ -123,70 +147,131 @@ describe("WebSub verification and leases", () => {
     assert.equal(await ask(), 404, "and only once: it is no longer pending");
   });
 
-  it("renews a 20-second lease before it ends, with a timer rather than a tick, and the hub keeps delivering", { timeout: 120_000 }, async () => {
-    const setup = await setUp({ tls: true, leaseSeconds: 20 });
-    const [first] = setup.hub.events.filter((event) => event.mode === "subscribe");
-    const renewal = await setup.hub.verified(setup.feedUrl);
-    assert.equal(renewal.outcome, "confirmed");
-    assert.ok(renewal.at < first.at + 20_000, "renewed before the lease ended");
-    await eventually(async () => Date.now() > first.at + 21_000);
-    setup.entries.unshift({ id: "after-the-first-lease", published: new Date() });
-    assert.deepEqual(await setup.hub.publish(setup.feedUrl, atom(setup.hub.url, setup.feedUrl, setup.entries)), [200], "still subscribed at the hub");
-  });
+  it(
+    "renews a 20-second lease before it ends, with a timer rather than a tick, and the hub keeps delivering",
+    { timeout: 120_000 },
+    async () => {
+      const setup = await setUp({ tls: true, leaseSeconds: 20 });
+      const [first] = setup.hub.events.filter((event) => event.mode === "subscribe");
+      const renewal = await setup.hub.verified(setup.feedUrl);
+      assert.equal(renewal.outcome, "confirmed");
+      assert.ok(renewal.at < first.at + 20_000, "renewed before the lease ended");
+      await eventually(async () => Date.now() > first.at + 21_000);
+      setup.entries.unshift({ id: "after-the-first-lease", published: new Date() });
+      assert.deepEqual(
+        await setup.hub.publish(setup.feedUrl, atom(setup.hub.url, setup.feedUrl, setup.entries)),
+        [200],
+        "still subscribed at the hub",
+      );
+    },
+  );
 
-  it("gives a renewal the hub refuses up when the lease ends: failed, retried after its back-off, and the page shows no past lease", { timeout: 120_000 }, async () => {
-    let requests = 0;
-    const setup = await setUp({ tls: true, leaseSeconds: 4, answer: () => (++requests === 1 ? 202 : 500) });
-    await eventually(async () => (await setup.subscription()).state === "failed");
-    const failed = await setup.subscription();
-    assert.match(failed.lastError ?? "", /HTTP 500/);
-    assert.equal(dueAt(failed).getTime(), failed.updatedAt.getTime() + RETRY_FAILED_MS, "asked again after the back-off, not at every tick");
-    assert.equal(requests, 2, "the first request and one renewal");
-    const admin = await logIn(setup.server);
-    const page = (await admin.page(`${setup.server.plugin.mountPath}/blogs/${setup.blog.id}`)).html;
-    assert.match(page, /Subscribing at https:\/\/127\.0\.0\.1:\d+\/ failed/);
-    assert.doesNotMatch(page, /lease until/);
-    // While a renewal waits for the hub past the lease's end, the page says the lease ended.
-    await setup.server.storage.push.put({ ...failed, state: "active", expiresAt: minutesAgo(1), requestedAt: minutesAgo(2), verifiedAt: minutesAgo(10) });
-    const waiting = (await admin.page(`${setup.server.plugin.mountPath}/blogs/${setup.blog.id}`)).html;
-    assert.match(waiting, /The lease at https:\/\/127\.0\.0\.1:\d+\/ ended on/);
-    assert.doesNotMatch(waiting, /lease until/);
-  });
+  it(
+    "gives a renewal the hub refuses up when the lease ends: failed, retried after its back-off, and the page shows no past lease",
+    { timeout: 120_000 },
+    async () => {
+      let requests = 0;
+      const setup = await setUp({ tls: true, leaseSeconds: 4, answer: () => (++requests === 1 ? 202 : 500) });
+      await eventually(async () => (await setup.subscription()).state === "failed");
+      const failed = await setup.subscription();
+      assert.match(failed.lastError ?? "", /HTTP 500/);
+      assert.equal(
+        dueAt(failed).getTime(),
+        failed.updatedAt.getTime() + RETRY_FAILED_MS,
+        "asked again after the back-off, not at every tick",
+      );
+      assert.equal(requests, 2, "the first request and one renewal");
+      const admin = await logIn(setup.server);
+      const page = (await admin.page(`${setup.server.plugin.mountPath}/blogs/${setup.blog.id}`)).html;
+      assert.match(page, /Subscribing at https:\/\/127\.0\.0\.1:\d+\/ failed/);
+      assert.doesNotMatch(page, /lease until/);
+      // While a renewal waits for the hub past the lease's end, the page says the lease ended.
+      await setup.server.storage.push.put({
+        ...failed,
+        state: "active",
+        expiresAt: minutesAgo(1),
+        requestedAt: minutesAgo(2),
+        verifiedAt: minutesAgo(10),
+      });
+      const waiting = (await admin.page(`${setup.server.plugin.mountPath}/blogs/${setup.blog.id}`)).html;
+      assert.match(waiting, /The lease at https:\/\/127\.0\.0\.1:\d+\/ ended on/);
+      assert.doesNotMatch(waiting, /lease until/);
+    },
+  );
 
-  it("unsubscribes within seconds a blog its source drops, and answers 410 at its callback once it ended", { timeout: 60_000 }, async () => {
-    trustLoopbackCertificate();
-    const hub = await startLocalHub({ tls: true });
-    const feeds = await startFeedServer();
-    const server = await startTestServer("sqlite");
-    open.push({ close: async () => { await server.close(); await feeds.close(); await hub.close(); } } as Setup);
-    (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
-    server.plugin.context.push.start();
-    const feedUrl = `${feeds.origins[0]}/listed.atom`;
-    feeds.route("/listed.atom", (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom(hub.url, feedUrl, [{ id: "a", published: minutesAgo(5) }])));
-    const opml = (outlines: string) => `<?xml version="1.0"?><opml version="2.0"><head><title>List</title></head><body>${outlines}</body></opml>`;
-    const source = await server.storage.sources.create({ type: "opml_file", name: "List", settings: { xml: opml(`<outline type="rss" text="Listed" xmlUrl="${feedUrl}"/>`) } });
-    const verified = hub.verified(feedUrl);
-    await server.plugin.context.scheduler.syncNow();
-    await server.plugin.context.push.idle();
-    assert.equal((await verified).outcome, "confirmed");
-    const blog = (await server.storage.blogs.getByFeedUrl(feedUrl))!;
-    const [subscription] = await server.storage.push.listByBlog(blog.id);
-    const callback = `${server.baseUrl}${server.plugin.mountPath}/push/websub/${subscription.callbackToken}`;
+  it(
+    "unsubscribes within seconds a blog its source drops, and answers 410 at its callback once it ended",
+    { timeout: 60_000 },
+    async () => {
+      trustLoopbackCertificate();
+      const hub = await startLocalHub({ tls: true });
+      const feeds = await startFeedServer();
+      const server = await startTestServer("sqlite");
+      open.push({
+        close: async () => {
+          await server.close();
+          await feeds.close();
+          await hub.close();
+        },
+      } as Setup);
+      (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
+      server.plugin.context.push.start();
+      const feedUrl = `${feeds.origins[0]}/listed.atom`;
+      feeds.route(
+        "/listed.atom",
+        (_request, response) =>
+          void response
+            .writeHead(200, { "content-type": "application/atom+xml" })
+            .end(atom(hub.url, feedUrl, [{ id: "a", published: minutesAgo(5) }])),
+      );
+      const opml = (outlines: string) =>
+        `<?xml version="1.0"?><opml version="2.0"><head><title>List</title></head><body>${outlines}</body></opml>`;
+      const source = await server.storage.sources.create({
+        type: "opml_file",
+        name: "List",
+        settings: { xml: opml(`<outline type="rss" text="Listed" xmlUrl="${feedUrl}"/>`) },
+      });
+      const verified = hub.verified(feedUrl);
+      await server.plugin.context.scheduler.syncNow();
+      await server.plugin.context.push.idle();
+      assert.equal((await verified).outcome, "confirmed");
+      const blog = (await server.storage.blogs.getByFeedUrl(feedUrl))!;
+      const [subscription] = await server.storage.push.listByBlog(blog.id);
+      const callback = `${server.baseUrl}${server.plugin.mountPath}/push/websub/${subscription.callbackToken}`;
 
-    const unsubscribed = hub.verified(feedUrl, "unsubscribe");
-    // The list now names another blog only (an empty list is taken for a broken one and changes nothing).
-    await server.storage.sources.update(source.id, { settings: { xml: opml(`<outline type="rss" text="Other" xmlUrl="${feeds.origins[0]}/other.xml"/>`) } });
-    await server.plugin.context.scheduler.syncNow();
-    assert.equal((await unsubscribed).outcome, "confirmed", "the hub was told without waiting for a renewal or a tick");
-    assert.equal(hub.subscriptions.size, 0);
-    assert.equal((await fetch(callback, { method: "POST", headers: { "content-type": "application/atom+xml" }, body: "<feed/>" })).status, 410);
-  });
+      const unsubscribed = hub.verified(feedUrl, "unsubscribe");
+      // The list now names another blog only (an empty list is taken for a broken one and changes nothing).
+      await server.storage.sources.update(source.id, {
+        settings: { xml: opml(`<outline type="rss" text="Other" xmlUrl="${feeds.origins[0]}/other.xml"/>`) },
+      });
+      await server.plugin.context.scheduler.syncNow();
+      assert.equal(
+        (await unsubscribed).outcome,
+        "confirmed",
+        "the hub was told without waiting for a renewal or a tick",
+      );
+      assert.equal(hub.subscriptions.size, 0);
+      assert.equal(
+        (
+          await fetch(callback, {
+            method: "POST",
+            headers: { "content-type": "application/atom+xml" },
+            body: "<feed/>",
+          })
+        ).status,
+        410,
+      );
+    },
+  );
 
   it("unsubscribes within seconds the blogs the owner hides in bulk", { timeout: 60_000 }, async () => {
     const setup = await setUp({ tls: true });
     const unsubscribed = setup.hub.verified(setup.feedUrl, "unsubscribe");
     const admin = await logIn(setup.server);
-    const response = await admin.post(`${setup.server.plugin.mountPath}/blogs/bulk`, { action: "hide", ids: setup.blog.id });
+    const response = await admin.post(`${setup.server.plugin.mountPath}/blogs/bulk`, {
+      action: "hide",
+      ids: setup.blog.id,
+    });
     assert.equal(response.status, 303);
     assert.equal((await unsubscribed).outcome, "confirmed");
   });

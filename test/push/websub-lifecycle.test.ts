@@ -27,27 +27,44 @@ import { logIn } from "../admin/admin-session.js";
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
 function atomFeed(entries: Array<{ id: string; published: Date }>, head = ""): string {
-  return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title><id>urn:feed</id><updated>2026-01-01T00:00:00Z</updated>${head}` +
-    entries.map((e) => `<entry><id>urn:${e.id}</id><title>${e.id}</title><updated>${e.published.toISOString()}</updated></entry>`).join("") +
-    `</feed>`;
+  return (
+    `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title><id>urn:feed</id><updated>2026-01-01T00:00:00Z</updated>${head}` +
+    entries
+      .map(
+        (e) =>
+          `<entry><id>urn:${e.id}</id><title>${e.id}</title><updated>${e.published.toISOString()}</updated></entry>`,
+      )
+      .join("") +
+    `</feed>`
+  );
 }
 
 async function titles(baseUrl: string, plugin: BlogrollEndpoint): Promise<string[]> {
-  const body = (await (await fetch(`${baseUrl}${plugin.mountPath}/api/items?limit=100`)).json()) as { items: Array<{ title: string }> };
+  const body = (await (await fetch(`${baseUrl}${plugin.mountPath}/api/items?limit=100`)).json()) as {
+    items: Array<{ title: string }>;
+  };
   return body.items.map((item) => item.title);
 }
 
 /** A feed server whose /feed.xml announces `hub` in its Link header and serves `entries`. */
-async function pushingFeed(hubUrl: () => string, entries: () => Array<{ id: string; published: Date }>): Promise<{ feeds: FeedServer; url: string }> {
+async function pushingFeed(
+  hubUrl: () => string,
+  entries: () => Array<{ id: string; published: Date }>,
+): Promise<{ feeds: FeedServer; url: string }> {
   const feeds = await startFeedServer();
   const url = `${feeds.origins[0]}/feed.xml`;
   feeds.route("/feed.xml", (_request, response) => {
-    response.writeHead(200, { "content-type": "application/atom+xml", link: `<${hubUrl()}>; rel="hub"` }).end(atomFeed(entries()));
+    response
+      .writeHead(200, { "content-type": "application/atom+xml", link: `<${hubUrl()}>; rel="hub"` })
+      .end(atomFeed(entries()));
   });
   return { feeds, url };
 }
 
-async function subscribedServer(feedUrl: string, options: Record<string, unknown> = {}): Promise<{ server: TestServer; blog: Blog }> {
+async function subscribedServer(
+  feedUrl: string,
+  options: Record<string, unknown> = {},
+): Promise<{ server: TestServer; blog: Blog }> {
   const server = await startTestServer("sqlite", options);
   (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
   const blog = (await server.storage.blogs.upsertFromSource({ feedUrl, title: "Blog", source: "manual" })).blog;
@@ -60,14 +77,24 @@ describe("a restart keeps subscriptions and their callbacks", () => {
   const backends: Array<[string, () => { options: Record<string, unknown>; collections: Map<string, unknown> }]> = [];
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-push-restart-"));
   after(() => rmSync(folder, { recursive: true, force: true }));
-  backends.push(["SQLite file", () => ({ options: { databasePath: path.join(folder, "blogroll.db"), mongodbUrl: null }, collections: new Map() })]);
-  for (const [name, bson] of [["bson 6", BSON6], ["bson 7", BSON]] as const) {
-    backends.push([`MongoDB adapter on the mingo stand-in (${name}; not a real MongoDB server)`, () => {
-      const db = createFakeDb({ bson });
-      const collections = new Map<string, unknown>();
-      for (const collection of Object.values(COLLECTION_NAMES)) collections.set(collection, db.collection(collection));
-      return { options: {}, collections };
-    }]);
+  backends.push([
+    "SQLite file",
+    () => ({ options: { databasePath: path.join(folder, "blogroll.db"), mongodbUrl: null }, collections: new Map() }),
+  ]);
+  for (const [name, bson] of [
+    ["bson 6", BSON6],
+    ["bson 7", BSON],
+  ] as const) {
+    backends.push([
+      `MongoDB adapter on the mingo stand-in (${name}; not a real MongoDB server)`,
+      () => {
+        const db = createFakeDb({ bson });
+        const collections = new Map<string, unknown>();
+        for (const collection of Object.values(COLLECTION_NAMES))
+          collections.set(collection, db.collection(collection));
+        return { options: {}, collections };
+      },
+    ]);
   }
 
   for (const [name, makeData] of backends) {
@@ -75,11 +102,17 @@ describe("a restart keeps subscriptions and their callbacks", () => {
       trustLoopbackCertificate();
       const hub = await startLocalHub({ tls: true });
       let entries = [{ id: "before-restart", published: minutesAgo(30) }];
-      const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => entries);
+      const { feeds, url: feedUrl } = await pushingFeed(
+        () => hub.url,
+        () => entries,
+      );
       const data = makeData();
       let port = 0;
       const start = async () => {
-        const plugin = new BlogrollEndpoint({ scheduler: false, allowPrivateNetworks: true, ...data.options }, memoryLogger([]));
+        const plugin = new BlogrollEndpoint(
+          { scheduler: false, allowPrivateNetworks: true, ...data.options },
+          memoryLogger([]),
+        );
         const { app } = await createStandaloneApp(plugin, { adminToken: ADMIN_TOKEN, collections: data.collections });
         const server: Server = await new Promise((resolve) => {
           const listening = app.listen(port, "127.0.0.1", () => resolve(listening));
@@ -126,7 +159,10 @@ describe("redirects, refusals and letting go", () => {
   it("follows a hub's 307 and 308 with the same request, and keeps the new address after a 308", async () => {
     for (const status of [307, 308] as const) {
       const hub = await startLocalHub({ redirect: { status, to: "/moved" } });
-      const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => [{ id: "a", published: minutesAgo(5) }]);
+      const { feeds, url: feedUrl } = await pushingFeed(
+        () => hub.url,
+        () => [{ id: "a", published: minutesAgo(5) }],
+      );
       const verified = hub.verified(feedUrl);
       const { server, blog } = await subscribedServer(feedUrl);
       try {
@@ -145,7 +181,10 @@ describe("redirects, refusals and letting go", () => {
 
   it("subscribes to the URL a topic moved to (301) when the feed names no self", async () => {
     const hub = await startLocalHub();
-    const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => [{ id: "a", published: minutesAgo(5) }]);
+    const { feeds, url: feedUrl } = await pushingFeed(
+      () => hub.url,
+      () => [{ id: "a", published: minutesAgo(5) }],
+    );
     const oldUrl = `${feeds.origins[0]}/old.xml`;
     feeds.route("/old.xml", (_request, response) => void response.writeHead(301, { location: "/feed.xml" }).end());
     const verified = hub.verified(feedUrl);
@@ -162,7 +201,10 @@ describe("redirects, refusals and letting go", () => {
 
   it("records a hub's denial, and the blog stays polled", async () => {
     const hub = await startLocalHub({ deny: () => true });
-    const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => [{ id: "a", published: minutesAgo(5) }]);
+    const { feeds, url: feedUrl } = await pushingFeed(
+      () => hub.url,
+      () => [{ id: "a", published: minutesAgo(5) }],
+    );
     const denied = hub.verified(feedUrl, "denied");
     const { server, blog } = await subscribedServer(feedUrl);
     try {
@@ -181,7 +223,10 @@ describe("redirects, refusals and letting go", () => {
   it("stops trusting a push when a poll finds posts it did not bring", async () => {
     const hub = await startLocalHub();
     let entries = [{ id: "a", published: minutesAgo(50) }];
-    const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => entries);
+    const { feeds, url: feedUrl } = await pushingFeed(
+      () => hub.url,
+      () => entries,
+    );
     const verified = hub.verified(feedUrl);
     const { server, blog } = await subscribedServer(feedUrl);
     try {
@@ -212,7 +257,10 @@ describe("redirects, refusals and letting go", () => {
 
   it("unsubscribes a blog the owner hides", async () => {
     const hub = await startLocalHub();
-    const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => [{ id: "a", published: minutesAgo(5) }]);
+    const { feeds, url: feedUrl } = await pushingFeed(
+      () => hub.url,
+      () => [{ id: "a", published: minutesAgo(5) }],
+    );
     const verified = hub.verified(feedUrl);
     const { server, blog } = await subscribedServer(feedUrl);
     try {
@@ -230,12 +278,20 @@ describe("redirects, refusals and letting go", () => {
   });
 
   it("makes no subscription without a public address, or with push off", async () => {
-    for (const options of [{}, { push: false, publicUrl: "https://blogroll.example" }, { allowPrivateNetworks: false }]) {
+    for (const options of [
+      {},
+      { push: false, publicUrl: "https://blogroll.example" },
+      { allowPrivateNetworks: false },
+    ]) {
       const hub = await startLocalHub();
-      const { feeds, url: feedUrl } = await pushingFeed(() => hub.url, () => [{ id: "a", published: minutesAgo(5) }]);
+      const { feeds, url: feedUrl } = await pushingFeed(
+        () => hub.url,
+        () => [{ id: "a", published: minutesAgo(5) }],
+      );
       const server = await startTestServer("sqlite", options);
       try {
-        if ("allowPrivateNetworks" in options) (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
+        if ("allowPrivateNetworks" in options)
+          (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
         const blog = (await server.storage.blogs.upsertFromSource({ feedUrl, title: "Blog", source: "manual" })).blog;
         await server.plugin.context.scheduler.syncNow();
         await server.plugin.context.push.idle();
@@ -243,7 +299,12 @@ describe("redirects, refusals and letting go", () => {
         assert.deepEqual(await server.storage.push.listByBlog(blog.id), []);
         assert.equal(server.plugin.context.push.address().ok, false);
         const page = await (await logIn(server)).page(`${server.plugin.mountPath}/blogs/${blog.id}`);
-        const why = "allowPrivateNetworks" in options ? /loopback or private network/ : "push" in options ? /Push is turned off/ : /no public address/;
+        const why =
+          "allowPrivateNetworks" in options
+            ? /loopback or private network/
+            : "push" in options
+              ? /Push is turned off/
+              : /no public address/;
         assert.match(page.html, why, "the admin says why");
       } finally {
         await server.close();

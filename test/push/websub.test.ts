@@ -27,11 +27,16 @@ function atom(entries: Entry[], links: { hub?: string; self?: string } = {}): st
     links.self ? `<link rel="self" href="${links.self}"/>` : "",
   ].join("");
   const body = entries
-    .map((entry) => `<entry><id>urn:test:${entry.id}</id><title>${entry.title}</title><link href="https://blog.example/${entry.id}"/>` +
-      `<updated>${entry.published.toISOString()}</updated><content type="text">Text of ${entry.id}</content></entry>`)
+    .map(
+      (entry) =>
+        `<entry><id>urn:test:${entry.id}</id><title>${entry.title}</title><link href="https://blog.example/${entry.id}"/>` +
+        `<updated>${entry.published.toISOString()}</updated><content type="text">Text of ${entry.id}</content></entry>`,
+    )
     .join("");
-  return `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Pushed blog</title><id>urn:test:feed</id>` +
-    `<updated>2026-01-01T00:00:00Z</updated>${head}${body}</feed>`;
+  return (
+    `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Pushed blog</title><id>urn:test:feed</id>` +
+    `<updated>2026-01-01T00:00:00Z</updated>${head}${body}</feed>`
+  );
 }
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
@@ -65,7 +70,9 @@ for (const backend of httpBackends()) {
       feedUrl = `${feeds.origins[0]}/feed.xml`;
       entries = [{ id: "first", title: "First post", published: minutesAgo(60) }];
       feeds.route("/feed.xml", (_request, response) => {
-        response.writeHead(200, { "content-type": "application/atom+xml", link: `<${hub.url}>; rel="hub"` }).end(atom(entries, { self: feedUrl }));
+        response
+          .writeHead(200, { "content-type": "application/atom+xml", link: `<${hub.url}>; rel="hub"` })
+          .end(atom(entries, { self: feedUrl }));
       });
       server = await startTestServer(backend);
       usePublicUrl(server);
@@ -87,12 +94,17 @@ for (const backend of httpBackends()) {
       const request = hub.requests.find((fields) => fields["hub.mode"] === "subscribe");
       assert.ok(request);
       assert.equal(request["hub.topic"], feedUrl);
-      assert.match(request["hub.callback"], new RegExp(`^${server.baseUrl}${server.plugin.mountPath}/push/websub/[A-Za-z0-9_-]{32}$`));
+      assert.match(
+        request["hub.callback"],
+        new RegExp(`^${server.baseUrl}${server.plugin.mountPath}/push/websub/[A-Za-z0-9_-]{32}$`),
+      );
       assert.ok(request["hub.secret"].length >= 32);
       assert.ok(Number(request["hub.lease_seconds"]) > 0);
       assert.equal(subscription.state, "active");
       assert.equal(subscription.leaseSeconds, 7200, "the lease the hub granted");
-      assert.ok(subscription.expiresAt && Math.abs(subscription.expiresAt.getTime() - (Date.now() + 7200_000)) < 60_000);
+      assert.ok(
+        subscription.expiresAt && Math.abs(subscription.expiresAt.getTime() - (Date.now() + 7200_000)) < 60_000,
+      );
       assert.equal(subscription.hub, hub.url);
       assert.deepEqual([...(await server.plugin.context.push.pushedBlogIds())], [blog.id]);
     });
@@ -109,11 +121,15 @@ for (const backend of httpBackends()) {
       const fetchesBefore = feeds.hits("/feed.xml");
       assert.deepEqual(await itemTitles(server), ["First post"]);
       for (const [n, algorithm] of (["sha1", "sha256", "sha384", "sha512"] as const).entries()) {
-        const pushed = [{ id: `pushed-${algorithm}`, title: `Pushed with ${algorithm}`, published: minutesAgo(5 - n) }, ...entries];
+        const pushed = [
+          { id: `pushed-${algorithm}`, title: `Pushed with ${algorithm}`, published: minutesAgo(5 - n) },
+          ...entries,
+        ];
         assert.deepEqual(await hub.publish(feedUrl, atom(pushed), { algorithm }), [200]);
       }
       const titles = await itemTitles(server);
-      for (const algorithm of ["sha1", "sha256", "sha384", "sha512"]) assert.ok(titles.includes(`Pushed with ${algorithm}`), algorithm);
+      for (const algorithm of ["sha1", "sha256", "sha384", "sha512"])
+        assert.ok(titles.includes(`Pushed with ${algorithm}`), algorithm);
       assert.equal(feeds.hits("/feed.xml"), fetchesBefore, "the pushed body was enough");
     });
 
@@ -125,7 +141,11 @@ for (const backend of httpBackends()) {
       // A signature of the right form but over other bytes.
       const callback = hub.requests.find((fields) => fields["hub.mode"] === "subscribe")!["hub.callback"];
       const signature = `sha256=${createHmac("sha256", subscription.secret!).update("something else").digest("hex")}`;
-      const response = await fetch(callback, { method: "POST", headers: { "content-type": "application/atom+xml", "x-hub-signature": signature }, body: forged });
+      const response = await fetch(callback, {
+        method: "POST",
+        headers: { "content-type": "application/atom+xml", "x-hub-signature": signature },
+        body: forged,
+      });
       assert.equal(response.status, 202);
       await server.plugin.context.push.idle();
       assert.deepEqual(await itemTitles(server), before);
@@ -133,7 +153,11 @@ for (const backend of httpBackends()) {
 
     it("answers 410 to notifications at unknown callbacks, and 404 to verifications it did not ask for", async () => {
       const base = `${server.baseUrl}${server.plugin.mountPath}/push/websub`;
-      const unknown = await fetch(`${base}/${"x".repeat(32)}`, { method: "POST", headers: { "content-type": "application/atom+xml" }, body: atom([]) });
+      const unknown = await fetch(`${base}/${"x".repeat(32)}`, {
+        method: "POST",
+        headers: { "content-type": "application/atom+xml" },
+        body: atom([]),
+      });
       assert.equal(unknown.status, 410, "the hub may stop");
       assert.equal((await fetch(`${base}/not-a-token`, { method: "POST", body: "x" })).status, 410);
       assert.equal((await fetch(`${base}/not-a-token`)).status, 404);
@@ -144,13 +168,43 @@ for (const backend of httpBackends()) {
         const reply = await fetch(url);
         return { status: reply.status, text: await reply.text() };
       };
-      assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": `${feedUrl}?other`, "hub.challenge": "c1", "hub.lease_seconds": "60" })).status, 404, "another topic");
-      assert.equal((await ask({ "hub.mode": "unsubscribe", "hub.topic": feedUrl, "hub.challenge": "c2" })).status, 404, "an unsubscription never asked for");
+      assert.equal(
+        (
+          await ask({
+            "hub.mode": "subscribe",
+            "hub.topic": `${feedUrl}?other`,
+            "hub.challenge": "c1",
+            "hub.lease_seconds": "60",
+          })
+        ).status,
+        404,
+        "another topic",
+      );
+      assert.equal(
+        (await ask({ "hub.mode": "unsubscribe", "hub.topic": feedUrl, "hub.challenge": "c2" })).status,
+        404,
+        "an unsubscription never asked for",
+      );
       assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": feedUrl })).status, 404, "no challenge");
       assert.equal((await ask({ "hub.mode": "anything", "hub.topic": feedUrl, "hub.challenge": "c3" })).status, 404);
       // The subscription is verified and no renewal is pending: a hub confirming it again (with or without a lease) is not agreed to.
-      assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": feedUrl, "hub.challenge": "c4", "hub.lease_seconds": "315360000" })).status, 404, "a re-confirmation never asked for");
-      assert.equal((await ask({ "hub.mode": "subscribe", "hub.topic": feedUrl, "hub.challenge": "c5" })).status, 404, "no lease");
+      assert.equal(
+        (
+          await ask({
+            "hub.mode": "subscribe",
+            "hub.topic": feedUrl,
+            "hub.challenge": "c4",
+            "hub.lease_seconds": "315360000",
+          })
+        ).status,
+        404,
+        "a re-confirmation never asked for",
+      );
+      assert.equal(
+        (await ask({ "hub.mode": "subscribe", "hub.topic": feedUrl, "hub.challenge": "c5" })).status,
+        404,
+        "no lease",
+      );
       const unknownToken = new URL(`${base}/${"y".repeat(32)}`);
       unknownToken.searchParams.set("hub.mode", "subscribe");
       unknownToken.searchParams.set("hub.topic", feedUrl);
@@ -158,7 +212,12 @@ for (const backend of httpBackends()) {
       unknownToken.searchParams.set("hub.lease_seconds", "60");
       assert.equal((await fetch(unknownToken)).status, 404);
       const after = await server.storage.push.get(subscription.id);
-      const lease = (record: PushSubscription | null) => [record?.state, record?.leaseSeconds, record?.expiresAt?.getTime(), record?.verifiedAt?.getTime()];
+      const lease = (record: PushSubscription | null) => [
+        record?.state,
+        record?.leaseSeconds,
+        record?.expiresAt?.getTime(),
+        record?.verifiedAt?.getTime(),
+      ];
       assert.deepEqual(lease(after), lease(subscription), "none of it changed the subscription or its lease");
     });
 
@@ -173,8 +232,22 @@ for (const backend of httpBackends()) {
 
     it("stores a signed JSON Feed sent as application/json: the callback reads its own bytes (no server parser takes them first)", async () => {
       const fetchesBefore = feeds.hits("/feed.xml");
-      const jsonFeed = { version: "https://jsonfeed.org/version/1.1", title: "Pushed blog", items: [{ id: "json-pushed", title: "Pushed as JSON Feed", url: "https://blog.example/json", date_published: minutesAgo(3).toISOString() }] };
-      assert.deepEqual(await hub.publish(feedUrl, JSON.stringify(jsonFeed), { contentType: "application/json" }), [200]);
+      const jsonFeed = {
+        version: "https://jsonfeed.org/version/1.1",
+        title: "Pushed blog",
+        items: [
+          {
+            id: "json-pushed",
+            title: "Pushed as JSON Feed",
+            url: "https://blog.example/json",
+            date_published: minutesAgo(3).toISOString(),
+          },
+        ],
+      };
+      assert.deepEqual(
+        await hub.publish(feedUrl, JSON.stringify(jsonFeed), { contentType: "application/json" }),
+        [200],
+      );
       assert.ok((await itemTitles(server)).includes("Pushed as JSON Feed"));
       assert.equal(feeds.hits("/feed.xml"), fetchesBefore, "stored without a fetch");
     });

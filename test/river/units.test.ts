@@ -78,6 +78,9 @@ describe("river options", () => {
     assert.throws(() => resolveOptions({ riverDescription: 3 }), OptionsError);
     assert.throws(() => resolveOptions({ riverHomePageUrl: "javascript:alert(1)" }), OptionsError);
     assert.throws(() => resolveOptions({ riverHomePageUrl: "/relative" }), OptionsError);
-    assert.equal(resolveOptions({ riverHomePageUrl: "https://example.org/blogroll/" }).riverHomePageUrl, "https://example.org/blogroll/");
+    assert.equal(
+      resolveOptions({ riverHomePageUrl: "https://example.org/blogroll/" }).riverHomePageUrl,
+      "https://example.org/blogroll/",
+    );
   });
 });

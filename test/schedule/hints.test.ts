@@ -19,13 +19,19 @@ function actOn(arrivals: Date[], waitUntil: Date | null = null): Date[] {
 describe("push hints: a budget per blog", () => {
   it("lets a burst through at once, then one every interval", () => {
     const times = actOn([T0, T0, T0, T0]);
-    assert.deepEqual(times.map((time) => time.getTime() - T0.getTime()), [0, 0, HINT_INTERVAL, 2 * HINT_INTERVAL]);
+    assert.deepEqual(
+      times.map((time) => time.getTime() - T0.getTime()),
+      [0, 0, HINT_INTERVAL, 2 * HINT_INTERVAL],
+    );
     assert.equal(HINT_BURST, 2);
   });
 
   it("is whole again after a quiet spell", () => {
     const times = actOn([T0, T0, at(HINT_BURST * HINT_INTERVAL), at(HINT_BURST * HINT_INTERVAL)]);
-    assert.deepEqual(times.map((time) => time.getTime() - T0.getTime()), [0, 0, 2 * HINT_INTERVAL, 2 * HINT_INTERVAL]);
+    assert.deepEqual(
+      times.map((time) => time.getTime() - T0.getTime()),
+      [0, 0, 2 * HINT_INTERVAL, 2 * HINT_INTERVAL],
+    );
   });
 
   it("never brings a fetch inside a server's Retry-After", () => {

@@ -18,7 +18,14 @@ const ago = (ms: number) => new Date(now.getTime() - ms);
 /** Posts every `gap`, the newest `gap` ago. */
 const postsEvery = (gap: number, count = 10) => Array.from({ length: count }, (_, index) => ago(gap * (index + 1)));
 const middle = () => 0.5; // no jitter
-const signals = (patch: Partial<BlogSignals>): BlogSignals => ({ now, outcome: "fetched", postDates: [], failureCount: 0, hints: {}, ...patch });
+const signals = (patch: Partial<BlogSignals>): BlogSignals => ({
+  now,
+  outcome: "fetched",
+  postDates: [],
+  failureCount: 0,
+  hints: {},
+  ...patch,
+});
 const waitOf = (decision: { nextFetchAt: Date | null }) => decision.nextFetchAt!.getTime() - now.getTime();
 
 describe("posting rate", () => {
@@ -36,7 +43,13 @@ describe("posting rate", () => {
   });
 
   it("a blog without a post in 90 days is dormant", () => {
-    assert.equal(postingInterval(postsEvery(DAY, 20).map((date) => new Date(date.getTime() - 91 * DAY)), now), Infinity);
+    assert.equal(
+      postingInterval(
+        postsEvery(DAY, 20).map((date) => new Date(date.getTime() - 91 * DAY)),
+        now,
+      ),
+      Infinity,
+    );
     const decision = planNextFetch(signals({ postDates: [ago(91 * DAY), ago(92 * DAY)] }), limits, middle);
     assert.equal(decision.interval, DAY);
   });
@@ -119,27 +132,40 @@ describe("server floors", () => {
   it("reads Retry-After as the wait from now; waits that are not finite or not ahead set no floor", () => {
     assert.equal(serverFloor({ retryAfter: new Date(now.getTime() + 2 * HOUR) }, now, limits), 2 * HOUR);
     assert.equal(serverFloor({ retryAfter: new Date(now.getTime() - HOUR) }, now, limits), 0);
-    assert.equal(serverFloor({ maxAge: Infinity, expiresIn: Number.NaN, ttlMinutes: null, updateInterval: 0 }, now, limits), 0);
+    assert.equal(
+      serverFloor({ maxAge: Infinity, expiresIn: Number.NaN, ttlMinutes: null, updateInterval: 0 }, now, limits),
+      0,
+    );
     assert.equal(serverFloor({ maxAge: -HOUR, expiresIn: 2 * HOUR }, now, limits), 2 * HOUR);
   });
 
   it("a floor exactly the schedule's interval leaves the reason with the posting rate", () => {
     const interval = Math.sqrt(DAY * REFERENCE_INTERVAL);
-    const decision = planNextFetch(signals({ postDates: postsEvery(DAY), hints: { maxAge: interval } }), limits, middle);
+    const decision = planNextFetch(
+      signals({ postDates: postsEvery(DAY), hints: { maxAge: interval } }),
+      limits,
+      middle,
+    );
     assert.equal(decision.reason, "posting-rate");
     assert.equal(decision.interval, interval);
   });
 
   it("a floor below the schedule changes nothing", () => {
     const plain = planNextFetch(signals({ postDates: postsEvery(7 * DAY) }), limits, middle);
-    const hinted = planNextFetch(signals({ postDates: postsEvery(7 * DAY), hints: { maxAge: 5 * MINUTE } }), limits, middle);
+    const hinted = planNextFetch(
+      signals({ postDates: postsEvery(7 * DAY), hints: { maxAge: 5 * MINUTE } }),
+      limits,
+      middle,
+    );
     assert.deepEqual(hinted, plain);
   });
 });
 
 describe("failures", () => {
   it("back off as before: 5, 10, 20 minutes ... up to maxFetchInterval", () => {
-    const waits = [1, 2, 3, 12].map((failureCount) => waitOf(planNextFetch(signals({ outcome: "failed", failureCount }), limits, middle)));
+    const waits = [1, 2, 3, 12].map((failureCount) =>
+      waitOf(planNextFetch(signals({ outcome: "failed", failureCount }), limits, middle)),
+    );
     assert.deepEqual(waits, [5 * MINUTE, 10 * MINUTE, 20 * MINUTE, DAY]);
     assert.deepEqual(planNextFetch(signals({ outcome: "failed", failureCount: 2 }), limits, middle), {
       nextFetchAt: new Date(now.getTime() + 10 * MINUTE),
@@ -151,7 +177,11 @@ describe("failures", () => {
 
   it("a Retry-After that is not ahead of now is no wait: the back-off applies", () => {
     for (const retryAfter of [now, new Date(now.getTime() - HOUR)]) {
-      const decision = planNextFetch(signals({ outcome: "failed", failureCount: 1, hints: { retryAfter } }), limits, middle);
+      const decision = planNextFetch(
+        signals({ outcome: "failed", failureCount: 1, hints: { retryAfter } }),
+        limits,
+        middle,
+      );
       assert.equal(decision.reason, "backoff", retryAfter.toISOString());
       assert.equal(decision.waitUntil, null);
       assert.equal(waitOf(decision), 5 * MINUTE);
@@ -160,14 +190,26 @@ describe("failures", () => {
 
   it("Retry-After on 429/503 sets the next try (sooner or later than the back-off), remembered as waitUntil, capped at maxFetchInterval", () => {
     const soon = new Date(now.getTime() + 2 * MINUTE);
-    assert.deepEqual(planNextFetch(signals({ outcome: "failed", failureCount: 3, hints: { retryAfter: soon } }), limits, middle).nextFetchAt, soon);
+    assert.deepEqual(
+      planNextFetch(signals({ outcome: "failed", failureCount: 3, hints: { retryAfter: soon } }), limits, middle)
+        .nextFetchAt,
+      soon,
+    );
     const retryAfter = new Date(now.getTime() + 3 * HOUR);
-    const decision = planNextFetch(signals({ outcome: "failed", failureCount: 1, hints: { retryAfter } }), limits, middle);
+    const decision = planNextFetch(
+      signals({ outcome: "failed", failureCount: 1, hints: { retryAfter } }),
+      limits,
+      middle,
+    );
     assert.equal(decision.reason, "retry-after");
     assert.deepEqual(decision.nextFetchAt, retryAfter);
     assert.deepEqual(decision.waitUntil, retryAfter);
     assert.equal(decision.interval, 3 * HOUR);
-    const far = planNextFetch(signals({ outcome: "failed", failureCount: 1, hints: { retryAfter: new Date(now.getTime() + 9 * DAY) } }), limits, middle);
+    const far = planNextFetch(
+      signals({ outcome: "failed", failureCount: 1, hints: { retryAfter: new Date(now.getTime() + 9 * DAY) } }),
+      limits,
+      middle,
+    );
     assert.equal(waitOf(far), DAY);
     assert.equal(far.waitUntil!.getTime() - now.getTime(), DAY);
   });
@@ -204,7 +246,11 @@ describe("jitter", () => {
   });
 
   it("blogs at the longest interval are spread over its last 1 %", () => {
-    const waits = new Set([0, 0.3, 0.7, 0.99].map((roll) => waitOf(planNextFetch(signals({ postDates: [ago(999 * DAY)] }), limits, () => roll))));
+    const waits = new Set(
+      [0, 0.3, 0.7, 0.99].map((roll) =>
+        waitOf(planNextFetch(signals({ postDates: [ago(999 * DAY)] }), limits, () => roll)),
+      ),
+    );
     assert.equal(waits.size, 4);
     for (const wait of waits) assert.ok(wait <= DAY && wait >= 0.99 * DAY);
   });

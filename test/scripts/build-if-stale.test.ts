@@ -14,13 +14,22 @@ import { packageRoot } from "../../lib/package-root.js";
 describe("npm start builds dist/ only when the sources changed", () => {
   let project: string;
   const builds = () => readFileSync(path.join(project, "builds.log"), "utf8").split("\n").filter(Boolean).length;
-  const start = () => execFileSync(process.execPath, [path.join(project, "scripts", "build-if-stale.mjs")], { cwd: project, encoding: "utf8", env: { ...process.env, npm_execpath: "" } });
+  const start = () =>
+    execFileSync(process.execPath, [path.join(project, "scripts", "build-if-stale.mjs")], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, npm_execpath: "" },
+    });
 
   before(() => {
     project = mkdtempSync(path.join(tmpdir(), "blogroll-build-"));
     mkdirSync(path.join(project, "scripts"));
-    for (const file of ["build-if-stale.mjs", "build-state.mjs"]) cpSync(path.join(packageRoot, "scripts", file), path.join(project, "scripts", file));
-    writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "fake", type: "module", scripts: { build: "node scripts/fake-build.mjs" } }));
+    for (const file of ["build-if-stale.mjs", "build-state.mjs"])
+      cpSync(path.join(packageRoot, "scripts", file), path.join(project, "scripts", file));
+    writeFileSync(
+      path.join(project, "package.json"),
+      JSON.stringify({ name: "fake", type: "module", scripts: { build: "node scripts/fake-build.mjs" } }),
+    );
     writeFileSync(
       path.join(project, "scripts", "fake-build.mjs"),
       `import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -51,7 +60,12 @@ recordBuild(process.cwd());
       ["edited", () => writeFileSync(path.join(project, "lib", "feeds", "parse.ts"), "export const a = 2;\n")],
       ["added", () => writeFileSync(path.join(project, "lib", "feeds", "new.ts"), "export {};\n")],
       ["removed", () => rmSync(path.join(project, "lib", "feeds", "new.ts"))],
-      ["a locale added", () => mkdirSync(path.join(project, "locales")) === undefined && writeFileSync(path.join(project, "locales", "en.json"), "{}")],
+      [
+        "a locale added",
+        () =>
+          mkdirSync(path.join(project, "locales")) === undefined &&
+          writeFileSync(path.join(project, "locales", "en.json"), "{}"),
+      ],
       ["dist/ emptied", () => rmSync(path.join(project, "dist", "lib", "standalone", "cli.js"))],
     ];
     for (const [what, change] of changes) {

@@ -39,9 +39,21 @@ describe("a suggestion added is fetched at once (standalone host, scheduler runn
     server = await startTestServer("sqlite", { scheduler: true, initialSyncDelay: HOUR, syncInterval: HOUR });
     // Two followed blogs whose blogrolls both list Gamma: a suggestion.
     for (const name of ["alpha", "beta"]) {
-      const { blog } = await server.storage.blogs.upsertFromSource({ feedUrl: `${site.base}/${name}.xml`, title: name, source: "manual" });
+      const { blog } = await server.storage.blogs.upsertFromSource({
+        feedUrl: `${site.base}/${name}.xml`,
+        title: name,
+        source: "manual",
+      });
       await server.storage.recommendations.saveBlogroll(
-        { blogId: blog.id, url: `${site.base}/${name}.opml`, via: "head", checkedAt: new Date(), etag: null, lastModified: null, count: 1 },
+        {
+          blogId: blog.id,
+          url: `${site.base}/${name}.opml`,
+          via: "head",
+          checkedAt: new Date(),
+          etag: null,
+          lastModified: null,
+          count: 1,
+        },
         [{ feedUrl: `${site.base}/gamma.xml`, siteUrl: `${site.base}/gamma/`, title: "Gamma Log", description: null }],
       );
     }
@@ -117,7 +129,10 @@ describe("a blog added in the add form costs its site one request for its feed (
     assert.equal(asked("/delta/"), 1, site.requests.join(", "));
     assert.equal(asked("/delta.xml"), 1, site.requests.join(", "));
 
-    const picked = await add({ action: "add", url: `${site.base}/delta/`, feedUrl: `${site.base}/delta-comments.xml` }, `${site.base}/delta-comments.xml`);
+    const picked = await add(
+      { action: "add", url: `${site.base}/delta/`, feedUrl: `${site.base}/delta-comments.xml` },
+      `${site.base}/delta-comments.xml`,
+    );
     assert.ok(picked?.lastFetchAt);
     assert.equal(picked.status, "active", picked.lastError ?? "");
     assert.equal(asked("/delta-comments.xml"), 1, site.requests.join(", "));
@@ -137,27 +152,47 @@ describe("BLOGROLL_CONFIG sources are read and their blogs fetched at start-up (
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it("an OPML source of the config file: every blog it lists is fetched before the first sync, an hour away", { timeout: 90_000 }, async () => {
-    const server = await startStandalone(folder, {
-      allowPrivateNetworks: true,
-      initialSyncDelay: HOUR,
-      syncInterval: HOUR,
-      sources: [{ type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml` }],
-    });
-    try {
-      const api = `${server.base}/blogrollapi/api`;
-      const blogs = await until(
-        async () => ((await (await fetch(`${api}/blogs`)).json()) as { items: Array<Pick<Blog, "title" | "status"> & { lastFetchAt: string | null }> }).items,
-        (items) => items.length === 3 && items.every((blog) => blog.lastFetchAt !== null),
-      );
-      assert.deepEqual(blogs.map((blog) => blog.title).sort(), ["Alpha Notes", "Beta Journal", "Gamma Log"], server.output());
-      assert.deepEqual(blogs.map((blog) => blog.status), ["active", "active", "active"], "each fetched well");
-      const status = (await (await fetch(`${api}/status`)).json()) as { lastSync: string | null; items: { count: number } };
-      assert.equal(status.lastSync, null, "no sync ran: the start-up read did it");
-      assert.ok(status.items.count > 0);
-    } finally {
-      server.child.kill("SIGTERM");
-      await server.exited;
-    }
-  });
+  it(
+    "an OPML source of the config file: every blog it lists is fetched before the first sync, an hour away",
+    { timeout: 90_000 },
+    async () => {
+      const server = await startStandalone(folder, {
+        allowPrivateNetworks: true,
+        initialSyncDelay: HOUR,
+        syncInterval: HOUR,
+        sources: [{ type: "opml_url", name: "Fixture", url: `${site.base}/blogroll.opml` }],
+      });
+      try {
+        const api = `${server.base}/blogrollapi/api`;
+        const blogs = await until(
+          async () =>
+            (
+              (await (await fetch(`${api}/blogs`)).json()) as {
+                items: Array<Pick<Blog, "title" | "status"> & { lastFetchAt: string | null }>;
+              }
+            ).items,
+          (items) => items.length === 3 && items.every((blog) => blog.lastFetchAt !== null),
+        );
+        assert.deepEqual(
+          blogs.map((blog) => blog.title).sort(),
+          ["Alpha Notes", "Beta Journal", "Gamma Log"],
+          server.output(),
+        );
+        assert.deepEqual(
+          blogs.map((blog) => blog.status),
+          ["active", "active", "active"],
+          "each fetched well",
+        );
+        const status = (await (await fetch(`${api}/status`)).json()) as {
+          lastSync: string | null;
+          items: { count: number };
+        };
+        assert.equal(status.lastSync, null, "no sync ran: the start-up read did it");
+        assert.ok(status.items.count > 0);
+      } finally {
+        server.child.kill("SIGTERM");
+        await server.exited;
+      }
+    },
+  );
 });

@@ -10,7 +10,15 @@ import { fixture } from "../opml/fixture.js";
 
 /** A feed outline as the OPML parser gives it. */
 function feed(host: string, extra: Partial<ListedFeed> = {}): ListedFeed {
-  return { xmlUrl: `https://${host}/feed.xml`, title: `Title of ${host}`, htmlUrl: `https://${host}/`, description: null, type: "rss", category: "Tech", ...extra };
+  return {
+    xmlUrl: `https://${host}/feed.xml`,
+    title: `Title of ${host}`,
+    htmlUrl: `https://${host}/`,
+    description: null,
+    type: "rss",
+    category: "Tech",
+    ...extra,
+  };
 }
 
 describe("import rules (SQLite adapter, in memory)", () => {
@@ -20,7 +28,11 @@ describe("import rules (SQLite adapter, in memory)", () => {
   beforeEach(async () => {
     storage = createSqliteStorage(":memory:");
     await storage.init();
-    source = await storage.sources.create({ type: "opml_url", name: "List", settings: { url: "https://lists.example/blogroll.opml" } });
+    source = await storage.sources.create({
+      type: "opml_url",
+      name: "List",
+      settings: { url: "https://lists.example/blogroll.opml" },
+    });
   });
   afterEach(() => storage.close());
 
@@ -28,7 +40,9 @@ describe("import rules (SQLite adapter, in memory)", () => {
     (await storage.blogs.list({ visibility: "public", limit: 100, offset: 0 })).items.map((blog) => blog.title).sort();
 
   it("adds every listed feed with its category, source 'opml' and the source id", async () => {
-    const report = await importFeeds(storage, source, { feeds: [feed("a.example"), feed("b.example", { category: "Life", title: "" })] });
+    const report = await importFeeds(storage, source, {
+      feeds: [feed("a.example"), feed("b.example", { category: "Life", title: "" })],
+    });
     const { skippedFeeds, ...counts } = report;
     assert.deepEqual(counts, { added: 2, updated: 0, unchanged: 0, skipped: 0, missing: 0 });
     assert.deepEqual(skippedFeeds, []);
@@ -38,16 +52,27 @@ describe("import rules (SQLite adapter, in memory)", () => {
     assert.equal(b.category, "Life");
     assert.equal(b.source, "opml");
     assert.equal(b.siteUrl, "https://b.example/");
-    assert.deepEqual(b.origins.map((origin) => [origin.id, origin.kind, origin.values]), [[source.id, "opml", { siteUrl: "https://b.example/", category: "Life" }]]);
-    const again = await importFeeds(storage, source, { feeds: [feed("a.example"), feed("b.example", { category: "Life", title: "" })] });
+    assert.deepEqual(
+      b.origins.map((origin) => [origin.id, origin.kind, origin.values]),
+      [[source.id, "opml", { siteUrl: "https://b.example/", category: "Life" }]],
+    );
+    const again = await importFeeds(storage, source, {
+      feeds: [feed("a.example"), feed("b.example", { category: "Life", title: "" })],
+    });
     assert.equal(again.unchanged, 2);
     assert.equal(again.added, 0);
   });
 
   it("refuses an empty list before writing anything, so a broken remote never wipes the blogroll", async () => {
     await importFeeds(storage, source, { feeds: [feed("a.example"), feed("b.example")] });
-    await assert.rejects(importFeeds(storage, source, { feeds: [] }), (error: unknown) => error instanceof SourceError && error.message === "OPML lists no feeds");
-    await assert.rejects(importFeeds(storage, source, { feeds: [feed("x", { xmlUrl: "javascript:alert(1)" })] }), SourceError);
+    await assert.rejects(
+      importFeeds(storage, source, { feeds: [] }),
+      (error: unknown) => error instanceof SourceError && error.message === "OPML lists no feeds",
+    );
+    await assert.rejects(
+      importFeeds(storage, source, { feeds: [feed("x", { xmlUrl: "javascript:alert(1)" })] }),
+      SourceError,
+    );
     assert.deepEqual(await visibleTitles(), ["Title of a.example", "Title of b.example"]);
   });
 
@@ -78,39 +103,62 @@ describe("import rules (SQLite adapter, in memory)", () => {
     const a = await storage.blogs.getByFeedUrl("https://a.example/feed.xml");
     assert.ok(a);
     await storage.blogs.edit(a.id, { title: "My name for it", category: "Friends" });
-    await importFeeds(storage, source, { feeds: [feed("a.example", { title: "Renamed upstream", category: "Other" })] });
+    await importFeeds(storage, source, {
+      feeds: [feed("a.example", { title: "Renamed upstream", category: "Other" })],
+    });
     const read = await storage.blogs.get(a.id);
     assert.equal(read?.title, "My name for it");
     assert.equal(read?.category, "Friends");
   });
 
   it("keeps a blog listed by two sources once, remembering both; one dropping it leaves it visible", async () => {
-    const other = await storage.sources.create({ type: "feedland", name: "FeedLand", settings: { screenName: "someone" } });
+    const other = await storage.sources.create({
+      type: "feedland",
+      name: "FeedLand",
+      settings: { screenName: "someone" },
+    });
     await importFeeds(storage, source, { feeds: [feed("shared.example"), feed("a.example")] });
     // The other list spells the same feed with http and a trailing slash.
-    await importFeeds(storage, other, { feeds: [feed("shared.example", { xmlUrl: "http://SHARED.example/feed.xml/" })] });
+    await importFeeds(storage, other, {
+      feeds: [feed("shared.example", { xmlUrl: "http://SHARED.example/feed.xml/" })],
+    });
     const all = await storage.blogs.list({ visibility: "admin", limit: 100, offset: 0 });
     assert.equal(all.items.filter((blog) => blog.feedUrl.toLowerCase().includes("shared")).length, 1);
     const shared = await storage.blogs.getByFeedUrl("https://shared.example/feed.xml");
-    assert.deepEqual(shared?.origins.map((origin) => origin.id), [source.id, other.id]);
+    assert.deepEqual(
+      shared?.origins.map((origin) => origin.id),
+      [source.id, other.id],
+    );
     await importFeeds(storage, source, { feeds: [feed("a.example")] });
     const after = await storage.blogs.getByFeedUrl("https://shared.example/feed.xml");
-    assert.deepEqual(after?.origins.map((origin) => origin.id), [other.id]);
+    assert.deepEqual(
+      after?.origins.map((origin) => origin.id),
+      [other.id],
+    );
     assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 2);
   });
 
   it("skips repeats and unusable addresses with reasons, alongside the parser's own rejects", async () => {
     const report = await importFeeds(storage, source, {
-      feeds: [feed("a.example"), feed("a.example", { xmlUrl: "http://a.example/feed.xml", category: "Second" }), feed("bad", { xmlUrl: "ftp://bad.example/x" })],
+      feeds: [
+        feed("a.example"),
+        feed("a.example", { xmlUrl: "http://a.example/feed.xml", category: "Second" }),
+        feed("bad", { xmlUrl: "ftp://bad.example/x" }),
+      ],
       skipped: [{ xmlUrl: "not a url", reason: "not an absolute URL" }],
     });
     assert.equal(report.added, 1);
     assert.equal(report.skipped, 3);
-    assert.deepEqual(
-      report.skippedFeeds.map((entry) => entry.reason).sort(),
-      ["listed more than once", "not an absolute URL", "not an http(s) address"],
+    assert.deepEqual(report.skippedFeeds.map((entry) => entry.reason).sort(), [
+      "listed more than once",
+      "not an absolute URL",
+      "not an http(s) address",
+    ]);
+    assert.equal(
+      (await storage.blogs.getByFeedUrl("https://a.example/feed.xml"))?.category,
+      "Tech",
+      "the first listing wins",
     );
-    assert.equal((await storage.blogs.getByFeedUrl("https://a.example/feed.xml"))?.category, "Tech", "the first listing wins");
   });
 
   it("previews an import without writing anything", async () => {
@@ -119,8 +167,16 @@ describe("import rules (SQLite adapter, in memory)", () => {
     assert.ok(gone);
     await storage.blogs.softDelete(gone.id);
     const before = await storage.blogs.count();
-    const preview = await previewImport(storage, [feed("known.example"), feed("new.example"), feed("gone.example"), feed("new.example")]);
-    assert.deepEqual({ added: preview.added, updated: preview.updated, skipped: preview.skipped }, { added: 1, updated: 1, skipped: 2 });
+    const preview = await previewImport(storage, [
+      feed("known.example"),
+      feed("new.example"),
+      feed("gone.example"),
+      feed("new.example"),
+    ]);
+    assert.deepEqual(
+      { added: preview.added, updated: preview.updated, skipped: preview.skipped },
+      { added: 1, updated: 1, skipped: 2 },
+    );
     assert.deepEqual(
       preview.entries.map((entry) => [entry.xmlUrl, entry.outcome, entry.reason ?? null]),
       [
@@ -148,10 +204,19 @@ describe("import rules (SQLite adapter, in memory)", () => {
     };
 
     const nested = await upload("Nested", fixture("nested.opml"));
-    assert.deepEqual({ ...nested, skippedFeeds: undefined }, { added: 9, updated: 0, unchanged: 0, skipped: 0, missing: 0, skippedFeeds: undefined });
+    assert.deepEqual(
+      { ...nested, skippedFeeds: undefined },
+      { added: 9, updated: 0, unchanged: 0, skipped: 0, missing: 0, skippedFeeds: undefined },
+    );
     const feedland = await upload("FeedLand export", fixture("feedland.opml"));
     assert.equal(feedland?.added, 6);
-    const duplicates = await upload("Duplicates and bad URLs", fixture("duplicates.opml").replace("</body>", `${fixture("bad-urls.opml").split("<body>")[1].split("</body>")[0]}</body>`));
+    const duplicates = await upload(
+      "Duplicates and bad URLs",
+      fixture("duplicates.opml").replace(
+        "</body>",
+        `${fixture("bad-urls.opml").split("<body>")[1].split("</body>")[0]}</body>`,
+      ),
+    );
     assert.equal(duplicates?.added, 5);
     assert.equal(duplicates?.skipped, 8, "two duplicates and six unusable addresses");
     assert.deepEqual(await blogsNow(), [

@@ -13,9 +13,15 @@ import { syncBlog } from "../../lib/sync/fetch-blog.js";
 const RSS = `<?xml version="1.0"?><rss version="2.0"><channel><title>Feed title</title><link>https://blog.example/</link><description>d</description>
 <item><title>One</title><link>https://blog.example/1</link><guid>1</guid></item></channel></rss>`;
 const PAGES: Record<string, [string, string]> = {
-  "/": ["text/html", `<!doctype html><html><head><title>Home page</title><link rel="alternate" type="application/rss+xml" href="/posts.rss"></head><body></body></html>`],
+  "/": [
+    "text/html",
+    `<!doctype html><html><head><title>Home page</title><link rel="alternate" type="application/rss+xml" href="/posts.rss"></head><body></body></html>`,
+  ],
   "/posts.rss": ["application/rss+xml", RSS],
-  "/linked": ["text/html", `<!doctype html><html><head><title>Linked home</title><link rel="alternate" type="application/rss+xml" title="Subscribe via RSS" href="/linked.rss"></head><body></body></html>`],
+  "/linked": [
+    "text/html",
+    `<!doctype html><html><head><title>Linked home</title><link rel="alternate" type="application/rss+xml" title="Subscribe via RSS" href="/linked.rss"></head><body></body></html>`,
+  ],
   "/linked.rss": ["application/rss+xml", RSS.replace("<title>Feed title</title>", "<title>Linked feed</title>")],
   "/empty": ["text/html", "<!doctype html><html><head><title>Empty</title></head><body></body></html>"],
 };
@@ -67,13 +73,24 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
   });
 
   it("fails with a message when the address has no feed or cannot be fetched", async () => {
-    assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/empty` }), { ok: false, error: "No feed found at this address", noFeed: true });
-    assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/missing` }), { ok: false, error: "Not found (HTTP 404)" });
+    assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/empty` }), {
+      ok: false,
+      error: "No feed found at this address",
+      noFeed: true,
+    });
+    assert.deepEqual(await addManualBlog(storage, options, { url: `${origin}/missing` }), {
+      ok: false,
+      error: "Not found (HTTP 404)",
+    });
     assert.equal(await storage.blogs.getByFeedUrl(`${origin}/empty`), null);
   });
 
   const fetchOnce = (blog: Blog) =>
-    syncBlog(storage, blog, options, new AbortController().signal, { limiter: new HostLimiter(2), parse: parseFeed, now: () => new Date() });
+    syncBlog(storage, blog, options, new AbortController().signal, {
+      limiter: new HostLimiter(2),
+      parse: parseFeed,
+      now: () => new Date(),
+    });
 
   it("names a blog added with no title after its feed, never after the page's <link> title", async () => {
     const added = await addManualBlog(storage, options, { url: `${origin}/linked` });
@@ -82,7 +99,11 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
     assert.notEqual(added.blog.title, "Subscribe via RSS");
     assert.notEqual(added.blog.title, "Linked home");
     await fetchOnce(added.blog);
-    assert.equal((await storage.blogs.get(added.blog.id))?.title, "Linked feed", "the feed's own title after the first fetch");
+    assert.equal(
+      (await storage.blogs.get(added.blog.id))?.title,
+      "Linked feed",
+      "the feed's own title after the first fetch",
+    );
     await storage.blogs.purge(added.blog.id);
   });
 
@@ -99,17 +120,33 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
     assert.equal(afterwards?.title, "Linked feed", "not the <link> title");
     assert.equal(afterwards?.category, "Friends", "the category is not cleared");
     assert.deepEqual({ ...afterwards, updatedAt: null }, { ...before, updatedAt: null });
-    const typed = await addManualBlog(storage, options, { url: `${origin}/linked.rss`, title: "Linked feed", category: "Family" });
+    const typed = await addManualBlog(storage, options, {
+      url: `${origin}/linked.rss`,
+      title: "Linked feed",
+      category: "Family",
+    });
     assert.ok(typed.ok);
-    assert.deepEqual({ ...(await storage.blogs.get(first.blog.id)), updatedAt: null }, { ...before, updatedAt: null }, "nothing changed silently");
+    assert.deepEqual(
+      { ...(await storage.blogs.get(first.blog.id)), updatedAt: null },
+      { ...before, updatedAt: null },
+      "nothing changed silently",
+    );
     assert.equal(typed.outcome, "unchanged");
     assert.deepEqual(again.proposed, {});
-    assert.deepEqual(typed.proposed, { category: { from: "Friends", to: "Family" } }, "only what differs, for the owner to confirm");
+    assert.deepEqual(
+      typed.proposed,
+      { category: { from: "Friends", to: "Family" } },
+      "only what differs, for the owner to confirm",
+    );
     await storage.blogs.purge(first.blog.id);
   });
 
   it("keeps a title and category typed when adding, like an edit, across later syncs", async () => {
-    const added = await addManualBlog(storage, options, { url: `${origin}/linked`, title: "My name for it", category: "Work" });
+    const added = await addManualBlog(storage, options, {
+      url: `${origin}/linked`,
+      title: "My name for it",
+      category: "Work",
+    });
     assert.ok(added.ok);
     assert.deepEqual([...added.blog.ownerEdited].sort(), ["category", "title"]);
     await fetchOnce(added.blog);

@@ -24,16 +24,18 @@ async function startSite(initial: Handler) {
   return {
     origin: `http://127.0.0.1:${port}`,
     state,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 const opml = (outlines: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><opml version="2.0"><head><title>List</title></head><body>${outlines}</body></opml>`;
-const outline = (host: string, attributes = "") => `<outline type="rss" text="${host}" xmlUrl="https://${host}/feed.xml" htmlUrl="https://${host}/" ${attributes}/>`;
+const outline = (host: string, attributes = "") =>
+  `<outline type="rss" text="${host}" xmlUrl="https://${host}/feed.xml" htmlUrl="https://${host}/" ${attributes}/>`;
 
 const options = resolveOptions({ allowPrivateNetworks: true, fetchTimeout: 5000 });
 
@@ -57,7 +59,9 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
   const source = async (id: string) => (await server.storage.sources.get(id)) as Source;
 
   it("OPML URL: imports, answers 304 with nothing to do, follows changes, and survives a broken remote", async () => {
-    let document = opml(`<outline text="Tech">${outline("a.example")}${outline("b.example")}</outline>${outline("c.example")}`);
+    let document = opml(
+      `<outline text="Tech">${outline("a.example")}${outline("b.example")}</outline>${outline("c.example")}`,
+    );
     let version = 1;
     site.state.handler = (request, response) => {
       if (request.url !== "/list.opml") return void response.writeHead(404).end();
@@ -65,7 +69,11 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
       if (request.headers["if-none-match"] === etag) return void response.writeHead(304, { ETag: etag }).end();
       response.writeHead(200, { "Content-Type": "text/x-opml", ETag: etag }).end(document);
     };
-    const created = await server.storage.sources.create({ type: "opml_url", name: "Remote", settings: { url: `${site.origin}/list.opml` } });
+    const created = await server.storage.sources.create({
+      type: "opml_url",
+      name: "Remote",
+      settings: { url: `${site.origin}/list.opml` },
+    });
 
     assert.deepEqual(await refreshSources(server.storage, options, null), { total: 1, success: 1, failed: 0 });
     let read = await source(created.id);
@@ -98,8 +106,16 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
     // Broken remotes: truncated XML, an empty list, a server error. The blogroll stays exactly as it was.
     const before = await publicFeedUrls(server);
     for (const [label, reply, message] of [
-      ["truncated", (r: ServerResponse) => r.writeHead(200, { "Content-Type": "text/xml" }).end(document.slice(0, 80)), /OPML/],
-      ["empty", (r: ServerResponse) => r.writeHead(200, { "Content-Type": "text/xml" }).end(opml("")), /^OPML lists no feeds$/],
+      [
+        "truncated",
+        (r: ServerResponse) => r.writeHead(200, { "Content-Type": "text/xml" }).end(document.slice(0, 80)),
+        /OPML/,
+      ],
+      [
+        "empty",
+        (r: ServerResponse) => r.writeHead(200, { "Content-Type": "text/xml" }).end(opml("")),
+        /^OPML lists no feeds$/,
+      ],
       ["server error", (r: ServerResponse) => r.writeHead(500).end("oops"), /^The site answered HTTP 500$/],
     ] as const) {
       site.state.handler = (_request, response) => reply(response);
@@ -114,12 +130,21 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
   });
 
   it("OPML file: imports the stored document; disabled and manual sources are not refreshed", async () => {
-    const disabled = await server.storage.sources.create({ type: "opml_file", name: "Off", enabled: false, settings: { xml: opml(outline("off.example")) } });
+    const disabled = await server.storage.sources.create({
+      type: "opml_file",
+      name: "Off",
+      enabled: false,
+      settings: { xml: opml(outline("off.example")) },
+    });
     await server.storage.sources.create({ type: "manual", name: "By hand" });
     const file = await server.storage.sources.create({
       type: "opml_file",
       name: "Upload",
-      settings: { xml: opml(`<outline text="Friends">${outline("f1.example")}<outline text="Close">${outline("f2.example")}</outline></outline>`) },
+      settings: {
+        xml: opml(
+          `<outline text="Friends">${outline("f1.example")}<outline text="Close">${outline("f2.example")}</outline></outline>`,
+        ),
+      },
     });
     assert.deepEqual(await refreshSources(server.storage, options, null), { total: 1, success: 1, failed: 0 });
     assert.equal((await source(file.id)).lastImport?.added, 2);
@@ -135,16 +160,21 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
       const url = new URL(request.url ?? "/", site.origin);
       if (url.pathname === "/opml" && url.searchParams.get("screenname") === "dave w") {
         const category = url.searchParams.get("catname");
-        const body = category === "Tech"
-          ? opml(`${outline("t1.example", 'category="News,Tech"')}${outline("t2.example", 'category="Tech"')}`)
-          : opml(outline("any.example", 'category="Life"'));
+        const body =
+          category === "Tech"
+            ? opml(`${outline("t1.example", 'category="News,Tech"')}${outline("t2.example", 'category="Tech"')}`)
+            : opml(outline("any.example", 'category="Life"'));
         return void response.writeHead(200, { "Content-Type": "text/xml" }).end(body);
       }
       if (url.pathname === "/getusercategories" && url.searchParams.get("screenname") === "dave w") {
-        return void response.writeHead(200, { "Content-Type": "application/json" })
-          .end(JSON.stringify({ screenname: "dave w", categories: "Tech, News,,Life,Tech", homePageCategories: "Tech" }));
+        return void response
+          .writeHead(200, { "Content-Type": "application/json" })
+          .end(
+            JSON.stringify({ screenname: "dave w", categories: "Tech, News,,Life,Tech", homePageCategories: "Tech" }),
+          );
       }
-      if (url.pathname === "/getusercategories") return void response.writeHead(200, { "Content-Type": "application/json" }).end('["One","Two"]');
+      if (url.pathname === "/getusercategories")
+        return void response.writeHead(200, { "Content-Type": "application/json" }).end('["One","Two"]');
       response.writeHead(404).end();
     };
     const feedland = await server.storage.sources.create({
@@ -160,7 +190,10 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
     const t1 = await server.storage.blogs.getByFeedUrl("https://t1.example/feed.xml");
     assert.equal(t1?.source, "feedland");
     assert.equal(t1?.category, "Tech", "the chosen FeedLand category wins over the outline's first one");
-    assert.deepEqual(t1?.origins.map((origin) => origin.id), [feedland.id]);
+    assert.deepEqual(
+      t1?.origins.map((origin) => origin.id),
+      [feedland.id],
+    );
 
     assert.deepEqual(await listFeedlandCategories(site.origin, "dave w", options), ["Tech", "News", "Life"]);
     assert.deepEqual(await listFeedlandCategories(site.origin, "someone", options), ["One", "Two"]);
@@ -169,8 +202,10 @@ describe("refreshSources: OPML URL, OPML file and FeedLand (SQLite, fixture serv
 
   it("FeedLand: the OPML address defaults to feedland.com and encodes the screen name and category", () => {
     assert.equal(feedlandOpmlUrl({ screenName: " davewiner " }), "https://feedland.com/opml?screenname=davewiner");
-    assert.equal(feedlandOpmlUrl({ instance: "https://feeds.example/land//", screenName: "a&b", category: "News & Views" }),
-      "https://feeds.example/land/opml?screenname=a%26b&catname=News+%26+Views");
+    assert.equal(
+      feedlandOpmlUrl({ instance: "https://feeds.example/land//", screenName: "a&b", category: "News & Views" }),
+      "https://feeds.example/land/opml?screenname=a%26b&catname=News+%26+Views",
+    );
     assert.throws(() => feedlandOpmlUrl({ instance: "ftp://x.example", screenName: "a" }), /not a valid address/);
   });
 });
@@ -193,14 +228,36 @@ describe("refreshSources: Microsub mirroring (MongoDB adapter on the mingo stand
     const aliceId = new ObjectId();
     const bobId = new ObjectId();
     await feeds.insertMany([
-      { _id: aliceId, channelId: friends, url: "https://alice.example/feed.xml", title: "Alice", photo: "https://alice.example/me.jpg", status: "active" },
+      {
+        _id: aliceId,
+        channelId: friends,
+        url: "https://alice.example/feed.xml",
+        title: "Alice",
+        photo: "https://alice.example/me.jpg",
+        status: "active",
+      },
       { _id: bobId, channelId: friends, url: "https://bob.example/feed", title: null, photo: null, status: "active" },
-      { _id: new ObjectId(), channelId: news, url: "https://paper.example/rss", title: "Paper", photo: null, status: "active" },
+      {
+        _id: new ObjectId(),
+        channelId: news,
+        url: "https://paper.example/rss",
+        title: "Paper",
+        photo: null,
+        status: "active",
+      },
     ]);
-    const all = await server.storage.sources.create({ type: "microsub", name: "Microsub", settings: { categoryPrefix: "MS: " } });
+    const all = await server.storage.sources.create({
+      type: "microsub",
+      name: "Microsub",
+      settings: { categoryPrefix: "MS: " },
+    });
 
     // Without the Microsub collections the source is left alone.
-    assert.deepEqual(await refreshSources(server.storage, options, detectMicrosub(server.collections)), { total: 0, success: 0, failed: 0 });
+    assert.deepEqual(await refreshSources(server.storage, options, detectMicrosub(server.collections)), {
+      total: 0,
+      success: 0,
+      failed: 0,
+    });
     assert.equal((await server.storage.sources.get(all.id))?.status, "pending");
 
     server.collections.set("microsub_channels", channels);
@@ -208,7 +265,13 @@ describe("refreshSources: Microsub mirroring (MongoDB adapter on the mingo stand
     const microsub = detectMicrosub(server.collections);
     assert.ok(microsub);
     assert.deepEqual(await refreshSources(server.storage, options, microsub), { total: 1, success: 1, failed: 0 });
-    assert.deepEqual((await server.storage.sources.get(all.id))?.lastImport, { added: 3, updated: 0, unchanged: 0, skipped: 0, missing: 0 });
+    assert.deepEqual((await server.storage.sources.get(all.id))?.lastImport, {
+      added: 3,
+      updated: 0,
+      unchanged: 0,
+      skipped: 0,
+      missing: 0,
+    });
     const alice = await server.storage.blogs.getByFeedUrl("https://alice.example/feed.xml");
     assert.ok(alice);
     assert.equal(alice.source, "microsub");
@@ -219,8 +282,12 @@ describe("refreshSources: Microsub mirroring (MongoDB adapter on the mingo stand
     assert.equal(alice.skipItemFetch, true);
     assert.equal(alice.photo, "https://alice.example/me.jpg");
     assert.equal((await server.storage.blogs.getByFeedUrl("https://bob.example/feed"))?.title, "bob.example");
-    const listed = (await (await server.get(`${server.api}/blogs?category=${encodeURIComponent("MS: News")}`)).json()).items;
-    assert.deepEqual(listed.map((blog: { title: string; microsubChannel: string }) => [blog.title, blog.microsubChannel]), [["Paper", "News"]]);
+    const listed = (await (await server.get(`${server.api}/blogs?category=${encodeURIComponent("MS: News")}`)).json())
+      .items;
+    assert.deepEqual(
+      listed.map((blog: { title: string; microsubChannel: string }) => [blog.title, blog.microsubChannel]),
+      [["Paper", "News"]],
+    );
 
     // Bob is unfollowed in Microsub: his blog is soft-deleted on the next refresh.
     await feeds.deleteOne({ _id: bobId });
@@ -231,9 +298,19 @@ describe("refreshSources: Microsub mirroring (MongoDB adapter on the mingo stand
 
     // One channel only; a channel that no longer exists is an error that touches nothing.
     await server.storage.sources.update(all.id, { enabled: false });
-    const one = await server.storage.sources.create({ type: "microsub", name: "News only", settings: { channelUid: "news" } });
+    const one = await server.storage.sources.create({
+      type: "microsub",
+      name: "News only",
+      settings: { channelUid: "news" },
+    });
     await refreshSources(server.storage, options, microsub);
-    assert.deepEqual((await server.storage.sources.get(one.id))?.lastImport, { added: 0, updated: 1, unchanged: 0, skipped: 0, missing: 0 });
+    assert.deepEqual((await server.storage.sources.get(one.id))?.lastImport, {
+      added: 0,
+      updated: 1,
+      unchanged: 0,
+      skipped: 0,
+      missing: 0,
+    });
     await server.storage.sources.update(one.id, { settings: { channelUid: "gone" } });
     assert.deepEqual(await refreshSources(server.storage, options, microsub), { total: 1, success: 0, failed: 1 });
     const failed = await server.storage.sources.get(one.id);

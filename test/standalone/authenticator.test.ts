@@ -24,7 +24,8 @@ function frozenClock(at = Date.now()) {
 afterEach(() => mock.restoreAll());
 
 /** Just enough of an Express request for the cookie reader. */
-const withCookie = (cookie: string | undefined) => ({ get: (name: string) => (name.toLowerCase() === "cookie" ? cookie : undefined) }) as unknown as Request;
+const withCookie = (cookie: string | undefined) =>
+  ({ get: (name: string) => (name.toLowerCase() === "cookie" ? cookie : undefined) }) as unknown as Request;
 
 describe("the admin token", () => {
   it(`must be at least ${MIN_TOKEN_LENGTH} characters`, () => {
@@ -35,7 +36,13 @@ describe("the admin token", () => {
 
   it("may hold spaces inside, but no white space at its ends and no line break", () => {
     assert.doesNotThrow(() => new Authenticator("a token with spaces inside"));
-    for (const token of [` ${TOKEN}`, `${TOKEN} `, `${TOKEN}\t`, `${TOKEN.slice(0, 8)}\n${TOKEN.slice(8)}`, `${TOKEN.slice(0, 8)}\r${TOKEN.slice(8)}`]) {
+    for (const token of [
+      ` ${TOKEN}`,
+      `${TOKEN} `,
+      `${TOKEN}\t`,
+      `${TOKEN.slice(0, 8)}\n${TOKEN.slice(8)}`,
+      `${TOKEN.slice(0, 8)}\r${TOKEN.slice(8)}`,
+    ]) {
       assert.throws(() => new Authenticator(token), /white space or hold a line break/, JSON.stringify(token));
     }
   });
@@ -43,7 +50,8 @@ describe("the admin token", () => {
   it("is checked whole: another of the same length, a prefix or a longer one is wrong", () => {
     const auth = new Authenticator(TOKEN);
     assert.equal(auth.checkToken(TOKEN), true);
-    for (const token of ["X" + TOKEN.slice(1), TOKEN.slice(0, -1) + "X", TOKEN.slice(0, -1), `${TOKEN}x`, ""]) assert.equal(auth.checkToken(token), false, token);
+    for (const token of ["X" + TOKEN.slice(1), TOKEN.slice(0, -1) + "X", TOKEN.slice(0, -1), `${TOKEN}x`, ""])
+      assert.equal(auth.checkToken(token), false, token);
   });
 });
 
@@ -91,7 +99,8 @@ describe("throttling failed attempts", () => {
     const auth = new Authenticator(TOKEN);
     for (let attempt = 1; attempt <= 10; attempt++) auth.attempt("a", "wrong");
     clock.at += 15 * MINUTE;
-    for (let attempt = 1; attempt <= 10; attempt++) assert.equal(auth.attempt("a", "wrong"), "wrong", `attempt ${attempt}`);
+    for (let attempt = 1; attempt <= 10; attempt++)
+      assert.equal(auth.attempt("a", "wrong"), "wrong", `attempt ${attempt}`);
     assert.equal(auth.retryAfter("a"), 15 * 60);
   });
 
@@ -126,7 +135,11 @@ describe("sessions through the Authenticator", () => {
     assert.deepEqual(await auth.sessionOf(request), session);
     assert.equal(await auth.sessionOf(withCookie(`${SESSION_COOKIE}=${encodeURIComponent(cookie)}x`)), null);
     assert.equal(await auth.sessionOf(withCookie(undefined)), null);
-    assert.equal(await new Authenticator(`${TOKEN}-other`).sessionOf(request), null, "another admin token, another key");
+    assert.equal(
+      await new Authenticator(`${TOKEN}-other`).sessionOf(request),
+      null,
+      "another admin token, another key",
+    );
     await auth.endSession(session);
     assert.equal(await auth.sessionOf(request), null);
   });
@@ -142,8 +155,16 @@ describe("readCookie", () => {
 
   it("is null when the cookie is absent or not valid percent-encoding", () => {
     for (const header of [
-      undefined, "", "a=1", "xblogroll_session=1", "blogroll_sessionx=1", "blogroll_session", "blogroll_sessionx", "a=1; blogroll_sessionx",
-      "=blogroll_session", "blogroll_session=%E0%A4%A",
+      undefined,
+      "",
+      "a=1",
+      "xblogroll_session=1",
+      "blogroll_sessionx=1",
+      "blogroll_session",
+      "blogroll_sessionx",
+      "a=1; blogroll_sessionx",
+      "=blogroll_session",
+      "blogroll_session=%E0%A4%A",
     ]) {
       assert.equal(readCookie(withCookie(header), SESSION_COOKIE), null, String(header));
     }
@@ -173,7 +194,9 @@ describe("behind a trusted proxy", () => {
 
   it("counts failures by the client the proxy names, not by the proxy", async () => {
     const as = (client: string, token: string) =>
-      fetch(`${base}/admin/x`, { headers: { Authorization: `Bearer ${token}`, "X-Forwarded-For": client, Accept: "application/json" } });
+      fetch(`${base}/admin/x`, {
+        headers: { Authorization: `Bearer ${token}`, "X-Forwarded-For": client, Accept: "application/json" },
+      });
     for (let attempt = 1; attempt <= 10; attempt++) assert.equal((await as("203.0.113.7", "wrong-token")).status, 401);
     assert.equal((await as("203.0.113.7", TOKEN)).status, 429);
     assert.equal((await as("203.0.113.8", TOKEN)).status, 200, "another client behind the same proxy is not held back");
@@ -187,7 +210,10 @@ describe("the middleware, over HTTP", () => {
   before(async () => {
     const app = express();
     app.use("/admin", auth.middleware("/login"));
-    app.all("/admin/*path", (request, response) => void response.json({ session: (request as Request & { session?: unknown }).session }));
+    app.all(
+      "/admin/*path",
+      (request, response) => void response.json({ session: (request as Request & { session?: unknown }).session }),
+    );
     server = await new Promise((resolve) => {
       const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
     });
@@ -196,13 +222,21 @@ describe("the middleware, over HTTP", () => {
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   /** A request from a chosen loopback address (another client). */
-  function call(path: string, headers: Record<string, string>, from = "127.0.0.1", method = "GET"): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  function call(
+    path: string,
+    headers: Record<string, string>,
+    from = "127.0.0.1",
+    method = "GET",
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
     return new Promise((resolve, reject) => {
-      const request = httpRequest({ host: "127.0.0.1", port, path, method, localAddress: from, headers }, (response) => {
-        let body = "";
-        response.setEncoding("utf8").on("data", (chunk) => (body += chunk));
-        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-      });
+      const request = httpRequest(
+        { host: "127.0.0.1", port, path, method, localAddress: from, headers },
+        (response) => {
+          let body = "";
+          response.setEncoding("utf8").on("data", (chunk) => (body += chunk));
+          response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+        },
+      );
       request.on("error", reject);
       request.end();
     });
@@ -225,7 +259,11 @@ describe("the middleware, over HTTP", () => {
     const page = await call("/admin/blogs?filter=a%20b", { Accept: "text/html" }, "127.0.1.3");
     assert.equal(page.status, 302);
     assert.equal(page.headers.location, `/login?redirect=${encodeURIComponent("/admin/blogs?filter=a%20b")}`);
-    for (const [headers, method] of [[{ Accept: "application/json" }, "GET"], [{ Accept: "application/json, text/html;q=0.5" }, "GET"], [{ Accept: "text/html" }, "POST"]] as const) {
+    for (const [headers, method] of [
+      [{ Accept: "application/json" }, "GET"],
+      [{ Accept: "application/json, text/html;q=0.5" }, "GET"],
+      [{ Accept: "text/html" }, "POST"],
+    ] as const) {
       const response = await call("/admin/x", headers, "127.0.1.3", method);
       assert.equal(response.status, 401, `${method} ${JSON.stringify(headers)}`);
       assert.deepEqual(JSON.parse(response.body), { error: "Authentication required" });
@@ -235,13 +273,21 @@ describe("the middleware, over HTTP", () => {
   it("a wrong Bearer token counts as a failure; after ten, that client gets 429 with Retry-After", async () => {
     const from = "127.0.1.4";
     for (let attempt = 1; attempt <= 10; attempt++) {
-      const wrong = await call("/admin/x", { Authorization: `Bearer ${TOKEN.slice(0, -1)}X`, Accept: "application/json" }, from);
+      const wrong = await call(
+        "/admin/x",
+        { Authorization: `Bearer ${TOKEN.slice(0, -1)}X`, Accept: "application/json" },
+        from,
+      );
       assert.equal(wrong.status, 401, `attempt ${attempt}`);
     }
     const throttled = await call("/admin/x", { Authorization: `Bearer ${TOKEN}` }, from);
     assert.equal(throttled.status, 429);
     assert.equal(throttled.headers["retry-after"], String(15 * 60));
     assert.deepEqual(JSON.parse(throttled.body), { error: "Too many failed attempts" });
-    assert.equal((await call("/admin/x", { Authorization: `Bearer ${TOKEN}` }, "127.0.1.5")).status, 200, "another client is not held back");
+    assert.equal(
+      (await call("/admin/x", { Authorization: `Bearer ${TOKEN}` }, "127.0.1.5")).status,
+      200,
+      "another client is not held back",
+    );
   });
 });

@@ -8,12 +8,17 @@ import { logIn, type AdminSession } from "../admin/admin-session.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /** A GET whose body is returned as sent on the wire (fetch would undo the compression). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
       response.on("error", reject);
     })
       .on("error", reject)
@@ -51,7 +56,11 @@ describe("standalone compression", () => {
   });
 
   it("never compresses an admin page (its CSRF token beside text a link can set)", async () => {
-    const page = await rawGet(`${server.baseUrl}${server.plugin.mountPath}/blogs?q=${"x".repeat(2000)}`, { "Accept-Encoding": "gzip", Cookie: admin.cookie, Accept: "text/html" });
+    const page = await rawGet(`${server.baseUrl}${server.plugin.mountPath}/blogs?q=${"x".repeat(2000)}`, {
+      "Accept-Encoding": "gzip",
+      Cookie: admin.cookie,
+      Accept: "text/html",
+    });
     assert.equal(page.status, 200);
     assert.ok(page.body.length > 2000);
     assert.equal(page.headers["content-encoding"], undefined);

@@ -12,13 +12,22 @@ test("a config file whose maxFetchInterval is below minFetchInterval stops the s
     const config = path.join(folder, "config.json");
     writeFileSync(config, JSON.stringify({ minFetchInterval: 7_200_000, maxFetchInterval: 3_600_000 }));
     const result = spawnSync(process.execPath, ["--import", "tsx", "lib/standalone/cli.ts"], {
-      env: { ...process.env, BLOGROLL_CONFIG: config, BLOGROLL_DATABASE: path.join(folder, "db.sqlite"), PORT: "0", BLOGROLL_ADMIN_TOKEN: "x".repeat(40) },
+      env: {
+        ...process.env,
+        BLOGROLL_CONFIG: config,
+        BLOGROLL_DATABASE: path.join(folder, "db.sqlite"),
+        PORT: "0",
+        BLOGROLL_ADMIN_TOKEN: "x".repeat(40),
+      },
       encoding: "utf8",
       timeout: 60_000,
     });
     assert.equal(result.status, 1);
-    assert.match(result.stderr, /could not start: indiekit-endpoint-blogroll: option "maxFetchInterval" must be at least minFetchInterval/);
-    assert.doesNotMatch(result.stderr, /    at /, "no stack trace");
+    assert.match(
+      result.stderr,
+      /could not start: indiekit-endpoint-blogroll: option "maxFetchInterval" must be at least minFetchInterval/,
+    );
+    assert.doesNotMatch(result.stderr, / {4}at /, "no stack trace");
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

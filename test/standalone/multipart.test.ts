@@ -28,7 +28,11 @@ describe("standalone multipart: only after the login, only on the upload routes,
   it("refuses an anonymous upload without reading it", async () => {
     const form = new FormData();
     form.append("opmlFile", new Blob(["x".repeat(100_000)]), "big.opml");
-    const response = await server.get(`${server.plugin.mountPath}/sources`, { method: "POST", body: form, headers: { Accept: "application/json" } });
+    const response = await server.get(`${server.plugin.mountPath}/sources`, {
+      method: "POST",
+      body: form,
+      headers: { Accept: "application/json" },
+    });
     assert.equal(response.status, 401);
   });
 
@@ -60,7 +64,11 @@ describe("standalone multipart: only after the login, only on the upload routes,
     form.append("type", "opml_file");
     form.append("name", "Too big");
     form.append("action", "save");
-    form.append("opmlFile", new Blob([OPML.replace("</body>", `${"<outline text='x'/>".repeat(400)}</body>`)]), "big.opml");
+    form.append(
+      "opmlFile",
+      new Blob([OPML.replace("</body>", `${"<outline text='x'/>".repeat(400)}</body>`)]),
+      "big.opml",
+    );
     const response = await admin.post(`${server.plugin.mountPath}/sources`, form);
     assert.equal(response.status, 422, "the form says the file was too large");
     assert.ok(!(await server.storage.sources.list()).some((source) => source.name === "Too big"));
@@ -69,7 +77,11 @@ describe("standalone multipart: only after the login, only on the upload routes,
       const url = new URL(`${server.baseUrl}${server.plugin.mountPath}/sources`);
       const outgoing = httpRequest(url, {
         method: "POST",
-        headers: { Cookie: admin.cookie, "Content-Type": "multipart/form-data; boundary=x", "Content-Length": String(50 * maxBodySize) },
+        headers: {
+          Cookie: admin.cookie,
+          "Content-Type": "multipart/form-data; boundary=x",
+          "Content-Length": String(50 * maxBodySize),
+        },
       });
       outgoing.on("response", (response) => resolve(response.statusCode ?? 0));
       outgoing.on("error", reject);

@@ -5,7 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MAX_LOGOUTS, sameSecret, SESSION_TTL, SessionKeeper, type LogoutStore } from "../../lib/standalone/sessions.js";
+import {
+  MAX_LOGOUTS,
+  sameSecret,
+  SESSION_TTL,
+  SessionKeeper,
+  type LogoutStore,
+} from "../../lib/standalone/sessions.js";
 
 const TOKEN = "sessions-test-token-0123";
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
@@ -65,9 +71,22 @@ describe("a session cookie", () => {
     const swap = (text: string, at: number) => text.slice(0, at) + (text[at] === "A" ? "B" : "A") + text.slice(at + 1);
     const later = String(Number(expiry) + DAY);
     const refused = [
-      null, "", `${swap(id, 0)}.${expiry}.${mac}`, `${id}.${later}.${mac}`, `${id}.${expiry}.${swap(mac, 42)}`, `${id}.${expiry}.${swap(mac, 0)}`,
-      `${id}.${expiry}.${mac}.x`, `x${cookie}`, `${cookie}x`, `${id}.${expiry}`, `${id.slice(1)}.${expiry}.${mac}`, `${id}.${expiry}.${mac.slice(1)}`,
-      `${id}.-${expiry}.${mac}`, `${id}.${expiry}.${mac}\n`, `${id}..${mac}`, `${id}.1234567890123456.${mac}`,
+      null,
+      "",
+      `${swap(id, 0)}.${expiry}.${mac}`,
+      `${id}.${later}.${mac}`,
+      `${id}.${expiry}.${swap(mac, 42)}`,
+      `${id}.${expiry}.${swap(mac, 0)}`,
+      `${id}.${expiry}.${mac}.x`,
+      `x${cookie}`,
+      `${cookie}x`,
+      `${id}.${expiry}`,
+      `${id.slice(1)}.${expiry}.${mac}`,
+      `${id}.${expiry}.${mac.slice(1)}`,
+      `${id}.-${expiry}.${mac}`,
+      `${id}.${expiry}.${mac}\n`,
+      `${id}..${mac}`,
+      `${id}.1234567890123456.${mac}`,
     ];
     for (const value of refused) assert.equal(await keeper.read(value, NOW), null, String(value));
     // Signed by this key, but with a made-up id or expiry: still no session unless the signature is right.

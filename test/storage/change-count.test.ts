@@ -14,9 +14,29 @@ afterEach(() => temp.cleanup());
 
 test("blog and item writes count once settled; reads and other stores do not", async () => {
   assert.equal(changeCount(storage), 0);
-  const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://a.example/feed", title: "A", source: "manual" });
+  const { blog } = await storage.blogs.upsertFromSource({
+    feedUrl: "https://a.example/feed",
+    title: "A",
+    source: "manual",
+  });
   assert.equal(changeCount(storage), 1);
-  await storage.items.upsertMany(blog.id, [{ uid: "1", url: "https://a.example/1", title: "One", summary: null, content: null, published: new Date(), author: null, photo: null, categories: [] }], new Date());
+  await storage.items.upsertMany(
+    blog.id,
+    [
+      {
+        uid: "1",
+        url: "https://a.example/1",
+        title: "One",
+        summary: null,
+        content: null,
+        published: new Date(),
+        author: null,
+        photo: null,
+        categories: [],
+      },
+    ],
+    new Date(),
+  );
   assert.equal(changeCount(storage), 2);
 
   await storage.blogs.list({ visibility: "admin", limit: 10, offset: 0 });

@@ -39,7 +39,12 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 let feedSequence = 0;
 function newBlog(fields: Partial<NewBlog> = {}): NewBlog {
   feedSequence++;
-  return { feedUrl: `https://site${feedSequence}.example.net/feed.xml`, title: `Blog ${feedSequence}`, source: "manual", ...fields };
+  return {
+    feedUrl: `https://site${feedSequence}.example.net/feed.xml`,
+    title: `Blog ${feedSequence}`,
+    source: "manual",
+    ...fields,
+  };
 }
 
 function newItem(uid: string, published: Date | null, extra: Partial<NewItem> = {}): NewItem {
@@ -85,7 +90,8 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
     /** Sets a blog's status through the port the way sync does. */
     async function setStatus(id: string, status: BlogStatus): Promise<void> {
       if (status === "deleted") await s.blogs.softDelete(id);
-      else await s.blogs.recordFetch(id, { at: T0, status, nextFetchAt: null, failureCount: status === "error" ? 1 : 0 });
+      else
+        await s.blogs.recordFetch(id, { at: T0, status, nextFetchAt: null, failureCount: status === "error" ? 1 : 0 });
     }
     /** Every origin of a blog lets go of it: it is unlisted. */
     async function unlistAll(id: string): Promise<void> {
@@ -93,8 +99,10 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       assert.deepEqual((await s.blogs.get(id))?.origins, []);
     }
     /** Who lists a blog, in order, with the values each gives. */
-    const originsOf = async (id: string) => ((await s.blogs.get(id)) as Blog).origins.map((origin) => [origin.id, origin.kind, origin.values]);
-    const list = (query: Partial<BlogListQuery>) => s.blogs.list({ limit: 100, offset: 0, visibility: "admin", ...query });
+    const originsOf = async (id: string) =>
+      ((await s.blogs.get(id)) as Blog).origins.map((origin) => [origin.id, origin.kind, origin.values]);
+    const list = (query: Partial<BlogListQuery>) =>
+      s.blogs.list({ limit: 100, offset: 0, visibility: "admin", ...query });
 
     describe("identifiers and dates", () => {
       it("gives 24-hex ids to blogs, items and sources", async () => {
@@ -112,7 +120,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const blog = await add();
         assert.ok(blog.createdAt instanceof Date && blog.updatedAt instanceof Date);
         const next = at(3_600_000);
-        const written = await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: next, failureCount: 0 });
+        const written = await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: next,
+          failureCount: 0,
+        });
         const read = (await s.blogs.get(blog.id)) as Blog;
         for (const b of [written as Blog, read]) {
           assert.ok(b.lastFetchAt instanceof Date);
@@ -157,7 +170,9 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(blog.category, "Tech");
         assert.deepEqual(blog.tags, ["a", "b"]);
         assert.equal(blog.source, "opml");
-        assert.deepEqual(blog.origins, [{ id: source.id, kind: "opml", since: blog.createdAt, values: { title: "Example", category: "Tech" } }]);
+        assert.deepEqual(blog.origins, [
+          { id: source.id, kind: "opml", since: blog.createdAt, values: { title: "Example", category: "Tech" } },
+        ]);
         assert.deepEqual(blog.feedValues, {});
         assert.deepEqual(blog.ownerEdited, []);
         assert.equal(blog.itemCount, 0);
@@ -173,17 +188,31 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       });
 
       it("uses the given status and skipItemFetch", async () => {
-        const blog = await add({ status: "active", skipItemFetch: true, source: "microsub", microsubFeedId: "f1", microsubChannelName: "News" });
+        const blog = await add({
+          status: "active",
+          skipItemFetch: true,
+          source: "microsub",
+          microsubFeedId: "f1",
+          microsubChannelName: "News",
+        });
         assert.equal(blog.status, "active");
         assert.equal(blog.skipItemFetch, true);
         assert.equal(blog.microsubFeedId, "f1");
         assert.equal(blog.microsubChannelName, "News");
-        assert.deepEqual(await originsOf(blog.id), [[OWNER_ORIGIN, "microsub", { title: blog.title }]], "a listing without a source is the owner's");
+        assert.deepEqual(
+          await originsOf(blog.id),
+          [[OWNER_ORIGIN, "microsub", { title: blog.title }]],
+          "a listing without a source is the owner's",
+        );
       });
 
       it("treats http/https, host case and trailing-slash twins as the same blog", async () => {
         const blog = await add({ feedUrl: "https://Twin.example.org/blog/", title: "Twin" });
-        for (const twin of ["http://twin.example.org/blog", "https://TWIN.example.org/blog/", "http://twin.example.org:80/blog/"]) {
+        for (const twin of [
+          "http://twin.example.org/blog",
+          "https://TWIN.example.org/blog/",
+          "http://twin.example.org:80/blog/",
+        ]) {
           const result = await s.blogs.upsertFromSource({ feedUrl: twin, title: "Twin", source: "manual" });
           assert.equal(result.outcome, "unchanged", twin);
           assert.equal(result.blog.id, blog.id);
@@ -196,7 +225,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
 
       it("updates changed fields, reports unchanged when nothing differs", async () => {
         const blog = await add({ feedUrl: "https://u.example/feed", title: "Old", category: "A" });
-        const same = await s.blogs.upsertFromSource({ feedUrl: "https://u.example/feed", title: "Old", category: "A", source: "manual" });
+        const same = await s.blogs.upsertFromSource({
+          feedUrl: "https://u.example/feed",
+          title: "Old",
+          category: "A",
+          source: "manual",
+        });
         assert.equal(same.outcome, "unchanged");
         const changed = await s.blogs.upsertFromSource({
           feedUrl: "https://u.example/feed",
@@ -227,23 +261,41 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("a listing that names no title never clears another's; with none at all the feed's host stands in", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const blog = await add({ feedUrl: "https://www.hostonly.example/feed", title: "Named by the owner's listing" });
-        const again = await s.blogs.upsertFromSource({ feedUrl: "https://www.hostonly.example/feed", source: "opml", sourceId: a.id });
+        const again = await s.blogs.upsertFromSource({
+          feedUrl: "https://www.hostonly.example/feed",
+          source: "opml",
+          sourceId: a.id,
+        });
         assert.equal(again.outcome, "updated", "a new origin is recorded");
         assert.equal(((await s.blogs.get(blog.id)) as Blog).title, "Named by the owner's listing");
         const bare = await add({ feedUrl: "https://www.bare.example/feed", title: "  " });
         assert.equal(bare.title, "bare.example");
         const hostNamed = await add({ feedUrl: "https://www.named.example/feed", title: "named.example" });
-        assert.deepEqual(hostNamed.origins[0].values, {}, "a title that is only the host name is the placeholder: none given");
+        assert.deepEqual(
+          hostNamed.origins[0].values,
+          {},
+          "a title that is only the host name is the placeholder: none given",
+        );
       });
 
       it("remembers every origin in listing order; a new origin alone is an update, a repeat is unchanged", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "opml_file", name: "b" });
         const blog = await add({ feedUrl: "https://multi.example/feed", title: "M", sourceId: a.id, source: "opml" });
-        const again = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", title: "M", sourceId: a.id, source: "opml" });
+        const again = await s.blogs.upsertFromSource({
+          feedUrl: "https://multi.example/feed",
+          title: "M",
+          sourceId: a.id,
+          source: "opml",
+        });
         assert.equal(again.outcome, "unchanged");
         assert.deepEqual(again.blog.updatedAt, blog.updatedAt, "nothing written");
-        const second = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", title: "M", sourceId: b.id, source: "opml" });
+        const second = await s.blogs.upsertFromSource({
+          feedUrl: "https://multi.example/feed",
+          title: "M",
+          sourceId: b.id,
+          source: "opml",
+        });
         assert.equal(second.outcome, "updated");
         assert.equal(second.blog.id, blog.id);
         const owner = await s.blogs.upsertFromSource({ feedUrl: "https://multi.example/feed", source: "manual" });
@@ -259,7 +311,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "feedland", name: "b" });
         const blog = await add({ feedUrl: "https://src.example/feed", title: "S", source: "opml", sourceId: a.id });
-        const other = await s.blogs.upsertFromSource({ feedUrl: "https://src.example/feed", title: "S", source: "feedland", sourceId: b.id });
+        const other = await s.blogs.upsertFromSource({
+          feedUrl: "https://src.example/feed",
+          title: "S",
+          source: "feedland",
+          sourceId: b.id,
+        });
         assert.equal(other.blog.source, "opml");
         await s.blogs.unlist(a.id, { only: [blog.id] });
         assert.equal((await s.blogs.get(blog.id))?.source, "feedland");
@@ -271,7 +328,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("never resurrects a deleted blog", async () => {
         const blog = await add({ feedUrl: "https://gone.example/feed", title: "Gone" });
         assert.equal(await s.blogs.softDelete(blog.id), true);
-        const result = await s.blogs.upsertFromSource({ feedUrl: "http://gone.example/feed/", title: "Back", source: "opml", category: "X" });
+        const result = await s.blogs.upsertFromSource({
+          feedUrl: "http://gone.example/feed/",
+          title: "Back",
+          source: "opml",
+          category: "X",
+        });
         assert.equal(result.outcome, "skipped-deleted");
         assert.equal(result.blog.id, blog.id);
         const read = (await s.blogs.get(blog.id)) as Blog;
@@ -286,19 +348,43 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const blog = await add({ status: "active" });
         await unlistAll(blog.id);
         assert.equal((await s.blogs.get(blog.id))?.status, "active");
-        const result = await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.title, source: blog.source });
+        const result = await s.blogs.upsertFromSource({
+          feedUrl: blog.feedUrl,
+          title: blog.title,
+          source: blog.source,
+        });
         assert.equal(result.outcome, "reactivated");
         assert.equal(result.blog.status, "active");
         assert.equal((await list({ visibility: "public" })).total, 1);
       });
 
       it("never overwrites owner-edited fields", async () => {
-        const blog = await add({ feedUrl: "https://own.example/feed", title: "Feed title", category: "Feed cat", author: "Feed author" });
+        const blog = await add({
+          feedUrl: "https://own.example/feed",
+          title: "Feed title",
+          category: "Feed cat",
+          author: "Feed author",
+        });
         await s.blogs.edit(blog.id, { title: "My title", category: "Mine" });
-        const listing = { feedUrl: "https://own.example/feed", title: "Feed title 2", category: "Feed cat 2", author: "Feed author", source: "manual" };
-        assert.equal((await s.blogs.upsertFromSource(listing)).outcome, "updated", "the listing's own values are recorded");
+        const listing = {
+          feedUrl: "https://own.example/feed",
+          title: "Feed title 2",
+          category: "Feed cat 2",
+          author: "Feed author",
+          source: "manual",
+        };
+        assert.equal(
+          (await s.blogs.upsertFromSource(listing)).outcome,
+          "updated",
+          "the listing's own values are recorded",
+        );
         assert.equal((await s.blogs.upsertFromSource(listing)).outcome, "unchanged");
-        const updated = await s.blogs.upsertFromSource({ feedUrl: "https://own.example/feed", title: "Feed title 3", author: "Other", source: "manual" });
+        const updated = await s.blogs.upsertFromSource({
+          feedUrl: "https://own.example/feed",
+          title: "Feed title 3",
+          author: "Other",
+          source: "manual",
+        });
         assert.equal(updated.outcome, "updated");
         const read = (await s.blogs.get(blog.id)) as Blog;
         assert.equal(read.title, "My title");
@@ -321,7 +407,11 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       async function publicState(now: Date) {
         const blogs = (await list({ visibility: "public" })).items;
         const dates = await recordBlogrollDates(s, now);
-        const opml = await exportOpml(s, undefined, { links: [], owner: { name: null, url: null, locale: "en" }, dates });
+        const opml = await exportOpml(s, undefined, {
+          links: [],
+          owner: { name: null, url: null, locale: "en" },
+          dates,
+        });
         return { blogs, categories: await s.blogs.categories(), etag: strongEtag(Buffer.from(opml)) };
       }
 
@@ -329,7 +419,9 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const followed = await s.sources.create({ type: "blogroll", name: "Someone's blogroll" });
         const mine = await add({ feedUrl: "https://mine.example/feed.xml", source: "manual" });
         await s.blogs.edit(mine.id, { title: "My friend", pinned: true, notes: "Met at the meetup" });
-        await importFeeds(s, followed, { feeds: [outline("mine.example", { title: "Their name for it" }), outline("other.example")] });
+        await importFeeds(s, followed, {
+          feeds: [outline("mine.example", { title: "Their name for it" }), outline("other.example")],
+        });
         assert.equal((await s.blogs.get(mine.id))?.title, "My friend");
         const report = await importFeeds(s, followed, { feeds: [outline("other.example")] });
         assert.equal(report.missing, 0, "nothing became unlisted");
@@ -338,17 +430,22 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.deepEqual(titles((await list({ visibility: "public" })).items).sort(), ["My friend", "other.example"]);
       });
 
-      it("deleting a source with \"Remove them\" removes only the blogs no other origin lists", async () => {
+      it('deleting a source with "Remove them" removes only the blogs no other origin lists', async () => {
         const followed = await s.sources.create({ type: "blogroll", name: "Someone's blogroll" });
         const other = await s.sources.create({ type: "opml_file", name: "My file" });
         const mine = await add({ feedUrl: "https://mine.example/feed.xml", source: "manual" });
         await s.blogs.edit(mine.id, { title: "My friend", pinned: true, notes: "Met at the meetup" });
         await s.items.upsertMany(mine.id, [newItem("kept", T0)], T0);
-        await importFeeds(s, followed, { feeds: [outline("mine.example"), outline("shared.example"), outline("theirs.example")] });
+        await importFeeds(s, followed, {
+          feeds: [outline("mine.example"), outline("shared.example"), outline("theirs.example")],
+        });
         await importFeeds(s, other, { feeds: [outline("shared.example")] });
         for (const id of await s.blogs.detachSource(followed.id, false)) await s.blogs.purge(id);
         const read = (await s.blogs.get(mine.id)) as Blog;
-        assert.deepEqual([read.title, read.pinned, read.notes, read.status], ["My friend", true, "Met at the meetup", "pending"]);
+        assert.deepEqual(
+          [read.title, read.pinned, read.notes, read.status],
+          ["My friend", true, "Met at the meetup", "pending"],
+        );
         assert.equal((await s.items.list({ blogId: mine.id, limit: 10, offset: 0 })).length, 1, "its posts are kept");
         assert.deepEqual(titles((await list({ visibility: "public" })).items).sort(), ["My friend", "shared.example"]);
         assert.equal(await s.blogs.getByFeedUrl("https://theirs.example/feed.xml"), null);
@@ -356,45 +453,122 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
 
       it("the owner becomes an origin by adding, re-adding or editing a blog (hiding it is not enough)", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
-        await importFeeds(s, a, { feeds: [outline("edited.example"), outline("hidden.example"), outline("readded.example"), outline("rest.example")] });
+        await importFeeds(s, a, {
+          feeds: [
+            outline("edited.example"),
+            outline("hidden.example"),
+            outline("readded.example"),
+            outline("rest.example"),
+          ],
+        });
         const edited = (await s.blogs.getByFeedUrl("https://edited.example/feed.xml")) as Blog;
         await s.blogs.edit(edited.id, { tags: ["friend"] });
         const hidden = (await s.blogs.getByFeedUrl("https://hidden.example/feed.xml")) as Blog;
         await s.blogs.edit(hidden.id, { hidden: true });
-        assert.equal((await s.blogs.upsertFromSource({ feedUrl: "https://readded.example/feed.xml", source: "manual" })).outcome, "updated");
+        assert.equal(
+          (await s.blogs.upsertFromSource({ feedUrl: "https://readded.example/feed.xml", source: "manual" })).outcome,
+          "updated",
+        );
         const report = await importFeeds(s, a, { feeds: [outline("rest.example")] });
         assert.equal(report.missing, 1);
         assert.deepEqual(titles((await list({ status: "unlisted" })).items), ["hidden.example"]);
-        assert.deepEqual(titles((await list({ origin: { id: OWNER_ORIGIN } })).items), ["edited.example", "readded.example"]);
+        assert.deepEqual(titles((await list({ origin: { id: OWNER_ORIGIN } })).items), [
+          "edited.example",
+          "readded.example",
+        ]);
       });
 
       it("two sources listing the same blogs with different folders: the first origin's folder, and a hundred re-reads change nothing", async () => {
         const file = await s.sources.create({ type: "opml_file", name: "My file" });
         const followed = await s.sources.create({ type: "blogroll", name: "Someone's blogroll" });
-        const friends = { feeds: [outline("bob.example", { title: "Bob", category: "Friends" }), outline("carol.example", { title: "Carol", category: "Friends" })] };
-        const bare = { feeds: [outline("bob.example"), outline("carol.example", { title: "Carol's blog" }), outline("dave.example")] };
+        const friends = {
+          feeds: [
+            outline("bob.example", { title: "Bob", category: "Friends" }),
+            outline("carol.example", { title: "Carol", category: "Friends" }),
+          ],
+        };
+        const bare = {
+          feeds: [outline("bob.example"), outline("carol.example", { title: "Carol's blog" }), outline("dave.example")],
+        };
         assert.equal((await importFeeds(s, file, friends)).added, 2);
-        assert.deepEqual(await importFeeds(s, followed, bare), { added: 1, updated: 2, unchanged: 0, skipped: 0, missing: 0, skippedFeeds: [] });
+        assert.deepEqual(await importFeeds(s, followed, bare), {
+          added: 1,
+          updated: 2,
+          unchanged: 0,
+          skipped: 0,
+          missing: 0,
+          skippedFeeds: [],
+        });
         const before = await publicState(T0);
-        assert.deepEqual(before.blogs.map((blog) => [blog.title, blog.category]), [["Bob", "Friends"], ["Carol", "Friends"], ["dave.example", null]]);
+        assert.deepEqual(
+          before.blogs.map((blog) => [blog.title, blog.category]),
+          [
+            ["Bob", "Friends"],
+            ["Carol", "Friends"],
+            ["dave.example", null],
+          ],
+        );
         assert.deepEqual(before.categories, [{ name: "Friends", count: 2 }]);
         for (let round = 1; round <= 100; round++) {
           const first = round % 2 === 0 ? file : followed;
-          const reports = [await importFeeds(s, first, first === file ? friends : bare), await importFeeds(s, first === file ? followed : file, first === file ? bare : friends)];
-          for (const report of reports) assert.deepEqual([report.added, report.updated, report.missing], [0, 0, 0], `round ${round}: nothing added, updated or dropped`);
-          assert.deepEqual(await publicState(at(round * 3_600_000)), before, `round ${round}: every blog, category and the ETag as they were`);
+          const reports = [
+            await importFeeds(s, first, first === file ? friends : bare),
+            await importFeeds(s, first === file ? followed : file, first === file ? bare : friends),
+          ];
+          for (const report of reports)
+            assert.deepEqual(
+              [report.added, report.updated, report.missing],
+              [0, 0, 0],
+              `round ${round}: nothing added, updated or dropped`,
+            );
+          assert.deepEqual(
+            await publicState(at(round * 3_600_000)),
+            before,
+            `round ${round}: every blog, category and the ETag as they were`,
+          );
         }
       });
 
       it("a value comes from the owner, else the first origin that gives one, else the feed; a fetch never flips it", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "feedland", name: "b" });
-        const { blog } = await s.blogs.upsertFromSource({ feedUrl: "https://v.example/feed", source: "opml", sourceId: a.id, category: "Friends" });
-        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "feedland", sourceId: b.id, title: "B's name", category: "Colleagues" });
-        const fetched = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "The feed's own title", siteUrl: "https://v.example/" } })) as Blog;
-        assert.deepEqual([fetched.title, fetched.category, fetched.siteUrl], ["B's name", "Friends", "https://v.example/"]);
+        const { blog } = await s.blogs.upsertFromSource({
+          feedUrl: "https://v.example/feed",
+          source: "opml",
+          sourceId: a.id,
+          category: "Friends",
+        });
+        await s.blogs.upsertFromSource({
+          feedUrl: blog.feedUrl,
+          source: "feedland",
+          sourceId: b.id,
+          title: "B's name",
+          category: "Colleagues",
+        });
+        const fetched = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          metadata: { title: "The feed's own title", siteUrl: "https://v.example/" },
+        })) as Blog;
+        assert.deepEqual(
+          [fetched.title, fetched.category, fetched.siteUrl],
+          ["B's name", "Friends", "https://v.example/"],
+        );
         assert.deepEqual(fetched.feedValues, { title: "The feed's own title", siteUrl: "https://v.example/" });
-        assert.equal((await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "feedland", sourceId: b.id, title: "B's name", category: "Colleagues" })).outcome, "unchanged");
+        assert.equal(
+          (
+            await s.blogs.upsertFromSource({
+              feedUrl: blog.feedUrl,
+              source: "feedland",
+              sourceId: b.id,
+              title: "B's name",
+              category: "Colleagues",
+            })
+          ).outcome,
+          "unchanged",
+        );
         // The first origin stops giving a folder: the next one's shows; it lists the blog without one: the feed's title shows.
         await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "opml", sourceId: a.id });
         assert.equal((await s.blogs.get(blog.id))?.category, "Colleagues");
@@ -402,9 +576,25 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const read = (await s.blogs.get(blog.id)) as Blog;
         assert.deepEqual([read.title, read.category], ["The feed's own title", null]);
         await s.blogs.edit(blog.id, { title: "Mine", category: "Mine" });
-        await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, source: "opml", sourceId: a.id, title: "A's name", category: "Friends" });
-        await s.blogs.recordFetch(blog.id, { at: at(1), status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "Renamed feed" } });
-        assert.deepEqual([(await s.blogs.get(blog.id))?.title, (await s.blogs.get(blog.id))?.category], ["Mine", "Mine"], "what the owner typed wins");
+        await s.blogs.upsertFromSource({
+          feedUrl: blog.feedUrl,
+          source: "opml",
+          sourceId: a.id,
+          title: "A's name",
+          category: "Friends",
+        });
+        await s.blogs.recordFetch(blog.id, {
+          at: at(1),
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          metadata: { title: "Renamed feed" },
+        });
+        assert.deepEqual(
+          [(await s.blogs.get(blog.id))?.title, (await s.blogs.get(blog.id))?.category],
+          ["Mine", "Mine"],
+          "what the owner typed wins",
+        );
       });
 
       it("what was known of a feed before its first fetch (discovery, a recommender's outline) gives way to the feed's own values", async () => {
@@ -413,9 +603,21 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
           source: "manual",
           feed: { title: "A recommender's name", siteUrl: "https://elsewhere.example/", description: "Their words" },
         });
-        assert.deepEqual([blog.title, blog.siteUrl, blog.description], ["A recommender's name", "https://elsewhere.example/", "Their words"]);
-        const fetched = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "S's own", siteUrl: "https://s.example/" } })) as Blog;
-        assert.deepEqual([fetched.title, fetched.siteUrl, fetched.description], ["S's own", "https://s.example/", "Their words"]);
+        assert.deepEqual(
+          [blog.title, blog.siteUrl, blog.description],
+          ["A recommender's name", "https://elsewhere.example/", "Their words"],
+        );
+        const fetched = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          metadata: { title: "S's own", siteUrl: "https://s.example/" },
+        })) as Blog;
+        assert.deepEqual(
+          [fetched.title, fetched.siteUrl, fetched.description],
+          ["S's own", "https://s.example/", "Their words"],
+        );
         assert.deepEqual(await originsOf(blog.id), [[OWNER_ORIGIN, "manual", {}]]);
       });
     });
@@ -446,17 +648,31 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         })) as Blog;
         assert.deepEqual(edited.relationship, ["friend", "met", "colleague"]);
         assert.equal(edited.note, "Writes about gardens.");
-        assert.deepEqual([edited.fediverse, edited.fediverseUrl], ["@ana@social.example", "https://social.example/@ana"]);
+        assert.deepEqual(
+          [edited.fediverse, edited.fediverseUrl],
+          ["@ana@social.example", "https://social.example/@ana"],
+        );
         assert.deepEqual([...edited.ownerEdited].sort(), ["fediverse", "note", "relationship"]);
         assert.deepEqual(await s.blogs.get(blog.id), edited);
 
         // No listing and no fetch ever touches them.
         await s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: "Relisted", description: "d", source: "opml" });
-        await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "Fetched", description: "feed" } });
+        await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          metadata: { title: "Fetched", description: "feed" },
+        });
         const kept = (await s.blogs.get(blog.id)) as Blog;
         assert.deepEqual(
           [kept.relationship, kept.note, kept.fediverse, kept.fediverseUrl],
-          [["friend", "met", "colleague"], "Writes about gardens.", "@ana@social.example", "https://social.example/@ana"],
+          [
+            ["friend", "met", "colleague"],
+            "Writes about gardens.",
+            "@ana@social.example",
+            "https://social.example/@ana",
+          ],
         );
         assert.equal((await list({ visibility: "public" })).items[0].note, "Writes about gardens.");
       });
@@ -469,9 +685,21 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.blogs.edit(blog.id, { fediverse: "@ana@social.example", fediverseUrl: "https://social.example/@ana" });
         const untouched = (await s.blogs.edit(blog.id, { fediverseUrl: "https://elsewhere.example/" })) as Blog;
         assert.equal(untouched.fediverseUrl, "https://social.example/@ana", "a page alone is no edit");
-        const cleared = (await s.blogs.edit(blog.id, { fediverse: null, fediverseUrl: "https://social.example/@ana", relationship: [], note: null })) as Blog;
-        assert.deepEqual([cleared.fediverse, cleared.fediverseUrl, cleared.relationship, cleared.note], [null, null, [], null]);
-        assert.deepEqual([...cleared.ownerEdited].sort(), ["fediverse", "note", "relationship"], "cleared by the owner is still the owner's");
+        const cleared = (await s.blogs.edit(blog.id, {
+          fediverse: null,
+          fediverseUrl: "https://social.example/@ana",
+          relationship: [],
+          note: null,
+        })) as Blog;
+        assert.deepEqual(
+          [cleared.fediverse, cleared.fediverseUrl, cleared.relationship, cleared.note],
+          [null, null, [], null],
+        );
+        assert.deepEqual(
+          [...cleared.ownerEdited].sort(),
+          ["fediverse", "note", "relationship"],
+          "cleared by the owner is still the owner's",
+        );
       });
 
       it("never stores the host-name placeholder as the owner's title: such an edit leaves the title to the feed", async () => {
@@ -479,15 +707,31 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const saved = (await s.blogs.edit(blog.id, { title: "placeholder.example", tags: ["t"] })) as Blog;
         assert.equal(saved.title, "placeholder.example");
         assert.deepEqual(saved.ownerEdited, ["tags"], "the tags are the owner's, the title is not");
-        const fetched = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, metadata: { title: "The Real Title" } })) as Blog;
+        const fetched = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          metadata: { title: "The Real Title" },
+        })) as Blog;
         assert.equal(fetched.title, "The Real Title", "the feed's own title replaces it");
         const typed = (await s.blogs.edit(blog.id, { title: "My Name For It" })) as Blog;
         assert.ok(typed.ownerEdited.includes("title"));
         const back = (await s.blogs.edit(blog.id, { title: "placeholder.example" })) as Blog;
-        assert.equal(back.title, "The Real Title", "untyped, the title is the feed's own again (the host name is no one's value)");
+        assert.equal(
+          back.title,
+          "The Real Title",
+          "untyped, the title is the feed's own again (the host name is no one's value)",
+        );
         assert.ok(!back.ownerEdited.includes("title"), "a typed title set back to the host name is untyped again");
         assert.deepEqual(back.ownerEdited, ["tags"]);
-        const moved = (await s.blogs.recordFetch(blog.id, { at: at(3_600_000), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://new-home.example/feed.xml" })) as Blog;
+        const moved = (await s.blogs.recordFetch(blog.id, {
+          at: at(3_600_000),
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          feedUrl: "https://new-home.example/feed.xml",
+        })) as Blog;
         assert.equal(moved.movedFrom, "https://www.placeholder.example/feed.xml");
         const old = (await s.blogs.edit(blog.id, { title: "placeholder.example" })) as Blog;
         assert.ok(!old.ownerEdited.includes("title"), "the host of the address it moved from is a placeholder too");
@@ -496,7 +740,13 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
 
       it("re-enables a gone blog with status, resetting back-off", async () => {
         const blog = await add({ status: "active" });
-        await s.blogs.recordFetch(blog.id, { at: T0, status: "gone", error: "410", nextFetchAt: at(DAY), failureCount: 4 });
+        await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "gone",
+          error: "410",
+          nextFetchAt: at(DAY),
+          failureCount: 4,
+        });
         const edited = (await s.blogs.edit(blog.id, { status: "active" })) as Blog;
         assert.equal(edited.status, "active");
         assert.equal(edited.failureCount, 0);
@@ -555,14 +805,30 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.deepEqual(titles(pub.items).sort(), ["active", "error", "pending", "pending"]);
         assert.equal(pub.total, 4);
         for (const [index, status] of (["active", "gone", "unlisted", "error"] as const).entries()) {
-          await s.items.upsertMany(ids[status], Array.from({ length: index + 1 }, (_, n) => newItem(`${status}-${n}`, at(-n * 1000))), T0);
+          await s.items.upsertMany(
+            ids[status],
+            Array.from({ length: index + 1 }, (_, n) => newItem(`${status}-${n}`, at(-n * 1000))),
+            T0,
+          );
           await s.blogs.refreshItemStats(ids[status]);
         }
         await s.items.upsertMany(hidden.id, [newItem("hidden-0", T0)], T0);
         await s.blogs.refreshItemStats(hidden.id);
-        assert.deepEqual(await s.blogs.publicTotals(), { blogs: 4, items: 1 + 4 }, "the active and error blogs' items only");
+        assert.deepEqual(
+          await s.blogs.publicTotals(),
+          { blogs: 4, items: 1 + 4 },
+          "the active and error blogs' items only",
+        );
         const admin = await list({ visibility: "admin" });
-        assert.deepEqual(titles(admin.items).sort(), ["active", "error", "gone", "hidden", "pending", "pending", "unlisted"]);
+        assert.deepEqual(titles(admin.items).sort(), [
+          "active",
+          "error",
+          "gone",
+          "hidden",
+          "pending",
+          "pending",
+          "unlisted",
+        ]);
         assert.deepEqual(titles((await list({ status: "hidden" })).items), ["hidden"]);
         assert.deepEqual(titles((await list({ status: "unlisted" })).items), ["unlisted"]);
         assert.deepEqual(titles((await list({ status: "gone" })).items), ["gone"]);
@@ -571,17 +837,37 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("filters by category, source, origin (shared or not) and search", async () => {
         const a = await s.sources.create({ type: "opml_url", name: "a" });
         const b = await s.sources.create({ type: "opml_url", name: "b" });
-        await add({ title: "One", category: "Tech", source: "opml", sourceId: a.id, feedUrl: "https://one.example/rss" });
-        await add({ title: "Two", category: "Life", source: "feedland", sourceId: b.id, siteUrl: "https://Needle.example/" });
+        await add({
+          title: "One",
+          category: "Tech",
+          source: "opml",
+          sourceId: a.id,
+          feedUrl: "https://one.example/rss",
+        });
+        await add({
+          title: "Two",
+          category: "Life",
+          source: "feedland",
+          sourceId: b.id,
+          siteUrl: "https://Needle.example/",
+        });
         await add({ title: "Haystack with NEEDLE", category: "Tech", source: "opml", sourceId: b.id });
-        await s.blogs.upsertFromSource({ feedUrl: "https://one.example/rss", title: "One", source: "opml", sourceId: b.id });
+        await s.blogs.upsertFromSource({
+          feedUrl: "https://one.example/rss",
+          title: "One",
+          source: "opml",
+          sourceId: b.id,
+        });
         assert.deepEqual(titles((await list({ category: "Tech" })).items), ["Haystack with NEEDLE", "One"]);
         assert.deepEqual(titles((await list({ category: "tech" })).items), []);
         assert.deepEqual(titles((await list({ source: "feedland" })).items), ["Two"]);
         assert.deepEqual(titles((await list({ origin: { id: a.id } })).items), ["One"]);
         assert.deepEqual(titles((await list({ origin: { id: b.id } })).items), ["Haystack with NEEDLE", "One", "Two"]);
         assert.deepEqual(titles((await list({ origin: { id: b.id, shared: true } })).items), ["One"]);
-        assert.deepEqual(titles((await list({ origin: { id: b.id, shared: false } })).items), ["Haystack with NEEDLE", "Two"]);
+        assert.deepEqual(titles((await list({ origin: { id: b.id, shared: false } })).items), [
+          "Haystack with NEEDLE",
+          "Two",
+        ]);
         assert.equal((await list({ origin: { id: b.id, shared: false }, limit: 0 })).total, 2);
         assert.deepEqual(titles((await list({ origin: { id: OWNER_ORIGIN } })).items), []);
         assert.deepEqual(titles((await list({ search: "needle" })).items), ["Haystack with NEEDLE", "Two"]);
@@ -600,7 +886,10 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
           items.map((b) => b.id),
           [created[3].id, ...alphas.map((b) => b.id), created[0].id, created[4].id],
         );
-        assert.deepEqual((await list({ sort: "title" })).items.map((b) => b.id), items.map((b) => b.id));
+        assert.deepEqual(
+          (await list({ sort: "title" })).items.map((b) => b.id),
+          items.map((b) => b.id),
+        );
       });
 
       it("sorts by recent: pinned, newest item, then newest fetch, then title", async () => {
@@ -617,8 +906,18 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         for (const blog of [old, fresh]) await s.blogs.refreshItemStats(blog.id);
         // The old-items blog was fetched last: items still win over fetch time.
         await s.blogs.recordFetch(old.id, { at: at(DAY), status: "active", nextFetchAt: null, failureCount: 0 });
-        await s.blogs.recordFetch(fetchedLate.id, { at: at(-DAY), status: "active", nextFetchAt: null, failureCount: 0 });
-        await s.blogs.recordFetch(fetchedEarly.id, { at: at(-3 * DAY), status: "active", nextFetchAt: null, failureCount: 0 });
+        await s.blogs.recordFetch(fetchedLate.id, {
+          at: at(-DAY),
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+        });
+        await s.blogs.recordFetch(fetchedEarly.id, {
+          at: at(-3 * DAY),
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+        });
         const { items, total } = await list({ sort: "recent", visibility: "public" });
         assert.equal(total, 7);
         assert.deepEqual(
@@ -660,14 +959,27 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(readDropped.status, "active", "its feed's status is kept");
         assert.equal(readDropped.category, "From a", "the owner still sees it as it was");
         const readShared = (await s.blogs.get(shared.id)) as Blog;
-        assert.deepEqual(readShared.origins.map((origin) => origin.id), [b.id], "the origin that dropped it is forgotten");
+        assert.deepEqual(
+          readShared.origins.map((origin) => origin.id),
+          [b.id],
+          "the origin that dropped it is forgotten",
+        );
         assert.equal(readShared.category, "From b", "the next origin's value takes over");
         assert.equal((await s.blogs.get(deleted.id))?.status, "deleted");
         assert.deepEqual(await originsOf(unrelated.id), [[b.id, "manual", { title: unrelated.title }]]);
         assert.deepEqual(await s.blogs.unlist(a.id, { except: [kept.id] }), [], "nothing more to let go of");
-        assert.deepEqual((await list({ visibility: "public" })).items.map((blog) => blog.id).sort(), [kept.id, shared.id, unrelated.id].sort());
+        assert.deepEqual(
+          (await list({ visibility: "public" })).items.map((blog) => blog.id).sort(),
+          [kept.id, shared.id, unrelated.id].sort(),
+        );
         // Listed again: back, with the values it gives.
-        const back = await s.blogs.upsertFromSource({ feedUrl: dropped.feedUrl, title: dropped.title, source: "opml", sourceId: a.id, category: "Back" });
+        const back = await s.blogs.upsertFromSource({
+          feedUrl: dropped.feedUrl,
+          title: dropped.title,
+          source: "opml",
+          sourceId: a.id,
+          category: "Back",
+        });
         assert.equal(back.outcome, "reactivated");
         assert.equal(back.blog.category, "Back");
       });
@@ -677,19 +989,35 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const b = await s.sources.create({ type: "opml_url", name: "b" });
         const onlyA = await add({ sourceId: a.id, source: "opml", category: "Friends" });
         const both = await add({ sourceId: a.id, source: "opml" });
-        await s.blogs.upsertFromSource({ feedUrl: both.feedUrl, title: both.title, source: "feedland", sourceId: b.id });
+        await s.blogs.upsertFromSource({
+          feedUrl: both.feedUrl,
+          title: both.title,
+          source: "feedland",
+          sourceId: b.id,
+        });
         const mine = await add({ source: "manual" });
         await s.blogs.upsertFromSource({ feedUrl: mine.feedUrl, source: "opml", sourceId: a.id, category: "Theirs" });
         const onlyB = await add({ sourceId: b.id });
         const deleted = await add({ sourceId: a.id });
         await s.blogs.softDelete(deleted.id);
-        assert.deepEqual(await s.blogs.detachSource(a.id, false), [onlyA.id], "deleted blogs are not offered for purging: they keep their URL");
+        assert.deepEqual(
+          await s.blogs.detachSource(a.id, false),
+          [onlyA.id],
+          "deleted blogs are not offered for purging: they keep their URL",
+        );
         assert.deepEqual((await s.blogs.get(deleted.id))?.origins, []);
         assert.deepEqual((await s.blogs.get(onlyA.id))?.origins, [], "unlisted until purged");
         const readBoth = (await s.blogs.get(both.id)) as Blog;
         assert.equal(readBoth.source, "feedland");
-        assert.deepEqual(readBoth.origins.map((origin) => origin.id), [b.id]);
-        assert.deepEqual(await originsOf(mine.id), [[OWNER_ORIGIN, "manual", { title: mine.title }]], "the owner's blog stays the owner's");
+        assert.deepEqual(
+          readBoth.origins.map((origin) => origin.id),
+          [b.id],
+        );
+        assert.deepEqual(
+          await originsOf(mine.id),
+          [[OWNER_ORIGIN, "manual", { title: mine.title }]],
+          "the owner's blog stays the owner's",
+        );
         assert.equal((await s.blogs.get(mine.id))?.category, null, "the deleted source's folder goes with it");
         assert.deepEqual(await originsOf(onlyB.id), [[b.id, "manual", { title: onlyB.title }]]);
         assert.deepEqual(await s.blogs.detachSource(a.id, false), []);
@@ -698,11 +1026,18 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const onlyC = await add({ sourceId: c.id, source: "opml", title: "From c", category: "Friends" });
         assert.deepEqual(await s.blogs.detachSource(c.id, true), [], "kept: nothing to purge");
         const kept = (await s.blogs.get(onlyC.id)) as Blog;
-        assert.deepEqual(kept.origins.map((origin) => [origin.id, origin.kind, origin.values]), [[OWNER_ORIGIN, "manual", { title: "From c", category: "Friends" }]]);
+        assert.deepEqual(
+          kept.origins.map((origin) => [origin.id, origin.kind, origin.values]),
+          [[OWNER_ORIGIN, "manual", { title: "From c", category: "Friends" }]],
+        );
         assert.equal(kept.category, "Friends");
         assert.equal(kept.source, "manual");
         assert.equal((await list({ visibility: "public", category: "Friends" })).total, 1);
-        assert.equal((await s.blogs.upsertFromSource({ feedUrl: onlyC.feedUrl, source: "manual" })).outcome, "unchanged", "the owner adding it again takes nothing it gave away");
+        assert.equal(
+          (await s.blogs.upsertFromSource({ feedUrl: onlyC.feedUrl, source: "manual" })).outcome,
+          "unchanged",
+          "the owner adding it again takes nothing it gave away",
+        );
       });
 
       it("counts categories of publicly visible blogs, by name", async () => {
@@ -744,31 +1079,49 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const due = await s.blogs.listDue(T0, 10);
         const nulls = [never1, never2].sort(byId).map((b) => b.id);
         const atNow = [errored, ms].sort(byId).map((b) => b.id);
-        assert.deepEqual(due.map((b) => b.id), [...nulls, early.id, late.id, goneDue.id, ...atNow], "a gone blog is due at its weekly check");
-        assert.deepEqual((await s.blogs.listDue(T0, 3)).map((b) => b.id), [...nulls, early.id]);
+        assert.deepEqual(
+          due.map((b) => b.id),
+          [...nulls, early.id, late.id, goneDue.id, ...atNow],
+          "a gone blog is due at its weekly check",
+        );
+        assert.deepEqual(
+          (await s.blogs.listDue(T0, 3)).map((b) => b.id),
+          [...nulls, early.id],
+        );
         assert.equal((await s.blogs.listDue(at(1), 10)).length, 9);
         // Pages continue after their last blog, across the never-scheduled and the scheduled ones.
         const paged: string[] = [];
-        for (let page = await s.blogs.listDue(T0, 2); page.length > 0; ) {
+        for (let page = await s.blogs.listDue(T0, 2); page.length > 0;) {
           paged.push(...page.map((b) => b.id));
           const last = page[page.length - 1];
           page = await s.blogs.listDue(T0, 2, { after: { id: last.id, nextFetchAt: last.nextFetchAt } });
         }
-        assert.deepEqual(paged, due.map((b) => b.id));
+        assert.deepEqual(
+          paged,
+          due.map((b) => b.id),
+        );
       });
 
-      it("\"Sync now\" pages through every fetchable blog by id, each once", async () => {
+      it('"Sync now" pages through every fetchable blog by id, each once', async () => {
         const blogs: Blog[] = [];
         for (let i = 0; i < 5; i++) blogs.push(await add({ status: "active" }));
         await s.blogs.recordFetch(blogs[1].id, { at: T0, status: "active", nextFetchAt: at(DAY), failureCount: 0 });
         await s.blogs.recordFetch(blogs[3].id, { at: T0, status: "active", nextFetchAt: at(-DAY), failureCount: 0 });
         const paged: string[] = [];
-        for (let page = await s.blogs.listDue(T0, 2, { everyone: true }); page.length > 0; ) {
+        for (let page = await s.blogs.listDue(T0, 2, { everyone: true }); page.length > 0;) {
           paged.push(...page.map((b) => b.id));
           // A blog fetched meanwhile moves in the schedule's order, not in this one.
-          await s.blogs.recordFetch(page[0].id, { at: T0, status: "active", nextFetchAt: at(2 * DAY), failureCount: 0 });
+          await s.blogs.recordFetch(page[0].id, {
+            at: T0,
+            status: "active",
+            nextFetchAt: at(2 * DAY),
+            failureCount: 0,
+          });
           const last = page[page.length - 1];
-          page = await s.blogs.listDue(T0, 2, { everyone: true, after: { id: last.id, nextFetchAt: last.nextFetchAt } });
+          page = await s.blogs.listDue(T0, 2, {
+            everyone: true,
+            after: { id: last.id, nextFetchAt: last.nextFetchAt },
+          });
         }
         assert.deepEqual(paged, blogs.map((b) => b.id).sort());
       });
@@ -816,7 +1169,13 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(first.etag, '"v1"');
         assert.equal(first.lastModified, "Mon, 06 May 2024 07:00:00 GMT");
         assert.equal(first.iconUrl, "https://site.example/icon.png");
-        const failed = (await s.blogs.recordFetch(blog.id, { at: at(1000), status: "error", error: "timeout", nextFetchAt: at(2 * 3_600_000), failureCount: 1 })) as Blog;
+        const failed = (await s.blogs.recordFetch(blog.id, {
+          at: at(1000),
+          status: "error",
+          error: "timeout",
+          nextFetchAt: at(2 * 3_600_000),
+          failureCount: 1,
+        })) as Blog;
         assert.equal(failed.status, "error");
         assert.equal(failed.lastError, "timeout");
         assert.equal(failed.failureCount, 1);
@@ -824,20 +1183,38 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(failed.etag, '"v1"');
         assert.equal(failed.lastModified, "Mon, 06 May 2024 07:00:00 GMT");
         assert.equal(failed.iconUrl, "https://site.example/icon.png");
-        const ok = (await s.blogs.recordFetch(blog.id, { at: at(2000), status: "active", nextFetchAt: null, failureCount: 0, etag: null })) as Blog;
+        const ok = (await s.blogs.recordFetch(blog.id, {
+          at: at(2000),
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          etag: null,
+        })) as Blog;
         assert.equal(ok.lastError, null);
         assert.equal(ok.etag, null);
         assert.equal(ok.nextFetchAt, null);
         assert.deepEqual(await s.blogs.get(blog.id), ok);
-        assert.equal(await s.blogs.recordFetch("0123456789abcdef01234567", { at: T0, status: "active", nextFetchAt: null, failureCount: 0 }), null);
+        assert.equal(
+          await s.blogs.recordFetch("0123456789abcdef01234567", {
+            at: T0,
+            status: "active",
+            nextFetchAt: null,
+            failureCount: 0,
+          }),
+          null,
+        );
       });
 
-      it("setIcon records a site icon (\"\" for none), leaves the rest alone and skips deleted or unknown blogs", async () => {
+      it('setIcon records a site icon ("" for none), leaves the rest alone and skips deleted or unknown blogs', async () => {
         const blog = await add();
         assert.equal(await s.blogs.setIcon(blog.id, "https://site.example/touch.png"), true);
         const withIcon = (await s.blogs.get(blog.id)) as Blog;
         assert.equal(withIcon.iconUrl, "https://site.example/touch.png");
-        assert.deepEqual({ ...withIcon, iconUrl: blog.iconUrl, updatedAt: blog.updatedAt }, blog, "nothing else changes");
+        assert.deepEqual(
+          { ...withIcon, iconUrl: blog.iconUrl, updatedAt: blog.updatedAt },
+          blog,
+          "nothing else changes",
+        );
         assert.equal(await s.blogs.setIcon(blog.id, ""), true);
         assert.ok(!(await s.blogs.get(blog.id))?.iconUrl, "none found: no icon served");
         await s.blogs.softDelete(blog.id);
@@ -854,7 +1231,14 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
           status: "active",
           nextFetchAt: null,
           failureCount: 0,
-          metadata: { title: "From feed", description: "Desc", siteUrl: "https://s.example/", author: "Feed author", feedType: "json", photo: "https://s.example/p.png" },
+          metadata: {
+            title: "From feed",
+            description: "Desc",
+            siteUrl: "https://s.example/",
+            author: "Feed author",
+            feedType: "json",
+            photo: "https://s.example/p.png",
+          },
         })) as Blog;
         assert.equal(written.title, "From feed");
         assert.equal(written.description, "Desc");
@@ -862,21 +1246,47 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(written.feedType, "json");
         assert.equal(written.photo, "https://s.example/p.png");
         assert.equal(written.author, "Owner's pick");
-        assert.deepEqual((await list({ search: "from feed" })).items.map((b) => b.id), [blog.id], "the new title is searchable");
+        assert.deepEqual(
+          (await list({ search: "from feed" })).items.map((b) => b.id),
+          [blog.id],
+          "the new title is searchable",
+        );
       });
 
       it("follows a permanent redirect unless another blog has that URL", async () => {
         const blog = await add({ feedUrl: "https://old.example/feed" });
         const other = await add({ feedUrl: "https://taken.example/feed" });
-        const moved = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://new.example/feed" })) as Blog;
+        const moved = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          feedUrl: "https://new.example/feed",
+        })) as Blog;
         assert.equal(moved.feedUrl, "https://new.example/feed");
         assert.equal((await s.blogs.getByFeedUrl("http://new.example/feed/"))?.id, blog.id);
-        assert.equal((await s.blogs.getByFeedUrl("https://old.example/feed"))?.id, blog.id, "still found under the address it moved from");
-        const refused = (await s.blogs.recordFetch(blog.id, { at: at(1), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "http://taken.example/feed/" })) as Blog;
+        assert.equal(
+          (await s.blogs.getByFeedUrl("https://old.example/feed"))?.id,
+          blog.id,
+          "still found under the address it moved from",
+        );
+        const refused = (await s.blogs.recordFetch(blog.id, {
+          at: at(1),
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          feedUrl: "http://taken.example/feed/",
+        })) as Blog;
         assert.equal(refused.feedUrl, "https://new.example/feed");
         assert.equal(refused.lastFetchAt?.getTime(), at(1).getTime(), "the rest of the record is still written");
         assert.equal((await s.blogs.getByFeedUrl("https://taken.example/feed"))?.id, other.id);
-        const twin = (await s.blogs.recordFetch(blog.id, { at: at(2), status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "http://new.example/feed" })) as Blog;
+        const twin = (await s.blogs.recordFetch(blog.id, {
+          at: at(2),
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          feedUrl: "http://new.example/feed",
+        })) as Blog;
         assert.equal(twin.feedUrl, "http://new.example/feed", "its own twin is not 'another blog'");
       });
 
@@ -923,11 +1333,23 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
 
       it("keeps a blog's schedule: recent posts newest first, newest post ever, interval, reason, Retry-After", async () => {
         const blog = await add({ status: "active" });
-        assert.deepEqual([blog.recentPosts, blog.lastPostAt, blog.fetchInterval, blog.fetchReason, blog.waitUntil], [[], null, null, null, null]);
+        assert.deepEqual(
+          [blog.recentPosts, blog.lastPostAt, blog.fetchInterval, blog.fetchReason, blog.waitUntil],
+          [[], null, null, null, null],
+        );
         const posts = [at(-3 * DAY), at(-DAY), at(-2 * DAY)];
-        const written = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: at(HOUR), failureCount: 0, schedule: schedule(posts) })) as Blog;
+        const written = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: at(HOUR),
+          failureCount: 0,
+          schedule: schedule(posts),
+        })) as Blog;
         for (const b of [written, (await s.blogs.get(blog.id)) as Blog]) {
-          assert.deepEqual(b.recentPosts.map((d) => d.getTime()), [at(-DAY), at(-2 * DAY), at(-3 * DAY)].map((d) => d.getTime()));
+          assert.deepEqual(
+            b.recentPosts.map((d) => d.getTime()),
+            [at(-DAY), at(-2 * DAY), at(-3 * DAY)].map((d) => d.getTime()),
+          );
           assert.equal(b.lastPostAt?.getTime(), at(-DAY).getTime());
           assert.equal(b.fetchInterval, 2 * HOUR);
           assert.equal(b.fetchReason, "posting-rate");
@@ -937,7 +1359,10 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(((await s.blogs.get(blog.id)) as Blog).fetchInterval, 2 * HOUR);
         const waitUntil = at(5 * HOUR);
         await s.blogs.recordFetch(blog.id, {
-          at: at(2), status: "error", nextFetchAt: waitUntil, failureCount: 1,
+          at: at(2),
+          status: "error",
+          nextFetchAt: waitUntil,
+          failureCount: 1,
           schedule: schedule([at(-9 * DAY)], { fetchInterval: 5 * HOUR, fetchReason: "retry-after", waitUntil }),
         });
         const later = (await s.blogs.get(blog.id)) as Blog;
@@ -956,7 +1381,10 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(read.nextFetchAt?.getTime(), at(2 * HOUR).getTime(), "no time given: the schedule is left alone");
         await s.blogs.recordHint(blog.id, { budgetAt: at(2 * HOUR), nextFetchAt: at(HOUR / 2) });
         read = (await s.blogs.get(blog.id)) as Blog;
-        assert.deepEqual([read.hintBudgetAt?.getTime(), read.nextFetchAt?.getTime()], [at(2 * HOUR).getTime(), at(HOUR / 2).getTime()]);
+        assert.deepEqual(
+          [read.hintBudgetAt?.getTime(), read.nextFetchAt?.getTime()],
+          [at(2 * HOUR).getTime(), at(HOUR / 2).getTime()],
+        );
         await s.blogs.recordHint(blog.id, { budgetAt: at(3 * HOUR), nextFetchAt: at(HOUR) });
         read = (await s.blogs.get(blog.id)) as Blog;
         assert.equal(read.nextFetchAt?.getTime(), at(HOUR / 2).getTime(), "a later time never pushes the fetch back");
@@ -970,7 +1398,14 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
 
       it("knows since when a blog fails, until it succeeds", async () => {
         const blog = await add({ status: "active" });
-        const fail = (when: Date, failureCount: number) => s.blogs.recordFetch(blog.id, { at: when, status: "error", error: "HTTP 500", nextFetchAt: null, failureCount });
+        const fail = (when: Date, failureCount: number) =>
+          s.blogs.recordFetch(blog.id, {
+            at: when,
+            status: "error",
+            error: "HTTP 500",
+            nextFetchAt: null,
+            failureCount,
+          });
         await fail(at(-8 * DAY), 1);
         await fail(at(-DAY), 2);
         assert.equal(((await s.blogs.get(blog.id)) as Blog).failingSince?.getTime(), at(-8 * DAY).getTime());
@@ -981,7 +1416,13 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("remembers where a permanent redirect moved a blog from", async () => {
         const blog = await add({ feedUrl: "https://before.example/feed" });
         assert.equal(blog.movedFrom, null);
-        const moved = (await s.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0, feedUrl: "https://after.example/feed" })) as Blog;
+        const moved = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: null,
+          failureCount: 0,
+          feedUrl: "https://after.example/feed",
+        })) as Blog;
         assert.equal(moved.movedFrom, "https://before.example/feed");
         assert.equal(moved.movedAt?.getTime(), T0.getTime());
       });
@@ -989,33 +1430,88 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("dates a run of redirects ending in 404/410 (deadEndSince): kept while it lasts, ended by any other outcome or a re-enable", async () => {
         const blog = await add({ status: "active" });
         assert.equal(blog.deadEndSince, null);
-        const first = (await s.blogs.recordFetch(blog.id, { at: at(-3 * DAY), status: "error", error: "redirects to a 404", deadEnd: true, nextFetchAt: null, failureCount: 1 })) as Blog;
+        const first = (await s.blogs.recordFetch(blog.id, {
+          at: at(-3 * DAY),
+          status: "error",
+          error: "redirects to a 404",
+          deadEnd: true,
+          nextFetchAt: null,
+          failureCount: 1,
+        })) as Blog;
         assert.equal(first.deadEndSince?.getTime(), at(-3 * DAY).getTime());
-        const again = (await s.blogs.recordFetch(blog.id, { at: T0, status: "gone", error: "redirects to a 404", deadEnd: true, nextFetchAt: at(7 * DAY), failureCount: 2 })) as Blog;
+        const again = (await s.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "gone",
+          error: "redirects to a 404",
+          deadEnd: true,
+          nextFetchAt: at(7 * DAY),
+          failureCount: 2,
+        })) as Blog;
         assert.equal(again.deadEndSince?.getTime(), at(-3 * DAY).getTime(), "the run keeps its start");
         assert.equal((await s.blogs.get(blog.id))?.status, "gone");
-        const other = (await s.blogs.recordFetch(blog.id, { at: at(HOUR), status: "error", error: "HTTP 500", nextFetchAt: null, failureCount: 3 })) as Blog;
+        const other = (await s.blogs.recordFetch(blog.id, {
+          at: at(HOUR),
+          status: "error",
+          error: "HTTP 500",
+          nextFetchAt: null,
+          failureCount: 3,
+        })) as Blog;
         assert.equal(other.deadEndSince, null, "another failure ends the run");
-        await s.blogs.recordFetch(blog.id, { at: at(2 * HOUR), status: "error", deadEnd: true, nextFetchAt: null, failureCount: 4 });
+        await s.blogs.recordFetch(blog.id, {
+          at: at(2 * HOUR),
+          status: "error",
+          deadEnd: true,
+          nextFetchAt: null,
+          failureCount: 4,
+        });
         const reenabled = (await s.blogs.edit(blog.id, { status: "pending" })) as Blog;
         assert.equal(reenabled.deadEndSince, null);
       });
 
-      it("\"Sync now\" lists every fetchable blog, due or not, except those told to wait and gone ones before their check", async () => {
+      it('"Sync now" lists every fetchable blog, due or not, except those told to wait and gone ones before their check', async () => {
         const notDue = await add({ status: "active" });
-        await s.blogs.recordFetch(notDue.id, { at: T0, status: "active", nextFetchAt: at(DAY), failureCount: 0, schedule: schedule([]) });
+        await s.blogs.recordFetch(notDue.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: at(DAY),
+          failureCount: 0,
+          schedule: schedule([]),
+        });
         const waiting = await add({ status: "active" });
-        await s.blogs.recordFetch(waiting.id, { at: T0, status: "error", nextFetchAt: at(HOUR), failureCount: 1, schedule: schedule([], { waitUntil: at(HOUR) }) });
+        await s.blogs.recordFetch(waiting.id, {
+          at: T0,
+          status: "error",
+          nextFetchAt: at(HOUR),
+          failureCount: 1,
+          schedule: schedule([], { waitUntil: at(HOUR) }),
+        });
         const waited = await add({ status: "active" });
-        await s.blogs.recordFetch(waited.id, { at: at(-HOUR), status: "error", nextFetchAt: at(DAY), failureCount: 1, schedule: schedule([], { waitUntil: at(-1) }) });
+        await s.blogs.recordFetch(waited.id, {
+          at: at(-HOUR),
+          status: "error",
+          nextFetchAt: at(DAY),
+          failureCount: 1,
+          schedule: schedule([], { waitUntil: at(-1) }),
+        });
         const gone = await add({ status: "active" });
         await s.blogs.recordFetch(gone.id, { at: T0, status: "gone", nextFetchAt: at(7 * DAY), failureCount: 1 });
         const goneDue = await add({ status: "active" });
-        await s.blogs.recordFetch(goneDue.id, { at: at(-7 * DAY), status: "gone", nextFetchAt: at(-1), failureCount: 1 });
+        await s.blogs.recordFetch(goneDue.id, {
+          at: at(-7 * DAY),
+          status: "gone",
+          nextFetchAt: at(-1),
+          failureCount: 1,
+        });
         await add({ skipItemFetch: true, source: "microsub" });
         const fresh = await add();
-        assert.deepEqual((await s.blogs.listDue(T0, 10)).map((b) => b.id), [fresh.id, goneDue.id]);
-        assert.deepEqual((await s.blogs.listDue(T0, 10, { everyone: true })).map((b) => b.id).sort(), [notDue.id, waited.id, fresh.id, goneDue.id].sort());
+        assert.deepEqual(
+          (await s.blogs.listDue(T0, 10)).map((b) => b.id),
+          [fresh.id, goneDue.id],
+        );
+        assert.deepEqual(
+          (await s.blogs.listDue(T0, 10, { everyone: true })).map((b) => b.id).sort(),
+          [notDue.id, waited.id, fresh.id, goneDue.id].sort(),
+        );
       });
 
       it("filters and counts blogs by health: dormant, failing, moved, gone; and by how they are kept fresh", async () => {
@@ -1045,7 +1541,8 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await fetch(deleted.id, { schedule: schedule([at(-400 * DAY)]) });
         await s.blogs.softDelete(deleted.id);
 
-        const filtered = async (condition: "dormant" | "failing" | "moved") => titles((await list({ health: { condition, ...query } })).items);
+        const filtered = async (condition: "dormant" | "failing" | "moved") =>
+          titles((await list({ health: { condition, ...query } })).items);
         assert.deepEqual(await filtered("dormant"), ["Dormant"]);
         assert.deepEqual(await filtered("failing"), ["Failing"]);
         assert.deepEqual(await filtered("moved"), ["Moved"]);
@@ -1062,13 +1559,21 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("upserts by (blog, uid): adds, updates changed, ignores unchanged", async () => {
         const blog = await add();
         const other = await add();
-        const first = await s.items.upsertMany(blog.id, [newItem("a", at(-2)), newItem("b", at(-1), { categories: ["x", "y"] })], T0);
+        const first = await s.items.upsertMany(
+          blog.id,
+          [newItem("a", at(-2)), newItem("b", at(-1), { categories: ["x", "y"] })],
+          T0,
+        );
         assert.deepEqual(first, { added: 2, updated: 0 });
         assert.deepEqual(await s.items.upsertMany(other.id, [newItem("a", at(-2))], T0), { added: 1, updated: 0 });
         const before = await s.items.list({ blogId: blog.id, limit: 10, offset: 0 });
         const second = await s.items.upsertMany(
           blog.id,
-          [newItem("a", at(-2)), newItem("b", at(-1), { categories: ["x", "y"], title: "Changed" }), newItem("c", null)],
+          [
+            newItem("a", at(-2)),
+            newItem("b", at(-1), { categories: ["x", "y"], title: "Changed" }),
+            newItem("c", null),
+          ],
           at(DAY),
         );
         assert.deepEqual(second, { added: 1, updated: 1 });
@@ -1099,14 +1604,36 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("lists newest first, undated after dated, ties by id descending", async () => {
         const blog = await add();
         const same = at(-DAY);
-        await s.items.upsertMany(blog.id, [newItem("undated1", null), newItem("old", at(-2 * DAY)), newItem("tie1", same)], T0);
-        await s.items.upsertMany(blog.id, [newItem("tie2", same), newItem("new", at(-1)), newItem("undated2", null)], T0);
+        await s.items.upsertMany(
+          blog.id,
+          [newItem("undated1", null), newItem("old", at(-2 * DAY)), newItem("tie1", same)],
+          T0,
+        );
+        await s.items.upsertMany(
+          blog.id,
+          [newItem("tie2", same), newItem("new", at(-1)), newItem("undated2", null)],
+          T0,
+        );
         const items = await s.items.list({ blogId: blog.id, limit: 10, offset: 0 });
-        const ties = items.filter((i) => i.uid.startsWith("tie")).sort(byId).reverse().map((i) => i.uid);
-        const undated = items.filter((i) => i.uid.startsWith("undated")).sort(byId).reverse().map((i) => i.uid);
-        assert.deepEqual(items.map((i) => i.uid), ["new", ...ties, "old", ...undated]);
+        const ties = items
+          .filter((i) => i.uid.startsWith("tie"))
+          .sort(byId)
+          .reverse()
+          .map((i) => i.uid);
+        const undated = items
+          .filter((i) => i.uid.startsWith("undated"))
+          .sort(byId)
+          .reverse()
+          .map((i) => i.uid);
+        assert.deepEqual(
+          items.map((i) => i.uid),
+          ["new", ...ties, "old", ...undated],
+        );
         const page = await s.items.list({ blogId: blog.id, limit: 2, offset: 3 });
-        assert.deepEqual(page.map((i) => i.id), items.slice(3, 5).map((i) => i.id));
+        assert.deepEqual(
+          page.map((i) => i.id),
+          items.slice(3, 5).map((i) => i.id),
+        );
         assert.deepEqual(await s.items.list({ blogId: blog.id, limit: 0, offset: 0 }), []);
       });
 
@@ -1117,8 +1644,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.items.upsertMany(
           blog.id,
           [
-            newItem("far", far), newItem("two-days", new Date(now + 2 * DAY)), newItem("soon", new Date(now + DAY / 2)),
-            newItem("today", new Date(now - 1000)), newItem("old", new Date(now - 3 * DAY)), newItem("undated", null),
+            newItem("far", far),
+            newItem("two-days", new Date(now + 2 * DAY)),
+            newItem("soon", new Date(now + DAY / 2)),
+            newItem("today", new Date(now - 1000)),
+            newItem("old", new Date(now - 3 * DAY)),
+            newItem("undated", null),
           ],
           new Date(now),
         );
@@ -1126,10 +1657,20 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         for (const query of [{ blogId: blog.id }, {}, { category: "Ahead" }]) {
           const uids = (await s.items.list({ ...query, limit: 10, offset: 0 })).map((i) => i.uid);
           assert.deepEqual(uids, ["soon", "today", "old", "far", "two-days", "undated"], JSON.stringify(query));
-          assert.deepEqual((await s.items.list({ ...query, limit: 2, offset: 2 })).map((i) => i.uid), ["old", "far"]);
-          assert.deepEqual((await s.items.list({ ...query, limit: 5, offset: 5 })).map((i) => i.uid), ["undated"]);
+          assert.deepEqual(
+            (await s.items.list({ ...query, limit: 2, offset: 2 })).map((i) => i.uid),
+            ["old", "far"],
+          );
+          assert.deepEqual(
+            (await s.items.list({ ...query, limit: 5, offset: 5 })).map((i) => i.uid),
+            ["undated"],
+          );
         }
-        assert.equal((await s.blogs.get(blog.id))?.lastItemAt?.getTime(), now + DAY / 2, "lastItemAt is the newest post within a day ahead");
+        assert.equal(
+          (await s.blogs.get(blog.id))?.lastItemAt?.getTime(),
+          now + DAY / 2,
+          "lastItemAt is the newest post within a day ahead",
+        );
       });
 
       it("a category's pages follow the same order as the whole list, at every offset", async () => {
@@ -1143,16 +1684,33 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
           const items: NewItem[] = [];
           for (let k = 0; k < 7; k++) {
             n++;
-            const published = k === 0 ? tie : k === 1 ? null : k === 2 && blog === mixed[1] ? new Date(now + 90 * DAY) : new Date(now - ((n * 7919) % 97) * 3600_000);
+            const published =
+              k === 0
+                ? tie
+                : k === 1
+                  ? null
+                  : k === 2 && blog === mixed[1]
+                    ? new Date(now + 90 * DAY)
+                    : new Date(now - ((n * 7919) % 97) * 3600_000);
             items.push(newItem(`p${n}`, published));
           }
           await s.items.upsertMany(blog.id, items, new Date(now));
         }
         await s.blogs.edit(hidden.id, { hidden: true });
         const ids = new Set(mixed.map((blog) => blog.id));
-        const whole = (await s.items.list({ limit: 100, offset: 0 })).filter((item) => ids.has(item.blogId)).map((item) => item.id);
+        const whole = (await s.items.list({ limit: 100, offset: 0 }))
+          .filter((item) => ids.has(item.blogId))
+          .map((item) => item.id);
         assert.equal(whole.length, 21);
-        for (const [limit, offset] of [[21, 0], [1, 0], [5, 0], [5, 3], [4, 17], [10, 15], [3, 30]]) {
+        for (const [limit, offset] of [
+          [21, 0],
+          [1, 0],
+          [5, 0],
+          [5, 3],
+          [4, 17],
+          [10, 15],
+          [3, 30],
+        ]) {
           const page = (await s.items.list({ category: "Mix", limit, offset })).map((item) => item.id);
           assert.deepEqual(page, whole.slice(offset, offset + limit), `limit ${limit} offset ${offset}`);
         }
@@ -1175,11 +1733,29 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await unlistAll(inactive.id);
         await setStatus(gone.id, "gone");
         const all = await s.items.list({ limit: 10, offset: 0 });
-        assert.deepEqual(all.map((i) => i.blogId), [tech.id, life.id], "a gone blog's items are not public");
-        assert.deepEqual((await s.items.list({ category: "Tech", limit: 10, offset: 0 })).map((i) => i.blogId), [tech.id]);
-        assert.deepEqual((await s.items.list({ limit: 1, offset: 1 })).map((i) => i.blogId), [life.id]);
-        assert.equal((await s.items.list({ blogId: hidden.id, limit: 10, offset: 0 })).length, 1, "a blogId query sees its blog's items");
-        assert.equal((await s.items.list({ blogId: gone.id, limit: 10, offset: 0 })).length, 1, "the admin still reads a gone blog's items");
+        assert.deepEqual(
+          all.map((i) => i.blogId),
+          [tech.id, life.id],
+          "a gone blog's items are not public",
+        );
+        assert.deepEqual(
+          (await s.items.list({ category: "Tech", limit: 10, offset: 0 })).map((i) => i.blogId),
+          [tech.id],
+        );
+        assert.deepEqual(
+          (await s.items.list({ limit: 1, offset: 1 })).map((i) => i.blogId),
+          [life.id],
+        );
+        assert.equal(
+          (await s.items.list({ blogId: hidden.id, limit: 10, offset: 0 })).length,
+          1,
+          "a blogId query sees its blog's items",
+        );
+        assert.equal(
+          (await s.items.list({ blogId: gone.id, limit: 10, offset: 0 })).length,
+          1,
+          "the admin still reads a gone blog's items",
+        );
       });
 
       it("latestByBlog gives each blog's first items in list order, in one call; blogs without items and unknown ids are left out", async () => {
@@ -1188,17 +1764,42 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.blogs.edit(two.id, { hidden: true });
         const empty = await add();
         const ahead = new Date(Date.now() + 3 * DAY);
-        await s.items.upsertMany(one.id, [newItem("u", null), newItem("1", at(-3)), newItem("2", at(-2)), newItem("3", at(-1)), newItem("ahead", ahead)], T0);
+        await s.items.upsertMany(
+          one.id,
+          [
+            newItem("u", null),
+            newItem("1", at(-3)),
+            newItem("2", at(-2)),
+            newItem("3", at(-1)),
+            newItem("ahead", ahead),
+          ],
+          T0,
+        );
         await s.items.upsertMany(two.id, [newItem("x", null), newItem("y", at(-5))], T0);
         const latest = await s.items.latestByBlog([one.id, two.id, empty.id, newId(), one.id], 2);
         assert.deepEqual([...latest.keys()].sort(), [one.id, two.id].sort());
-        assert.deepEqual(latest.get(one.id)?.map((i) => i.uid), ["3", "2"]);
-        assert.deepEqual(latest.get(two.id)?.map((i) => i.uid), ["y", "x"], "undated after dated, hidden blogs too");
+        assert.deepEqual(
+          latest.get(one.id)?.map((i) => i.uid),
+          ["3", "2"],
+        );
+        assert.deepEqual(
+          latest.get(two.id)?.map((i) => i.uid),
+          ["y", "x"],
+          "undated after dated, hidden blogs too",
+        );
         for (const blog of [one, two]) {
           const listed = await s.items.list({ blogId: blog.id, limit: 5, offset: 0 });
-          assert.deepEqual((await s.items.latestByBlog([blog.id], 5)).get(blog.id), listed, "the same items as list, in its order");
+          assert.deepEqual(
+            (await s.items.latestByBlog([blog.id], 5)).get(blog.id),
+            listed,
+            "the same items as list, in its order",
+          );
         }
-        assert.deepEqual((await s.items.latestByBlog([one.id], 5)).get(one.id)?.map((i) => i.uid), ["3", "2", "1", "ahead", "u"], "posts more than a day ahead after the others");
+        assert.deepEqual(
+          (await s.items.latestByBlog([one.id], 5)).get(one.id)?.map((i) => i.uid),
+          ["3", "2", "1", "ahead", "u"],
+          "posts more than a day ahead after the others",
+        );
         assert.equal((await s.items.latestByBlog([one.id], 0)).size, 0);
         assert.equal((await s.items.latestByBlog([], 3)).size, 0);
       });
@@ -1206,10 +1807,17 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("trims a blog to its newest items and refreshes its stats", async () => {
         const blog = await add();
         const other = await add();
-        await s.items.upsertMany(blog.id, [newItem("u", null), newItem("1", at(-3)), newItem("2", at(-2)), newItem("3", at(-1))], T0);
+        await s.items.upsertMany(
+          blog.id,
+          [newItem("u", null), newItem("1", at(-3)), newItem("2", at(-2)), newItem("3", at(-1))],
+          T0,
+        );
         await s.items.upsertMany(other.id, [newItem("x", at(-9))], T0);
         assert.equal(await s.items.trimBlog(blog.id, 2), 2);
-        assert.deepEqual((await s.items.list({ blogId: blog.id, limit: 10, offset: 0 })).map((i) => i.uid), ["3", "2"]);
+        assert.deepEqual(
+          (await s.items.list({ blogId: blog.id, limit: 10, offset: 0 })).map((i) => i.uid),
+          ["3", "2"],
+        );
         assert.equal((await s.blogs.get(blog.id))?.itemCount, 2);
         assert.equal(await s.items.trimBlog(blog.id, 5), 0);
         assert.equal(await s.items.count(), 3);
@@ -1234,7 +1842,14 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.items.upsertMany(b.id, [newItem("undated-old", null)], new Date(now.getTime() - 9 * DAY));
         await s.items.upsertMany(b.id, [newItem("undated-new", null)], new Date(now.getTime() - DAY));
         // A very old item and one just past the cutoff go too.
-        await s.items.upsertMany(c.id, [newItem("y2k", new Date("2000-12-31T23:59:59.999Z")), newItem("later", new Date(now.getTime() - 8 * DAY + 60_000))], now);
+        await s.items.upsertMany(
+          c.id,
+          [
+            newItem("y2k", new Date("2000-12-31T23:59:59.999Z")),
+            newItem("later", new Date(now.getTime() - 8 * DAY + 60_000)),
+          ],
+          now,
+        );
         for (const blog of [a, b, c]) await s.blogs.refreshItemStats(blog.id);
         const result = await s.items.pruneOlderThan(cutoff);
         assert.equal(result.deleted, 4);
@@ -1266,7 +1881,11 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
 
     describe("sources", () => {
       it("creates with defaults, lists in creation order, updates, deletes", async () => {
-        const first = await s.sources.create({ type: "opml_url", name: "First", settings: { url: "https://x.example/opml" } });
+        const first = await s.sources.create({
+          type: "opml_url",
+          name: "First",
+          settings: { url: "https://x.example/opml" },
+        });
         assert.equal(first.enabled, true);
         assert.equal(first.status, "pending");
         assert.deepEqual(first.settings, { url: "https://x.example/opml" });
@@ -1279,7 +1898,10 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const second = await s.sources.create({ type: "feedland", name: "Second", enabled: false });
         assert.equal(second.enabled, false);
         assert.deepEqual(second.settings, {});
-        assert.deepEqual((await s.sources.list()).map((x) => x.id), [first.id, second.id]);
+        assert.deepEqual(
+          (await s.sources.list()).map((x) => x.id),
+          [first.id, second.id],
+        );
         assert.equal(await s.sources.count(), 2);
 
         const counts = { added: 1, updated: 2, unchanged: 3, skipped: 4, missing: 5 };
@@ -1320,7 +1942,12 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("stores JSON documents by key", async () => {
         assert.equal(await s.meta.get("status"), null);
         await s.meta.set("status", { running: false, counts: [1, 2], nested: { a: "b" }, none: null });
-        assert.deepEqual(await s.meta.get("status"), { running: false, counts: [1, 2], nested: { a: "b" }, none: null });
+        assert.deepEqual(await s.meta.get("status"), {
+          running: false,
+          counts: [1, 2],
+          nested: { a: "b" },
+          none: null,
+        });
         await s.meta.set("status", "replaced");
         assert.equal(await s.meta.get("status"), "replaced");
         await s.meta.set("n", 42);
@@ -1398,7 +2025,10 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal((await s.push.list()).length, 2);
         assert.equal(await s.push.delete(second.id), true);
         assert.equal(await s.push.delete(second.id), false);
-        assert.deepEqual((await s.push.list()).map((x) => x.id), [cloud.id]);
+        assert.deepEqual(
+          (await s.push.list()).map((x) => x.id),
+          [cloud.id],
+        );
       });
 
       it("notes a notification's time and nothing else", async () => {
@@ -1439,10 +2069,18 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const { blog } = await s.blogs.upsertFromSource(newBlog());
         assert.equal(await s.recommendations.getBlogroll(blog.id), null);
         assert.deepEqual(await s.recommendations.entries(blog.id), []);
-        const entries = [rec("a.example", { description: "About A" }), rec("b.example", { siteUrl: null, title: null }), rec("A.example")];
+        const entries = [
+          rec("a.example", { description: "About A" }),
+          rec("b.example", { siteUrl: null, title: null }),
+          rec("A.example"),
+        ];
         await s.recommendations.saveBlogroll(record(blog.id, { count: 3 }), entries);
         assert.deepEqual(await s.recommendations.getBlogroll(blog.id), record(blog.id, { count: 3 }));
-        assert.deepEqual(await s.recommendations.entries(blog.id), entries.slice(0, 2), "in order, a repeat by normalised address dropped");
+        assert.deepEqual(
+          await s.recommendations.entries(blog.id),
+          entries.slice(0, 2),
+          "in order, a repeat by normalised address dropped",
+        );
         await s.recommendations.saveBlogroll(record(blog.id, { checkedAt: at(DAY), etag: '"v2"', count: 3 }));
         assert.equal((await s.recommendations.getBlogroll(blog.id))?.etag, '"v2"');
         assert.deepEqual((await s.recommendations.getBlogroll(blog.id))?.checkedAt, at(DAY));
@@ -1464,7 +2102,8 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
       it("lists candidates most recommended first, leaving out followed (any status, by normalised address), dismissed and too rarely listed feeds", async () => {
         const blogs = [];
         for (let index = 0; index < 4; index++) blogs.push((await s.blogs.upsertFromSource(newBlog())).blog);
-        const followed = (await s.blogs.upsertFromSource(newBlog({ feedUrl: "https://followed.example/feed.xml" }))).blog;
+        const followed = (await s.blogs.upsertFromSource(newBlog({ feedUrl: "https://followed.example/feed.xml" })))
+          .blog;
         await s.blogs.softDelete(followed.id);
         const lists: string[][] = [
           ["three.example", "two.example", "followed.example", "gone.example", "once.example"],
@@ -1472,14 +2111,32 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
           ["three.example", "FOLLOWED.example", "gone.example"],
           ["zeta.example", "alpha.example"],
         ];
-        for (const [index, hosts] of lists.entries()) await s.recommendations.saveBlogroll(record(blogs[index].id, { count: hosts.length }), hosts.map((host) => rec(host)));
-        await s.recommendations.saveBlogroll(record(blogs[3].id, { count: 3 }), [rec("zeta.example"), rec("alpha.example"), rec("two.example", { title: "Two, by its own name", description: "Two writes" })]);
+        for (const [index, hosts] of lists.entries())
+          await s.recommendations.saveBlogroll(
+            record(blogs[index].id, { count: hosts.length }),
+            hosts.map((host) => rec(host)),
+          );
+        await s.recommendations.saveBlogroll(record(blogs[3].id, { count: 3 }), [
+          rec("zeta.example"),
+          rec("alpha.example"),
+          rec("two.example", { title: "Two, by its own name", description: "Two writes" }),
+        ]);
         await s.recommendations.dismiss("https://GONE.example/feed.xml/", at(5));
         await s.recommendations.dismiss("https://gone.example/feed.xml", at(6));
 
         const candidates = await s.recommendations.candidates({ minRecommenders: 2, limit: 10 });
-        assert.deepEqual(candidates.map((c) => [new URL(c.outlines[0].feedUrl).hostname, c.outlines.length]), [["three.example", 3], ["two.example", 3]]);
-        assert.deepEqual(candidates[0].outlines.map((outline) => outline.blogId), [blogs[0].id, blogs[1].id, blogs[2].id].sort(), "one outline per recommender, in the order they were followed");
+        assert.deepEqual(
+          candidates.map((c) => [new URL(c.outlines[0].feedUrl).hostname, c.outlines.length]),
+          [
+            ["three.example", 3],
+            ["two.example", 3],
+          ],
+        );
+        assert.deepEqual(
+          candidates[0].outlines.map((outline) => outline.blogId),
+          [blogs[0].id, blogs[1].id, blogs[2].id].sort(),
+          "one outline per recommender, in the order they were followed",
+        );
         assert.deepEqual(
           candidates[1].outlines.map(({ blogId, ...outline }) => [blogId, outline]),
           [
@@ -1490,7 +2147,11 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
           "each recommender's own outline, unmixed",
         );
         const ones = await s.recommendations.candidates({ minRecommenders: 1, limit: 10 });
-        assert.deepEqual(ones.map((c) => new URL(c.outlines[0].feedUrl).hostname), ["three.example", "two.example", "alpha.example", "once.example", "zeta.example"], "ties by feed address");
+        assert.deepEqual(
+          ones.map((c) => new URL(c.outlines[0].feedUrl).hostname),
+          ["three.example", "two.example", "alpha.example", "once.example", "zeta.example"],
+          "ties by feed address",
+        );
         assert.equal((await s.recommendations.candidates({ minRecommenders: 1, limit: 2 })).length, 2);
       });
 
@@ -1501,7 +2162,9 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         await s.recommendations.saveBlogroll(record(b.id), [rec("x.example")]);
         assert.equal((await s.recommendations.candidates({ minRecommenders: 2, limit: 5 })).length, 1);
         await s.blogs.purge(b.id);
-        assert.deepEqual(await s.recommendations.candidates({ minRecommenders: 1, limit: 5 }), [{ outlines: [{ ...rec("x.example"), blogId: a.id }] }]);
+        assert.deepEqual(await s.recommendations.candidates({ minRecommenders: 1, limit: 5 }), [
+          { outlines: [{ ...rec("x.example"), blogId: a.id }] },
+        ]);
         assert.equal(await s.recommendations.getBlogroll(b.id), null);
         const unknown = "0123456789abcdef01234567";
         await s.recommendations.saveBlogroll(record(unknown), [rec("y.example")]);

@@ -25,53 +25,113 @@ export interface LegacyCase {
 export const LEGACY_CASES: LegacyCase[] = [
   {
     name: "added by hand, later listed by a source too",
-    source: "manual", sourceIds: ["opml"], status: "active", ownerEdited: ["title", "pinned"], title: "Typed", category: "Mine",
-    origins: [["owner", "manual", { category: "Mine" }], ["opml", "opml", {}]], public: true,
+    source: "manual",
+    sourceIds: ["opml"],
+    status: "active",
+    ownerEdited: ["title", "pinned"],
+    title: "Typed",
+    category: "Mine",
+    origins: [
+      ["owner", "manual", { category: "Mine" }],
+      ["opml", "opml", {}],
+    ],
+    public: true,
   },
   {
     name: "added by hand, then marked no longer listed when that source dropped it",
-    source: "manual", sourceIds: ["opml"], status: "inactive", ownerEdited: [], title: "Mine too", category: null,
-    origins: [["owner", "manual", {}]], public: true,
+    source: "manual",
+    sourceIds: ["opml"],
+    status: "inactive",
+    ownerEdited: [],
+    title: "Mine too",
+    category: null,
+    origins: [["owner", "manual", {}]],
+    public: true,
   },
   {
     name: "dropped by its only source",
-    source: "opml", sourceIds: ["opml"], status: "inactive", ownerEdited: [], title: "Dropped", category: "Old",
-    origins: [], public: false,
+    source: "opml",
+    sourceIds: ["opml"],
+    status: "inactive",
+    ownerEdited: [],
+    title: "Dropped",
+    category: "Old",
+    origins: [],
+    public: false,
   },
   {
     name: "listed by two sources",
-    source: "opml", sourceIds: ["opml", "feedland"], status: "active", ownerEdited: [], title: "Shared", category: "Friends",
-    origins: [["opml", "opml", { category: "Friends" }], ["feedland", "feedland", {}]], public: true,
+    source: "opml",
+    sourceIds: ["opml", "feedland"],
+    status: "active",
+    ownerEdited: [],
+    title: "Shared",
+    category: "Friends",
+    origins: [
+      ["opml", "opml", { category: "Friends" }],
+      ["feedland", "feedland", {}],
+    ],
+    public: true,
   },
   {
     name: "from a source, with the owner's notes",
-    source: "opml", sourceIds: ["opml"], status: "active", ownerEdited: ["notes"], title: "Noted", category: null,
-    origins: [["opml", "opml", {}], ["owner", "manual", {}]], public: true,
+    source: "opml",
+    sourceIds: ["opml"],
+    status: "active",
+    ownerEdited: ["notes"],
+    title: "Noted",
+    category: null,
+    origins: [
+      ["opml", "opml", {}],
+      ["owner", "manual", {}],
+    ],
+    public: true,
   },
   {
     name: "from a source, only hidden by the owner",
-    source: "opml", sourceIds: ["opml"], status: "active", ownerEdited: ["hidden"], title: "Hidden", category: null,
-    origins: [["opml", "opml", {}]], public: false,
+    source: "opml",
+    sourceIds: ["opml"],
+    status: "active",
+    ownerEdited: ["hidden"],
+    title: "Hidden",
+    category: null,
+    origins: [["opml", "opml", {}]],
+    public: false,
   },
   {
     name: "followed in Microsub, named after its host",
-    source: "microsub", sourceIds: [], status: "active", ownerEdited: [], title: "follow.example", category: "News",
-    origins: [["owner", "microsub", { category: "News" }]], public: true,
+    source: "microsub",
+    sourceIds: [],
+    status: "active",
+    ownerEdited: [],
+    title: "follow.example",
+    category: "News",
+    origins: [["owner", "microsub", { category: "News" }]],
+    public: true,
   },
   {
     name: "from a source deleted long ago",
-    source: "opml", sourceIds: ["gone"], status: "active", ownerEdited: [], title: "Orphan", category: null,
-    origins: [["owner", "manual", {}]], public: true,
+    source: "opml",
+    sourceIds: ["gone"],
+    status: "active",
+    ownerEdited: [],
+    title: "Orphan",
+    category: null,
+    origins: [["owner", "manual", {}]],
+    public: true,
   },
 ];
 
 /** Each case's feed address (the Microsub follow's host is its title). */
-export const legacyFeedUrl = (index: number): string => (index === 6 ? "https://follow.example/feed" : `https://legacy${index}.example/feed`);
+export const legacyFeedUrl = (index: number): string =>
+  index === 6 ? "https://follow.example/feed" : `https://legacy${index}.example/feed`;
 
 /** Reads every migrated case through the port and checks it; `sourceIds` maps names to the ids written. */
 export async function checkMigrated(storage: Storage, sourceIds: Record<LegacySourceName, string>): Promise<void> {
   const idOf = (name: LegacySourceName | "owner") => (name === "owner" ? OWNER_ORIGIN : sourceIds[name]);
-  const publicIds = new Set((await storage.blogs.list({ visibility: "public", limit: 100, offset: 0 })).items.map((blog) => blog.id));
+  const publicIds = new Set(
+    (await storage.blogs.list({ visibility: "public", limit: 100, offset: 0 })).items.map((blog) => blog.id),
+  );
   for (const [index, legacy] of LEGACY_CASES.entries()) {
     const blog = await storage.blogs.getByFeedUrl(legacyFeedUrl(index));
     assert.ok(blog, legacy.name);
@@ -88,5 +148,6 @@ export async function checkMigrated(storage: Storage, sourceIds: Record<LegacySo
     const fed = index === 6 || legacy.ownerEdited.includes("title") ? undefined : legacy.title;
     assert.equal(blog.feedValues.title, fed, `${legacy.name}: the feed's title as far as known`);
   }
-  for (const source of await storage.sources.list()) assert.deepEqual([source.etag, source.lastModified], [null, null], "each list is read in full once more");
+  for (const source of await storage.sources.list())
+    assert.deepEqual([source.etag, source.lastModified], [null, null], "each list is read in full once more");
 }

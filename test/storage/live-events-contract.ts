@@ -10,23 +10,47 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { OWNER_ORIGIN, type Blog, type LiveEvent, type NewBlog, type NewItem, type Storage } from "../../lib/storage/types.js";
+import {
+  OWNER_ORIGIN,
+  type Blog,
+  type LiveEvent,
+  type NewBlog,
+  type NewItem,
+  type Storage,
+} from "../../lib/storage/types.js";
 import { HOUR } from "../../lib/time/durations.js";
 
 let feedNumber = 0;
 
 function newBlog(fields: Partial<NewBlog> = {}): NewBlog {
   feedNumber++;
-  return { feedUrl: `https://live${feedNumber}.example.net/feed.xml`, title: `Live ${feedNumber}`, source: "manual", ...fields };
+  return {
+    feedUrl: `https://live${feedNumber}.example.net/feed.xml`,
+    title: `Live ${feedNumber}`,
+    source: "manual",
+    ...fields,
+  };
 }
 
 function post(uid: string, published: Date | null): NewItem {
-  return { uid, url: `https://example.net/${uid}`, title: `Post ${uid}`, summary: null, content: null, published, author: null, photo: null, categories: [] };
+  return {
+    uid,
+    url: `https://example.net/${uid}`,
+    title: `Post ${uid}`,
+    summary: null,
+    content: null,
+    published,
+    author: null,
+    photo: null,
+    categories: [],
+  };
 }
 
 /** What an event says, without seq and time: for comparing lists. */
 function said(event: LiveEvent): string {
-  return event.kind === "post" ? `post ${event.blogId} ${event.item?.uid ?? "(gone)"}` : `blog ${event.blogId} ${event.change}`;
+  return event.kind === "post"
+    ? `post ${event.blogId} ${event.item?.uid ?? "(gone)"}`
+    : `blog ${event.blogId} ${event.change}`;
 }
 
 export function runLiveEventContract(backendName: string, makeStorage: () => Promise<Storage>): void {
@@ -81,24 +105,43 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       const bounds = await s.events.bounds();
       assert.equal(bounds.newest, second.seq);
       assert.equal(bounds.oldest, first.seq);
-      assert.deepEqual((await s.events.after(first.seq, 10)).map((event) => event.seq), [second.seq]);
-      assert.deepEqual((await s.events.after(0, 1)).map((event) => event.seq), [first.seq]);
+      assert.deepEqual(
+        (await s.events.after(first.seq, 10)).map((event) => event.seq),
+        [second.seq],
+      );
+      assert.deepEqual(
+        (await s.events.after(0, 1)).map((event) => event.seq),
+        [first.seq],
+      );
     });
 
     it("records `updated` when a visible blog changes what the page shows, and nothing for private or fetch-only changes", async () => {
       const blog = await add();
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { title: "Renamed" })), [`blog ${blog.id} updated`]);
-      assert.deepEqual(await saidBy(() => s.blogs.setIcon(blog.id, "https://live.example.net/icon.png")), [`blog ${blog.id} updated`]);
+      assert.deepEqual(await saidBy(() => s.blogs.setIcon(blog.id, "https://live.example.net/icon.png")), [
+        `blog ${blog.id} updated`,
+      ]);
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { pinned: true })), [`blog ${blog.id} updated`]);
-      assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { relationship: ["friend", "met"] })), [`blog ${blog.id} updated`]);
-      assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { note: "Why I read it" })), [`blog ${blog.id} updated`]);
+      assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { relationship: ["friend", "met"] })), [
+        `blog ${blog.id} updated`,
+      ]);
+      assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { note: "Why I read it" })), [
+        `blog ${blog.id} updated`,
+      ]);
       assert.deepEqual(
-        await saidBy(() => s.blogs.edit(blog.id, { fediverse: "@ada@example.social", fediverseUrl: "https://example.social/@ada" })),
+        await saidBy(() =>
+          s.blogs.edit(blog.id, { fediverse: "@ada@example.social", fediverseUrl: "https://example.social/@ada" }),
+        ),
         [`blog ${blog.id} updated`],
       );
       // The owner's private notes, a fetch that changes nothing shown, item counters: not news.
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { notes: "private" })), []);
-      assert.deepEqual(await saidBy(() => s.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: null, failureCount: 0 })), []);
+      assert.deepEqual(
+        await saidBy(() =>
+          s.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: null, failureCount: 0 }),
+        ),
+        [],
+      );
       assert.deepEqual(await saidBy(() => s.blogs.refreshItemStats(blog.id)), []);
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { title: "Renamed" })), [], "the same title again");
     });
@@ -107,7 +150,11 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       const blog = await add();
       const now = new Date();
       const said = await saidBy(async () => {
-        await s.items.upsertMany(blog.id, [post("old-1", new Date(now.getTime() - 2 * HOUR)), post("old-2", new Date(now.getTime() - HOUR))], now);
+        await s.items.upsertMany(
+          blog.id,
+          [post("old-1", new Date(now.getTime() - 2 * HOUR)), post("old-2", new Date(now.getTime() - HOUR))],
+          now,
+        );
         await fetched(blog.id, new Date(now.getTime() - HOUR));
       });
       assert.deepEqual(said, [`blog ${blog.id} updated`]);
@@ -120,7 +167,11 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       const events = await eventsOf(() =>
         s.items.upsertMany(
           blog.id,
-          [post("new", new Date(now.getTime() - 60_000)), post("late-old", new Date(now.getTime() - 2 * HOUR)), post("undated", null)],
+          [
+            post("new", new Date(now.getTime() - 60_000)),
+            post("late-old", new Date(now.getTime() - 2 * HOUR)),
+            post("undated", null),
+          ],
           now,
         ),
       );
@@ -131,13 +182,21 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       assert.equal(event.item.blogId, blog.id);
       assert.equal(event.blog.id, blog.id);
       const edited = { ...post("new", new Date(now.getTime() - 60_000)), title: "Edited" };
-      assert.deepEqual(await saidBy(() => s.items.upsertMany(blog.id, [edited], now)), [], "an edited post is not a new one");
+      assert.deepEqual(
+        await saidBy(() => s.items.upsertMany(blog.id, [edited], now)),
+        [],
+        "an edited post is not a new one",
+      );
     });
 
     it("records `removed` for every way a visible blog leaves the public, and `added` when it comes back", async () => {
       const hidden = await add();
       assert.deepEqual(await saidBy(() => s.blogs.edit(hidden.id, { hidden: true })), [`blog ${hidden.id} removed`]);
-      assert.deepEqual(await saidBy(() => s.blogs.edit(hidden.id, { title: "Unseen change" })), [], "a hidden blog's changes are not shown");
+      assert.deepEqual(
+        await saidBy(() => s.blogs.edit(hidden.id, { title: "Unseen change" })),
+        [],
+        "a hidden blog's changes are not shown",
+      );
       assert.deepEqual(await saidBy(() => s.blogs.edit(hidden.id, { hidden: false })), [`blog ${hidden.id} added`]);
 
       const deleted = await add();
@@ -148,13 +207,26 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       const unlisted = await add({ sourceId: source.id, source: "opml" });
       assert.deepEqual(await saidBy(() => s.blogs.unlist(source.id, { except: [] })), [`blog ${unlisted.id} removed`]);
       assert.deepEqual(
-        await saidBy(() => s.blogs.upsertFromSource({ feedUrl: unlisted.feedUrl, title: unlisted.title, source: "opml", sourceId: source.id })),
+        await saidBy(() =>
+          s.blogs.upsertFromSource({
+            feedUrl: unlisted.feedUrl,
+            title: unlisted.title,
+            source: "opml",
+            sourceId: source.id,
+          }),
+        ),
         [`blog ${unlisted.id} added`],
       );
 
       // Gone (the feed answered 410), then back (the weekly check found it again).
       const gone = await add();
-      const fetch = (status: "gone" | "active") => s.blogs.recordFetch(gone.id, { at: new Date(), status, nextFetchAt: null, failureCount: status === "gone" ? 1 : 0 });
+      const fetch = (status: "gone" | "active") =>
+        s.blogs.recordFetch(gone.id, {
+          at: new Date(),
+          status,
+          nextFetchAt: null,
+          failureCount: status === "gone" ? 1 : 0,
+        });
       assert.deepEqual(await saidBy(() => fetch("gone")), [`blog ${gone.id} removed`]);
       assert.deepEqual(await saidBy(() => fetch("active")), [`blog ${gone.id} added`]);
 
@@ -168,22 +240,42 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       const second = await s.sources.create({ type: "blogroll", name: "second" });
       const blog = await add({ sourceId: first.id, source: "opml" });
       const listing = (sourceId: string | null, category?: string) =>
-        s.blogs.upsertFromSource({ feedUrl: blog.feedUrl, title: blog.title, category, source: sourceId ? "opml" : "manual", sourceId });
+        s.blogs.upsertFromSource({
+          feedUrl: blog.feedUrl,
+          title: blog.title,
+          category,
+          source: sourceId ? "opml" : "manual",
+          sourceId,
+        });
 
       // A second origin's value where the first gave none shows; re-reads of either unchanged list say nothing.
       assert.deepEqual(await saidBy(() => listing(second.id, "Friends")), [`blog ${blog.id} updated`]);
       assert.deepEqual(await saidBy(() => listing(second.id, "Friends")), [], "the second list re-read unchanged");
       assert.deepEqual(await saidBy(() => listing(first.id)), [], "the first list re-read, still without a category");
-      assert.deepEqual(await saidBy(() => listing(first.id, "Elsewhere")), [`blog ${blog.id} updated`], "the first origin's value wins");
-      assert.deepEqual(await saidBy(() => listing(second.id, "Friends")), [], "the second origin does not take it back");
+      assert.deepEqual(
+        await saidBy(() => listing(first.id, "Elsewhere")),
+        [`blog ${blog.id} updated`],
+        "the first origin's value wins",
+      );
+      assert.deepEqual(
+        await saidBy(() => listing(second.id, "Friends")),
+        [],
+        "the second origin does not take it back",
+      );
 
       // Its sources drop it one by one: only the last makes it leave.
-      assert.deepEqual(await saidBy(() => s.blogs.unlist(first.id, { except: [] })), [`blog ${blog.id} updated`], "the second origin's category shows now");
+      assert.deepEqual(
+        await saidBy(() => s.blogs.unlist(first.id, { except: [] })),
+        [`blog ${blog.id} updated`],
+        "the second origin's category shows now",
+      );
       assert.deepEqual(await saidBy(() => s.blogs.unlist(second.id, { except: [] })), [`blog ${blog.id} removed`]);
 
       // The owner adds it again; stops following it (Microsub); edits it, which lists it as the owner's again.
       assert.deepEqual(await saidBy(() => listing(null)), [`blog ${blog.id} added`]);
-      assert.deepEqual(await saidBy(() => s.blogs.unlist(OWNER_ORIGIN, { only: [blog.id] })), [`blog ${blog.id} removed`]);
+      assert.deepEqual(await saidBy(() => s.blogs.unlist(OWNER_ORIGIN, { only: [blog.id] })), [
+        `blog ${blog.id} removed`,
+      ]);
       assert.deepEqual(await saidBy(() => s.blogs.edit(blog.id, { tags: ["kept"] })), [`blog ${blog.id} added`]);
 
       // A source deleted: "Keep them" changes nothing the public sees; "Remove them" removes only what no other origin lists.
@@ -198,7 +290,11 @@ export function runLiveEventContract(backendName: string, makeStorage: () => Pro
       });
       assert.deepEqual(removed, [`blog ${onlyListed.id} removed`]);
       assert.equal(await s.blogs.get(onlyListed.id), null);
-      assert.deepEqual((await s.blogs.get(alsoOwners.id))?.origins.map((origin) => origin.id), [OWNER_ORIGIN], "the owner lists it too: it stays");
+      assert.deepEqual(
+        (await s.blogs.get(alsoOwners.id))?.origins.map((origin) => origin.id),
+        [OWNER_ORIGIN],
+        "the owner lists it too: it stays",
+      );
     });
 
     it("hands back no blog for events of blogs the public does not see now, and no item once the post is gone", async () => {

@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import { BSON, MongoClient, ObjectId, type Collection, type Document } from "mongodb";
-import { connectMongoStorage, createMongoStorage, databaseNameFromUrl, MONGO_COLLECTION_NAMES, type MongoCollections } from "../../lib/storage/mongo/index.js";
+import {
+  connectMongoStorage,
+  createMongoStorage,
+  databaseNameFromUrl,
+  MONGO_COLLECTION_NAMES,
+  type MongoCollections,
+} from "../../lib/storage/mongo/index.js";
 import { OWNER_ORIGIN, StorageError, type Storage } from "../../lib/storage/types.js";
 import { BSON6, createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
 import { runStorageContract } from "./contract.js";
@@ -37,7 +43,11 @@ function collectionsOf(db: { collection(name: string): Collection }): MongoColle
 
 /** The stand-in playing a driver built on `bson`: documents and filters go through its serializer. */
 function fakeBackend(bson: BsonLibrary & { ObjectId: ObjectIdClass }): () => Promise<Backend> {
-  return async () => ({ collections: collectionsOf(createFakeDb({ bson })), ObjectId: bson.ObjectId, dispose: async () => undefined });
+  return async () => ({
+    collections: collectionsOf(createFakeDb({ bson })),
+    ObjectId: bson.ObjectId,
+    dispose: async () => undefined,
+  });
 }
 
 /** A fresh database on the real server, dropped by `dispose`. */
@@ -77,7 +87,10 @@ for (const [name, makeBackend] of backends) {
 }
 
 /** Runs a test body on a fresh, initialised storage and its raw collections. */
-function withStorage(makeBackend: () => Promise<Backend>, body: (storage: Storage, raw: MongoCollections, backend: Backend) => Promise<void>) {
+function withStorage(
+  makeBackend: () => Promise<Backend>,
+  body: (storage: Storage, raw: MongoCollections, backend: Backend) => Promise<void>,
+) {
   return async () => {
     const backend = await makeBackend();
     const storage = storageOn(backend);
@@ -153,16 +166,27 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.equal(blog.nextFetchAt, null);
       assert.equal(blog.etag, null);
       assert.ok(blog.createdAt instanceof Date);
-      assert.deepEqual((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((b) => b.id), [blog.id]);
+      assert.deepEqual(
+        (await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((b) => b.id),
+        [blog.id],
+      );
       assert.deepEqual(await storage.blogs.listDue(new Date(), 10), [], "Microsub blogs are never fetched");
 
       // An OPML source listing the same feed joins it instead of adding a twin.
       const source = await storage.sources.create({ type: "opml_url", name: "list" });
-      const joined = await storage.blogs.upsertFromSource({ feedUrl: "https://followed.example/feed.xml", title: "Followed in Microsub", source: "opml", sourceId: source.id });
+      const joined = await storage.blogs.upsertFromSource({
+        feedUrl: "https://followed.example/feed.xml",
+        title: "Followed in Microsub",
+        source: "opml",
+        sourceId: source.id,
+      });
       assert.equal(joined.outcome, "updated");
       assert.equal(joined.blog.id, blog.id);
       assert.equal(joined.blog.source, "microsub", "the first origin's kind");
-      assert.deepEqual(joined.blog.origins.map((origin) => origin.id), [OWNER_ORIGIN, source.id]);
+      assert.deepEqual(
+        joined.blog.origins.map((origin) => origin.id),
+        [OWNER_ORIGIN, source.id],
+      );
       assert.equal(joined.blog.title, "Followed in Microsub");
 
       // The plugin's next follow still upserts the same document; its unfollow soft-deletes it.
@@ -172,7 +196,12 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
         { feedUrl: "https://followed.example/feed.xml", source: "microsub" },
         { $set: { status: "deleted", hidden: true, deletedAt: new Date() } },
       );
-      const resync = await storage.blogs.upsertFromSource({ feedUrl: "https://followed.example/feed.xml", title: "Again", source: "opml", sourceId: source.id });
+      const resync = await storage.blogs.upsertFromSource({
+        feedUrl: "https://followed.example/feed.xml",
+        title: "Again",
+        source: "opml",
+        sourceId: source.id,
+      });
       assert.equal(resync.outcome, "skipped-deleted");
       assert.equal((await storage.blogs.list({ visibility: "admin", limit: 10, offset: 0 })).total, 0);
     }),
@@ -182,13 +211,33 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
     "gives blogs stored with source ids their origins (an inactive status back its feed's), once, and stores origins with the driver's ObjectIds",
     withStorage(makeBackend, async (storage, raw, backend) => {
       const created = new Date("2025-01-01T00:00:00.000Z");
-      const sourceIds = { opml: new backend.ObjectId(), feedland: new backend.ObjectId(), gone: new backend.ObjectId() };
-      await raw.sources.insertOne({ _id: sourceIds.opml, type: "opml_url", name: "A list", etag: '"v1"', lastModified: "Wed, 01 Jan 2025 00:00:00 GMT", createdAt: created });
-      await raw.sources.insertOne({ _id: sourceIds.feedland, type: "feedland", name: "FeedLand", etag: '"v2"', createdAt: created });
+      const sourceIds = {
+        opml: new backend.ObjectId(),
+        feedland: new backend.ObjectId(),
+        gone: new backend.ObjectId(),
+      };
+      await raw.sources.insertOne({
+        _id: sourceIds.opml,
+        type: "opml_url",
+        name: "A list",
+        etag: '"v1"',
+        lastModified: "Wed, 01 Jan 2025 00:00:00 GMT",
+        createdAt: created,
+      });
+      await raw.sources.insertOne({
+        _id: sourceIds.feedland,
+        type: "feedland",
+        name: "FeedLand",
+        etag: '"v2"',
+        createdAt: created,
+      });
       for (const [index, legacy] of LEGACY_CASES.entries()) {
         const ids = legacy.sourceIds.map((name) => sourceIds[name]);
         // The earlier plugin kept one `sourceId`; later code a list beside it.
-        const recorded = ids.length > 1 || index % 2 === 0 ? { sourceId: ids[0] ?? null, sourceIds: ids } : { sourceId: ids[0] ?? null };
+        const recorded =
+          ids.length > 1 || index % 2 === 0
+            ? { sourceId: ids[0] ?? null, sourceIds: ids }
+            : { sourceId: ids[0] ?? null };
         await raw.blogs.insertOne({
           feedUrl: legacyFeedUrl(index),
           title: legacy.title,
@@ -203,9 +252,16 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
         });
       }
       await storage.init();
-      const hex = Object.fromEntries(Object.entries(sourceIds).map(([name, id]) => [name, id.toHexString()])) as Record<LegacySourceName, string>;
+      const hex = Object.fromEntries(Object.entries(sourceIds).map(([name, id]) => [name, id.toHexString()])) as Record<
+        LegacySourceName,
+        string
+      >;
       await checkMigrated(storage, hex);
-      assert.equal(await raw.blogs.countDocuments({ $or: [{ sourceId: { $exists: true } }, { sourceIds: { $exists: true } }] }), 0, "the older fields are gone");
+      assert.equal(
+        await raw.blogs.countDocuments({ $or: [{ sourceId: { $exists: true } }, { sourceIds: { $exists: true } }] }),
+        0,
+        "the older fields are gone",
+      );
       const shared = (await raw.blogs.findOne({ feedUrl: legacyFeedUrl(3) })) as Document;
       assert.ok(shared.origins[0].id instanceof backend.ObjectId && shared.origins[0].since instanceof Date);
 
@@ -220,28 +276,48 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   it(
     "a restart keeps schedules; blogs from before schedules take their newest stored post and failure as a start, and get empty owner fields",
     withStorage(makeBackend, async (storage, raw, backend) => {
-      const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://kept.example/feed", title: "K", source: "manual" });
+      const { blog } = await storage.blogs.upsertFromSource({
+        feedUrl: "https://kept.example/feed",
+        title: "K",
+        source: "manual",
+      });
       const posts = [new Date("2026-01-02T00:00:00.000Z"), new Date("2026-01-01T00:00:00.000Z")];
       const waitUntil = new Date("2026-01-03T00:00:00.000Z");
       await storage.blogs.recordFetch(blog.id, {
-        at: new Date("2026-01-02T12:00:00.000Z"), status: "error", nextFetchAt: waitUntil, failureCount: 1,
+        at: new Date("2026-01-02T12:00:00.000Z"),
+        status: "error",
+        nextFetchAt: waitUntil,
+        failureCount: 1,
         schedule: { recentPosts: posts, fetchInterval: 3_600_000, fetchReason: "retry-after", waitUntil },
       });
       await storage.blogs.recordHint(blog.id, { budgetAt: waitUntil });
       const legacyId = new backend.ObjectId();
       const lastItemAt = new Date("2025-06-01T00:00:00.000Z");
-      await raw.blogs.insertOne({ _id: legacyId, feedUrl: "https://legacy.example/feed", title: "L", status: "error", lastItemAt, lastFetchAt: waitUntil });
+      await raw.blogs.insertOne({
+        _id: legacyId,
+        feedUrl: "https://legacy.example/feed",
+        title: "L",
+        status: "error",
+        lastItemAt,
+        lastFetchAt: waitUntil,
+      });
 
       const restarted = storageOn(backend);
       await restarted.init();
       const kept = (await restarted.blogs.get(blog.id))!;
       assert.deepEqual(kept.recentPosts, posts);
-      assert.deepEqual([kept.lastPostAt, kept.fetchInterval, kept.fetchReason, kept.waitUntil], [posts[0], 3_600_000, "retry-after", waitUntil]);
+      assert.deepEqual(
+        [kept.lastPostAt, kept.fetchInterval, kept.fetchReason, kept.waitUntil],
+        [posts[0], 3_600_000, "retry-after", waitUntil],
+      );
       assert.deepEqual(kept.failingSince, new Date("2026-01-02T12:00:00.000Z"));
       assert.deepEqual(kept.hintBudgetAt, waitUntil, "the push hint budget outlives a restart");
       const legacy = (await restarted.blogs.get(legacyId.toHexString()))!;
       assert.deepEqual([legacy.lastPostAt, legacy.failingSince, legacy.recentPosts], [lastItemAt, waitUntil, []]);
-      assert.deepEqual([legacy.relationship, legacy.note, legacy.fediverse, legacy.fediverseUrl], [[], null, null, null]);
+      assert.deepEqual(
+        [legacy.relationship, legacy.note, legacy.fediverse, legacy.fediverseUrl],
+        [[], null, null, null],
+      );
       assert.equal(legacy.hintBudgetAt, null, "no hint taken yet");
       const legacyDoc = (await raw.blogs.findOne({ _id: legacyId })) as Document;
       assert.deepEqual(
@@ -258,30 +334,84 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       const saved = new backend.ObjectId();
       const moved = new backend.ObjectId();
       const named = new backend.ObjectId();
-      const base = { status: "active", etag: '"v1"', lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", createdAt: new Date(), updatedAt: new Date() };
+      const base = {
+        status: "active",
+        etag: '"v1"',
+        lastModified: "Mon, 01 Jan 2024 00:00:00 GMT",
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      };
       await raw.blogs.insertMany([
-        { ...base, _id: saved, feedUrl: "https://www.saved.example/feed", title: "saved.example", ownerEdited: ["title", "tags"], tags: ["t"] },
-        { ...base, _id: moved, feedUrl: "https://new.example/feed", movedFrom: "https://old.example/feed", title: "old.example", ownerEdited: ["title"] },
+        {
+          ...base,
+          _id: saved,
+          feedUrl: "https://www.saved.example/feed",
+          title: "saved.example",
+          ownerEdited: ["title", "tags"],
+          tags: ["t"],
+        },
+        {
+          ...base,
+          _id: moved,
+          feedUrl: "https://new.example/feed",
+          movedFrom: "https://old.example/feed",
+          title: "old.example",
+          ownerEdited: ["title"],
+        },
         { ...base, _id: named, feedUrl: "https://named.example/feed", title: "My Friend", ownerEdited: ["title"] },
       ]);
       const restarted = storageOn(backend);
       await restarted.init();
       await restarted.init();
       const read = async (id: typeof saved) => (await restarted.blogs.get(id.toHexString()))!;
-      assert.deepEqual([(await read(saved)).ownerEdited, (await read(saved)).etag, (await read(saved)).lastModified], [["tags"], null, null]);
+      assert.deepEqual(
+        [(await read(saved)).ownerEdited, (await read(saved)).etag, (await read(saved)).lastModified],
+        [["tags"], null, null],
+      );
       assert.deepEqual((await read(moved)).ownerEdited, []);
-      assert.deepEqual([(await read(named)).ownerEdited, (await read(named)).etag], [["title"], '"v1"'], "a title the owner really typed stays");
+      assert.deepEqual(
+        [(await read(named)).ownerEdited, (await read(named)).etag],
+        [["title"], '"v1"'],
+        "a title the owner really typed stays",
+      );
     }),
   );
 
   it(
     "stores dates as BSON Date values and ids as the driver's own ObjectIds in every collection",
     withStorage(makeBackend, async (storage, raw, backend) => {
-      const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://dates.example/feed", title: "D", source: "manual" });
-      await storage.blogs.recordFetch(blog.id, { at: new Date(), status: "active", nextFetchAt: new Date(Date.now() + 60_000), failureCount: 0 });
-      await storage.items.upsertMany(blog.id, [{ uid: "a", url: null, title: "A", summary: null, content: null, published: new Date("2024-01-02T03:04:05.678Z"), author: null, photo: null, categories: [] }], new Date());
+      const { blog } = await storage.blogs.upsertFromSource({
+        feedUrl: "https://dates.example/feed",
+        title: "D",
+        source: "manual",
+      });
+      await storage.blogs.recordFetch(blog.id, {
+        at: new Date(),
+        status: "active",
+        nextFetchAt: new Date(Date.now() + 60_000),
+        failureCount: 0,
+      });
+      await storage.items.upsertMany(
+        blog.id,
+        [
+          {
+            uid: "a",
+            url: null,
+            title: "A",
+            summary: null,
+            content: null,
+            published: new Date("2024-01-02T03:04:05.678Z"),
+            author: null,
+            photo: null,
+            categories: [],
+          },
+        ],
+        new Date(),
+      );
       await storage.blogs.refreshItemStats(blog.id);
-      await storage.sources.update((await storage.sources.create({ type: "manual", name: "m" })).id, { lastSyncAt: new Date() });
+      await storage.sources.update((await storage.sources.create({ type: "manual", name: "m" })).id, {
+        lastSyncAt: new Date(),
+      });
 
       const blogDoc = (await raw.blogs.findOne({ _id: new backend.ObjectId(blog.id) })) as Document;
       assert.ok(blogDoc._id instanceof backend.ObjectId);
@@ -303,10 +433,29 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
     const storage = storageOn(backend);
     try {
       const blogId = new backend.ObjectId();
-      await backend.collections.blogs.insertOne({ _id: blogId, feedUrl: "https://legacy.example/feed", title: "Legacy", status: "active", createdAt: "2023-01-01T00:00:00.000Z", lastFetchAt: "not a date" });
+      await backend.collections.blogs.insertOne({
+        _id: blogId,
+        feedUrl: "https://legacy.example/feed",
+        title: "Legacy",
+        status: "active",
+        createdAt: "2023-01-01T00:00:00.000Z",
+        lastFetchAt: "not a date",
+      });
       await backend.collections.items.insertMany([
-        { blogId, uid: "old", title: "Old", published: "2023-01-05T00:00:00.000Z", fetchedAt: "2023-01-06T00:00:00.000Z" },
-        { blogId, uid: "new", title: "New", published: new Date(Date.now() + 1000).toISOString(), fetchedAt: new Date().toISOString() },
+        {
+          blogId,
+          uid: "old",
+          title: "Old",
+          published: "2023-01-05T00:00:00.000Z",
+          fetchedAt: "2023-01-06T00:00:00.000Z",
+        },
+        {
+          blogId,
+          uid: "new",
+          title: "New",
+          published: new Date(Date.now() + 1000).toISOString(),
+          fetchedAt: new Date().toISOString(),
+        },
       ]);
       await storage.init();
       await storage.init();
@@ -316,7 +465,10 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.equal(doc.feedKey, "legacy.example/feed", "the normalised key is filled in");
       const pruned = await storage.items.pruneOlderThan(new Date(Date.now() - 7 * 86_400_000));
       assert.deepEqual(pruned, { deleted: 1, blogIds: [blogId.toHexString()] });
-      assert.deepEqual((await storage.items.list({ limit: 10, offset: 0 })).map((item) => item.uid), ["new"]);
+      assert.deepEqual(
+        (await storage.items.list({ limit: 10, offset: 0 })).map((item) => item.uid),
+        ["new"],
+      );
     } finally {
       await storage.close();
     }
@@ -331,10 +483,15 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.equal(feedKey?.unique, true);
       assert.deepEqual(feedKey?.partialFilterExpression, { feedKey: { $exists: true } });
       const itemKeys = (await raw.items.indexes()).map((index) => [JSON.stringify(index.key), index.unique === true]);
-      assert.deepEqual(itemKeys.find(([key]) => key === JSON.stringify({ blogId: 1, uid: 1 })), [JSON.stringify({ blogId: 1, uid: 1 }), true]);
+      assert.deepEqual(
+        itemKeys.find(([key]) => key === JSON.stringify({ blogId: 1, uid: 1 })),
+        [JSON.stringify({ blogId: 1, uid: 1 }), true],
+      );
       assert.ok(itemKeys.some(([key]) => key === JSON.stringify({ published: -1, _id: -1 })));
       assert.ok(itemKeys.some(([key]) => key === JSON.stringify({ blogId: 1, published: -1, _id: -1 })));
-      const metaKey = (await raw.meta.indexes()).find((index) => JSON.stringify(index.key) === JSON.stringify({ key: 1 }));
+      const metaKey = (await raw.meta.indexes()).find(
+        (index) => JSON.stringify(index.key) === JSON.stringify({ key: 1 }),
+      );
       assert.equal(metaKey?.unique, true);
     }),
   );
@@ -342,7 +499,12 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   it(
     "refuses operator objects where text is expected (NoSQL injection)",
     withStorage(makeBackend, async (storage) => {
-      const hidden = await storage.blogs.upsertFromSource({ feedUrl: "https://secret.example/feed", title: "Secret", source: "manual", category: "Private" });
+      const hidden = await storage.blogs.upsertFromSource({
+        feedUrl: "https://secret.example/feed",
+        title: "Secret",
+        source: "manual",
+        category: "Private",
+      });
       await storage.blogs.edit(hidden.blog.id, { hidden: true });
       const injected = { $ne: null } as unknown as string;
       const page = { visibility: "public" as const, limit: 10, offset: 0 };
@@ -356,7 +518,11 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.equal(await storage.blogs.get(injected), null);
       assert.deepEqual(await storage.items.list({ blogId: injected, limit: 10, offset: 0 }), []);
       assert.equal(await storage.blogs.edit(injected, { hidden: false }), null);
-      assert.deepEqual(titlesOf((await storage.blogs.list({ ...page, search: ".*" })).items), [], "regex metacharacters are literal");
+      assert.deepEqual(
+        titlesOf((await storage.blogs.list({ ...page, search: ".*" })).items),
+        [],
+        "regex metacharacters are literal",
+      );
 
       assert.equal(await storage.meta.acquireLease("sync", "A", 60_000), true);
       await assert.rejects(storage.meta.acquireLease("sync", injected, 60_000), StorageError);
@@ -368,7 +534,9 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   it(
     "grants a contested lease to exactly one of several concurrent callers",
     withStorage(makeBackend, async (storage) => {
-      const results = await Promise.all(["A", "B", "C", "D"].map((holder) => storage.meta.acquireLease("race", holder, 60_000)));
+      const results = await Promise.all(
+        ["A", "B", "C", "D"].map((holder) => storage.meta.acquireLease("race", holder, 60_000)),
+      );
       assert.equal(results.filter(Boolean).length, 1);
     }),
   );
@@ -418,24 +586,32 @@ describe("mongodb adapter: connection string", () => {
     });
   });
 
-  it("connects with its own client and closes it", { skip: mongodbUrl ? false : "MONGODB_URL is not set" }, async () => {
-    const name = `blogroll_test_${randomBytes(6).toString("hex")}`;
-    const url = new URL(mongodbUrl as string);
-    url.pathname = `/${name}`;
-    const storage = await connectMongoStorage(url.toString());
-    await storage.init();
-    await storage.sources.create({ type: "manual", name: "own client" });
-    assert.equal(await storage.sources.count(), 1);
-    await storage.close();
-    const client = new MongoClient(mongodbUrl as string);
-    await client.connect();
-    try {
-      assert.equal(await client.db(name).collection(MONGO_COLLECTION_NAMES.sources).countDocuments({}), 1, "it wrote to the database the URL names");
-      await client.db(name).dropDatabase();
-    } finally {
-      await client.close();
-    }
-  });
+  it(
+    "connects with its own client and closes it",
+    { skip: mongodbUrl ? false : "MONGODB_URL is not set" },
+    async () => {
+      const name = `blogroll_test_${randomBytes(6).toString("hex")}`;
+      const url = new URL(mongodbUrl as string);
+      url.pathname = `/${name}`;
+      const storage = await connectMongoStorage(url.toString());
+      await storage.init();
+      await storage.sources.create({ type: "manual", name: "own client" });
+      assert.equal(await storage.sources.count(), 1);
+      await storage.close();
+      const client = new MongoClient(mongodbUrl as string);
+      await client.connect();
+      try {
+        assert.equal(
+          await client.db(name).collection(MONGO_COLLECTION_NAMES.sources).countDocuments({}),
+          1,
+          "it wrote to the database the URL names",
+        );
+        await client.db(name).dropDatabase();
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 describe("fake-mongo: the mingo stand-in itself (test double, not MongoDB)", () => {
@@ -444,18 +620,35 @@ describe("fake-mongo: the mingo stand-in itself (test double, not MongoDB)", () 
     await blogs.createIndex({ key: 1 }, { unique: true, partialFilterExpression: { key: { $exists: true } } });
     await blogs.insertMany([{ url: "a" }, { url: "b" }]);
     await blogs.insertOne({ key: "k", url: "c" });
-    await assert.rejects(blogs.insertOne({ key: "k" }), (error: unknown) => (error as { code?: number }).code === 11000);
-    await assert.rejects(blogs.updateOne({ url: "a" }, { $set: { key: "k" } }), (error: unknown) => (error as { code?: number }).code === 11000);
+    await assert.rejects(
+      blogs.insertOne({ key: "k" }),
+      (error: unknown) => (error as { code?: number }).code === 11000,
+    );
+    await assert.rejects(
+      blogs.updateOne({ url: "a" }, { $set: { key: "k" } }),
+      (error: unknown) => (error as { code?: number }).code === 11000,
+    );
     assert.equal(await blogs.countDocuments({}), 3);
-    await assert.rejects(blogs.createIndex({ url: 1 }, { unique: true }).then(() => blogs.insertOne({ url: "a" })), (error: unknown) => (error as { code?: number }).code === 11000);
+    await assert.rejects(
+      blogs.createIndex({ url: 1 }, { unique: true }).then(() => blogs.insertOne({ url: "a" })),
+      (error: unknown) => (error as { code?: number }).code === 11000,
+    );
   });
 
   it("upserts from the filter's equality fields, with $setOnInsert only on insert", async () => {
     const meta = createFakeDb().collection("meta");
-    const first = await meta.findOneAndUpdate({ key: "x", $or: [{ holder: "A" }] }, { $set: { holder: "A" }, $setOnInsert: { n: 1 } }, { upsert: true, returnDocument: "after" });
+    const first = await meta.findOneAndUpdate(
+      { key: "x", $or: [{ holder: "A" }] },
+      { $set: { holder: "A" }, $setOnInsert: { n: 1 } },
+      { upsert: true, returnDocument: "after" },
+    );
     assert.equal(first?.key, "x");
     assert.equal(first?.n, 1);
-    const before = await meta.findOneAndUpdate({ key: "x" }, { $set: { holder: "B" }, $setOnInsert: { n: 2 } }, { upsert: true });
+    const before = await meta.findOneAndUpdate(
+      { key: "x" },
+      { $set: { holder: "B" }, $setOnInsert: { n: 2 } },
+      { upsert: true },
+    );
     assert.equal(before?.holder, "A", "returns the document before the update by default");
     assert.deepEqual(await meta.findOne({ key: "x" }, { projection: { _id: 0 } }), { key: "x", holder: "B", n: 1 });
   });
@@ -463,13 +656,17 @@ describe("fake-mongo: the mingo stand-in itself (test double, not MongoDB)", () 
   it("counts bulk upserts and real modifications only, and reports unordered duplicates after finishing", async () => {
     const items = createFakeDb().collection("items");
     await items.createIndex({ uid: 1 }, { unique: true });
-    const upsert = (uid: string, title: string) => ({ updateOne: { filter: { uid }, update: { $set: { title } }, upsert: true } });
+    const upsert = (uid: string, title: string) => ({
+      updateOne: { filter: { uid }, update: { $set: { title } }, upsert: true },
+    });
     const first = await items.bulkWrite([upsert("a", "A"), upsert("b", "B")], { ordered: false });
     assert.equal(first.upsertedCount, 2);
     const second = await items.bulkWrite([upsert("a", "A"), upsert("b", "B2")], { ordered: false });
     assert.deepEqual([second.upsertedCount, second.matchedCount, second.modifiedCount], [0, 2, 1]);
     await assert.rejects(
-      items.bulkWrite([{ insertOne: { document: { uid: "a" } } }, { insertOne: { document: { uid: "c" } } }], { ordered: false }),
+      items.bulkWrite([{ insertOne: { document: { uid: "a" } } }, { insertOne: { document: { uid: "c" } } }], {
+        ordered: false,
+      }),
       (error: unknown) => (error as { code?: number }).code === 11000,
     );
     assert.equal(await items.countDocuments({ uid: "c" }), 1, "unordered: later operations still ran");

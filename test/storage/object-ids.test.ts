@@ -50,7 +50,10 @@ describe("ObjectIds of the driver that owns the collections", () => {
   it("falls back to its own class when the collection shows no primary-key factory that makes ObjectIds", () => {
     assert.equal(objectIdClassOf({}), ObjectId);
     assert.equal(objectIdClassOf({ db: { options: { pkFactory: { createPk: () => "text-id" } } } }), ObjectId);
-    assert.equal(objectIdClassOf({ db: { options: { pkFactory: { createPk: () => new bson6.ObjectId() } } } }), bson6.ObjectId);
+    assert.equal(
+      objectIdClassOf({ db: { options: { pkFactory: { createPk: () => new bson6.ObjectId() } } } }),
+      bson6.ObjectId,
+    );
   });
 
   it("uses a bson 6 driver's class on its collections (Indiekit up to 1.0.0-beta.24), whose serializer refuses this package's own", async () => {
@@ -59,28 +62,38 @@ describe("ObjectIds of the driver that owns the collections", () => {
     const ids = objectIdsFor(collection);
     const filter = { _id: ids.of(HEX), sourceIds: { $in: ids.refCandidates(HEX) }, created: ids.create() };
     assert.equal(refHex(bson6.deserialize(bson6.serialize(filter))._id), HEX);
-    assert.throws(() => bson6.serialize({ _id: new ObjectId(HEX) }), /Unsupported BSON version, bson types must be from bson 6/);
+    assert.throws(
+      () => bson6.serialize({ _id: new ObjectId(HEX) }),
+      /Unsupported BSON version, bson types must be from bson 6/,
+    );
   });
 
   const missing = realHostMissing();
   if (missing) console.log(`skipped: Indiekit's mongodb 7 driver — ${missing}`);
-  it("uses Indiekit's class (mongodb 7, bson 7) on a collection of the real host's driver", { skip: missing ?? false }, async () => {
-    const kit = await setUpKit();
-    const hostRequire = createRequire(path.join(kit.root, "package.json"));
-    const host = hostRequire("mongodb") as typeof import("mongodb");
-    const version = (hostRequire("mongodb/package.json") as { version: string }).version;
-    console.log(`Indiekit's driver: mongodb ${version} from ${kit.root}`);
-    assert.match(version, /^7\./);
-    const { collection, close } = unconnected(host.MongoClient as unknown as typeof MongoClient);
-    try {
-      assert.equal(objectIdClassOf(collection), host.ObjectId);
-      const ids = objectIdsFor(collection);
-      const filter = { _id: ids.of(HEX), sourceIds: { $in: ids.refCandidates(HEX) }, created: ids.create() };
-      const read = host.BSON.deserialize(host.BSON.serialize(filter));
-      assert.equal(refHex(read._id), HEX, "the host's serializer takes the ids, and they read back as hex");
-      assert.doesNotThrow(() => host.BSON.serialize({ _id: new ObjectId(HEX) }), "this package's own ObjectIds are of the same major: the two drivers agree");
-    } finally {
-      await close();
-    }
-  });
+  it(
+    "uses Indiekit's class (mongodb 7, bson 7) on a collection of the real host's driver",
+    { skip: missing ?? false },
+    async () => {
+      const kit = await setUpKit();
+      const hostRequire = createRequire(path.join(kit.root, "package.json"));
+      const host = hostRequire("mongodb") as typeof import("mongodb");
+      const version = (hostRequire("mongodb/package.json") as { version: string }).version;
+      console.log(`Indiekit's driver: mongodb ${version} from ${kit.root}`);
+      assert.match(version, /^7\./);
+      const { collection, close } = unconnected(host.MongoClient as unknown as typeof MongoClient);
+      try {
+        assert.equal(objectIdClassOf(collection), host.ObjectId);
+        const ids = objectIdsFor(collection);
+        const filter = { _id: ids.of(HEX), sourceIds: { $in: ids.refCandidates(HEX) }, created: ids.create() };
+        const read = host.BSON.deserialize(host.BSON.serialize(filter));
+        assert.equal(refHex(read._id), HEX, "the host's serializer takes the ids, and they read back as hex");
+        assert.doesNotThrow(
+          () => host.BSON.serialize({ _id: new ObjectId(HEX) }),
+          "this package's own ObjectIds are of the same major: the two drivers agree",
+        );
+      } finally {
+        await close();
+      }
+    },
+  );
 });

@@ -10,7 +10,12 @@ import { migrate } from "../../lib/storage/sqlite/migrations.js";
 import { StorageError } from "../../lib/storage/types.js";
 import { DUE_SCHEDULED_SQL, DUE_UNSCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL } from "../../lib/storage/sqlite/blogs.js";
 import { itemListSql, PRUNE_CONDITIONS } from "../../lib/storage/sqlite/items.js";
-import { BLOG_NEWEST_SQL, CATEGORY_BLOGS_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL } from "../../lib/storage/sqlite/category-items.js";
+import {
+  BLOG_NEWEST_SQL,
+  CATEGORY_BLOGS_SQL,
+  CATEGORY_AHEAD_SQL,
+  CATEGORY_UNDATED_SQL,
+} from "../../lib/storage/sqlite/category-items.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
 import { checkMigrated, LEGACY_CASES, legacyFeedUrl, type LegacySourceName } from "./legacy-blogs.js";
@@ -46,15 +51,36 @@ describe("sqlite specifics", () => {
     const first = createSqliteStorage(file);
     await first.init();
     await first.init();
-    const { blog } = await first.blogs.upsertFromSource({ feedUrl: "https://keep.example/feed", title: "Kept", source: "manual" });
-    await first.items.upsertMany(blog.id, [
-      { uid: "a", url: null, title: "A", summary: null, content: null, published: new Date("2024-01-02T03:04:05.678Z"), author: null, photo: null, categories: ["x"] },
-    ], new Date());
+    const { blog } = await first.blogs.upsertFromSource({
+      feedUrl: "https://keep.example/feed",
+      title: "Kept",
+      source: "manual",
+    });
+    await first.items.upsertMany(
+      blog.id,
+      [
+        {
+          uid: "a",
+          url: null,
+          title: "A",
+          summary: null,
+          content: null,
+          published: new Date("2024-01-02T03:04:05.678Z"),
+          author: null,
+          photo: null,
+          categories: ["x"],
+        },
+      ],
+      new Date(),
+    );
     await first.meta.set("status", { ok: true });
     const posts = [new Date("2024-01-02T03:04:05.678Z"), new Date("2024-01-01T00:00:00.000Z")];
     const waitUntil = new Date("2024-01-03T00:00:00.000Z");
     await first.blogs.recordFetch(blog.id, {
-      at: new Date("2024-01-02T12:00:00.000Z"), status: "error", nextFetchAt: waitUntil, failureCount: 1,
+      at: new Date("2024-01-02T12:00:00.000Z"),
+      status: "error",
+      nextFetchAt: waitUntil,
+      failureCount: 1,
       schedule: { recentPosts: posts, fetchInterval: 3_600_000, fetchReason: "retry-after", waitUntil },
     });
     await first.close();
@@ -67,7 +93,10 @@ describe("sqlite specifics", () => {
     assert.deepEqual(item.categories, ["x"]);
     assert.deepEqual(await second.meta.get("status"), { ok: true });
     const kept = (await second.blogs.get(blog.id))!;
-    assert.deepEqual([kept.recentPosts, kept.lastPostAt, kept.fetchInterval, kept.fetchReason, kept.waitUntil], [posts, posts[0], 3_600_000, "retry-after", waitUntil]);
+    assert.deepEqual(
+      [kept.recentPosts, kept.lastPostAt, kept.fetchInterval, kept.fetchReason, kept.waitUntil],
+      [posts, posts[0], 3_600_000, "retry-after", waitUntil],
+    );
     assert.deepEqual(kept.failingSince, new Date("2024-01-02T12:00:00.000Z"), "the schedule survives a restart");
     await second.close();
   });
@@ -76,21 +105,38 @@ describe("sqlite specifics", () => {
     const file = freshFile();
     const storage = createSqliteStorage(file);
     await storage.init();
-    const { blog: saved } = await storage.blogs.upsertFromSource({ feedUrl: "https://www.saved.example/feed", title: "saved.example", source: "manual" });
-    const { blog: named } = await storage.blogs.upsertFromSource({ feedUrl: "https://named.example/feed", title: "x", source: "manual" });
+    const { blog: saved } = await storage.blogs.upsertFromSource({
+      feedUrl: "https://www.saved.example/feed",
+      title: "saved.example",
+      source: "manual",
+    });
+    const { blog: named } = await storage.blogs.upsertFromSource({
+      feedUrl: "https://named.example/feed",
+      title: "x",
+      source: "manual",
+    });
     await storage.blogs.edit(named.id, { title: "My Friend" });
     await storage.close();
     // As an older version stored it: the placeholder marked as typed, with validators.
     const db = openSqliteFile(file);
     try {
-      db.prepare(`UPDATE blogs SET owner_edited = '["title","tags"]', etag = '"v1"', last_modified = 'x' WHERE id = ?`).run(saved.id);
+      db.prepare(
+        `UPDATE blogs SET owner_edited = '["title","tags"]', etag = '"v1"', last_modified = 'x' WHERE id = ?`,
+      ).run(saved.id);
       db.prepare(`UPDATE blogs SET etag = '"v2"' WHERE id = ?`).run(named.id);
-      const step = MIGRATIONS.find((migration) => migration.description.startsWith("a title stored as the owner's that is only the host name"));
+      const step = MIGRATIONS.find((migration) =>
+        migration.description.startsWith("a title stored as the owner's that is only the host name"),
+      );
       assert.ok(step);
       step.up(db);
-      const row = (id: string) => db.prepare("SELECT owner_edited, etag, last_modified FROM blogs WHERE id = ?").get(id);
+      const row = (id: string) =>
+        db.prepare("SELECT owner_edited, etag, last_modified FROM blogs WHERE id = ?").get(id);
       assert.deepEqual(row(saved.id), { owner_edited: '["tags"]', etag: null, last_modified: null });
-      assert.deepEqual(row(named.id), { owner_edited: '["title"]', etag: '"v2"', last_modified: null }, "a title the owner really typed stays");
+      assert.deepEqual(
+        row(named.id),
+        { owner_edited: '["title"]', etag: '"v2"', last_modified: null },
+        "a title the owner really typed stays",
+      );
     } finally {
       db.close();
     }
@@ -103,7 +149,10 @@ describe("sqlite specifics", () => {
     await storage.close();
     const db = openSqliteFile(file);
     try {
-      const addColumn = { description: "test: a column", up: (d: Database.Database) => d.exec("ALTER TABLE meta ADD COLUMN note TEXT") };
+      const addColumn = {
+        description: "test: a column",
+        up: (d: Database.Database) => d.exec("ALTER TABLE meta ADD COLUMN note TEXT"),
+      };
       assert.equal(migrate(db, [...MIGRATIONS, addColumn]), SCHEMA_VERSION + 1);
       assert.equal(migrate(db, [...MIGRATIONS, addColumn]), SCHEMA_VERSION + 1, "a second run changes nothing");
       const broken = {
@@ -115,7 +164,10 @@ describe("sqlite specifics", () => {
       };
       assert.throws(() => migrate(db, [...MIGRATIONS, addColumn, broken]), /step failed/);
       assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION + 1);
-      assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as { n: number }).n, 0);
+      assert.equal(
+        (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as { n: number }).n,
+        0,
+      );
     } finally {
       db.close();
     }
@@ -127,18 +179,25 @@ describe("sqlite specifics", () => {
     const db = openSqliteFile(file);
     try {
       // The schema before the step, as a database in the field would be.
-      const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("what the owner says about a blog"));
+      const step = MIGRATIONS.findIndex((migration) =>
+        migration.description.startsWith("what the owner says about a blog"),
+      );
       migrate(db, MIGRATIONS.slice(0, step));
       const created = "2025-01-01T00:00:00.000Z";
-      db.prepare(`INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, status, source, created_at, updated_at)
-        VALUES ('5e0000000000000000000001', 'Before', 'before', 'https://before.example/feed', ?, 'active', 'manual', ?, ?)`).run(feedUrlKey("https://before.example/feed"), created, created);
+      db.prepare(
+        `INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, status, source, created_at, updated_at)
+        VALUES ('5e0000000000000000000001', 'Before', 'before', 'https://before.example/feed', ?, 'active', 'manual', ?, ?)`,
+      ).run(feedUrlKey("https://before.example/feed"), created, created);
     } finally {
       db.close();
     }
     const upgraded = createSqliteStorage(file);
     await upgraded.init();
     const read = (await upgraded.blogs.get("5e0000000000000000000001"))!;
-    assert.deepEqual([read.title, read.relationship, read.note, read.fediverse, read.fediverseUrl], ["Before", [], null, null, null]);
+    assert.deepEqual(
+      [read.title, read.relationship, read.note, read.fediverse, read.fediverseUrl],
+      ["Before", [], null, null, null],
+    );
     await upgraded.close();
   });
 
@@ -149,11 +208,18 @@ describe("sqlite specifics", () => {
     const ORIGINS_STEP = MIGRATIONS.findIndex((step) => step.description.startsWith("every origin that lists a blog"));
     migrate(db, MIGRATIONS.slice(0, ORIGINS_STEP));
     const created = "2025-01-01T00:00:00.000Z";
-    const sourceIds: Record<LegacySourceName, string> = { opml: "5f0000000000000000000001", feedland: "5f0000000000000000000002", gone: "5f0000000000000000000003" };
-    const addSource = db.prepare("INSERT INTO sources (id, type, name, etag, last_modified, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const sourceIds: Record<LegacySourceName, string> = {
+      opml: "5f0000000000000000000001",
+      feedland: "5f0000000000000000000002",
+      gone: "5f0000000000000000000003",
+    };
+    const addSource = db.prepare(
+      "INSERT INTO sources (id, type, name, etag, last_modified, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
     addSource.run(sourceIds.opml, "opml_url", "A list", '"v1"', "Wed, 01 Jan 2025 00:00:00 GMT", created, created);
     addSource.run(sourceIds.feedland, "feedland", "FeedLand", '"v2"', null, created, created);
-    const addBlog = db.prepare(`INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, category, status, resume_status, hidden, source, source_id, source_ids, owner_edited, last_fetch_at, created_at, updated_at)
+    const addBlog =
+      db.prepare(`INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, category, status, resume_status, hidden, source, source_id, source_ids, owner_edited, last_fetch_at, created_at, updated_at)
       VALUES (@id, @title, @title_sort, @feed_url, @feed_url_key, @category, @status, @resume_status, @hidden, @source, @source_id, @source_ids, @owner_edited, @created, @created, @created)`);
     for (const [index, legacy] of LEGACY_CASES.entries()) {
       const ids = legacy.sourceIds.map((name) => sourceIds[name]);
@@ -179,7 +245,11 @@ describe("sqlite specifics", () => {
     try {
       await storage.init();
       await checkMigrated(storage, sourceIds);
-      assert.equal((await storage.blogs.listDue(new Date(), 100)).length, LEGACY_CASES.filter((legacy) => legacy.origins.length > 0).length, "unlisted blogs are not fetched");
+      assert.equal(
+        (await storage.blogs.listDue(new Date(), 100)).length,
+        LEGACY_CASES.filter((legacy) => legacy.origins.length > 0).length,
+        "unlisted blogs are not fetched",
+      );
     } finally {
       await storage.close();
     }
@@ -190,11 +260,15 @@ describe("sqlite specifics", () => {
     mkdirSync(path.dirname(file), { recursive: true });
     const db = openSqliteFile(file);
     try {
-      const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("each blog's budget of push notifications"));
+      const step = MIGRATIONS.findIndex((migration) =>
+        migration.description.startsWith("each blog's budget of push notifications"),
+      );
       migrate(db, MIGRATIONS.slice(0, step));
       const created = "2025-01-01T00:00:00.000Z";
-      db.prepare(`INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, status, source, created_at, updated_at)
-        VALUES ('5e0000000000000000000001', 'Before', 'before', 'https://before.example/feed', ?, 'active', 'manual', ?, ?)`).run(feedUrlKey("https://before.example/feed"), created, created);
+      db.prepare(
+        `INSERT INTO blogs (id, title, title_sort, feed_url, feed_url_key, status, source, created_at, updated_at)
+        VALUES ('5e0000000000000000000001', 'Before', 'before', 'https://before.example/feed', ?, 'active', 'manual', ?, ?)`,
+      ).run(feedUrlKey("https://before.example/feed"), created, created);
     } finally {
       db.close();
     }
@@ -220,23 +294,56 @@ describe("sqlite specifics", () => {
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     const newer = createSqliteStorage(file);
-    await assert.rejects(newer.init(), (error: unknown) => error instanceof StorageError && /newer/.test(error.message));
+    await assert.rejects(
+      newer.init(),
+      (error: unknown) => error instanceof StorageError && /newer/.test(error.message),
+    );
     await newer.close();
   });
 
   it("wraps driver errors in StorageError without SQL text", async () => {
     const storage = createSqliteStorage(freshFile());
     await storage.init();
-    const { blog } = await storage.blogs.upsertFromSource({ feedUrl: "https://x.example/feed", title: "X", source: "manual" });
+    const { blog } = await storage.blogs.upsertFromSource({
+      feedUrl: "https://x.example/feed",
+      title: "X",
+      source: "manual",
+    });
     await assert.rejects(
-      storage.items.upsertMany("0123456789abcdef01234567", [
-        { uid: "a", url: null, title: null, summary: null, content: null, published: null, author: null, photo: null, categories: [] },
-      ], new Date()),
-      (error: unknown) => error instanceof StorageError && /FOREIGN KEY/.test(error.message) && !/INSERT|SELECT/.test(error.message),
+      storage.items.upsertMany(
+        "0123456789abcdef01234567",
+        [
+          {
+            uid: "a",
+            url: null,
+            title: null,
+            summary: null,
+            content: null,
+            published: null,
+            author: null,
+            photo: null,
+            categories: [],
+          },
+        ],
+        new Date(),
+      ),
+      (error: unknown) =>
+        error instanceof StorageError && /FOREIGN KEY/.test(error.message) && !/INSERT|SELECT/.test(error.message),
     );
-    await assert.rejects(storage.blogs.recordFetch(blog.id, { at: new Date(Number.NaN), status: "active", nextFetchAt: null, failureCount: 0 }), StorageError);
+    await assert.rejects(
+      storage.blogs.recordFetch(blog.id, {
+        at: new Date(Number.NaN),
+        status: "active",
+        nextFetchAt: null,
+        failureCount: 0,
+      }),
+      StorageError,
+    );
     await storage.close();
-    await assert.rejects(storage.blogs.get(blog.id), (error: unknown) => error instanceof StorageError && /blogs\.get/.test(error.message));
+    await assert.rejects(
+      storage.blogs.get(blog.id),
+      (error: unknown) => error instanceof StorageError && /blogs\.get/.test(error.message),
+    );
   });
 
   it("shares leases and writes between two connections to one file", async () => {
@@ -248,7 +355,11 @@ describe("sqlite specifics", () => {
     assert.equal(await first.meta.acquireLease("sync", "process-1", 60_000, now), true);
     assert.equal(await second.meta.acquireLease("sync", "process-2", 60_000, now), false);
     await first.blogs.upsertFromSource({ feedUrl: "https://shared.example/feed", title: "Shared", source: "manual" });
-    const again = await second.blogs.upsertFromSource({ feedUrl: "http://shared.example/feed/", title: "Shared", source: "manual" });
+    const again = await second.blogs.upsertFromSource({
+      feedUrl: "http://shared.example/feed/",
+      title: "Shared",
+      source: "manual",
+    });
     assert.equal(again.outcome, "unchanged");
     await first.meta.releaseLease("sync", "process-1");
     assert.equal(await second.meta.acquireLease("sync", "process-2", 60_000, now), true);
@@ -270,9 +381,12 @@ describe("sqlite specifics", () => {
     await storage.close();
     const db = openSqliteFile(file, { readonly: true });
     const plan = (sql: string, params: unknown[]) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join(" | ");
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+        .map((row) => row.detail)
+        .join(" | ");
     try {
-      const planOf = (parts: ReturnType<typeof itemListSql>) => parts.map((part) => plan(part.sql, [...part.params, 20, 40]));
+      const planOf = (parts: ReturnType<typeof itemListSql>) =>
+        parts.map((part) => plan(part.sql, [...part.params, 20, 40]));
       const publicPlans = planOf(itemListSql({ limit: 20, offset: 40 }));
       assert.equal(publicPlans.length, 3, "dated up to a day ahead, dated further ahead, undated");
       for (const publicPlan of publicPlans) {
@@ -287,20 +401,36 @@ describe("sqlite specifics", () => {
       }
       // A category is read through its blogs' index: never a walk over every item.
       for (const sql of [CATEGORY_BLOGS_SQL, BLOG_NEWEST_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL]) {
-        const categoryPlan = plan(sql, [{ category: "Tech", horizon: "2024-01-01T00:00:00.000Z", blogId: "0123456789abcdef01234567", wanted: 20 }]);
+        const categoryPlan = plan(sql, [
+          { category: "Tech", horizon: "2024-01-01T00:00:00.000Z", blogId: "0123456789abcdef01234567", wanted: 20 },
+        ]);
         assert.doesNotMatch(categoryPlan, /SCAN i\b|items_newest/, categoryPlan);
         assert.match(categoryPlan, /items_blog_newest \(blog_id=\?/, categoryPlan);
       }
       // Due blogs are index ranges, never a walk over every blog at each run.
       const due = { now: "2024-01-01T00:00:00.000Z", afterAt: "", afterId: "", limit: 5 };
-      assert.match(plan(DUE_UNSCHEDULED_SQL, [due]), /^SEARCH blogs USING INDEX blogs_due \(next_fetch_at=\? AND id>\?\)$/);
-      assert.match(plan(DUE_SCHEDULED_SQL, [due]), /^SEARCH blogs USING INDEX blogs_due \(\(next_fetch_at,id\)>\(\?,\?\) AND next_fetch_at<\?\)$/);
-      assert.match(plan(EVERY_FETCHABLE_BLOG_SQL, [due]), /^SEARCH blogs USING INDEX sqlite_autoindex_blogs_1 \(id>\?\)$/);
-      for (const sql of [DUE_UNSCHEDULED_SQL, DUE_SCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL]) assert.doesNotMatch(plan(sql, [due]), /TEMP B-TREE/);
+      assert.match(
+        plan(DUE_UNSCHEDULED_SQL, [due]),
+        /^SEARCH blogs USING INDEX blogs_due \(next_fetch_at=\? AND id>\?\)$/,
+      );
+      assert.match(
+        plan(DUE_SCHEDULED_SQL, [due]),
+        /^SEARCH blogs USING INDEX blogs_due \(\(next_fetch_at,id\)>\(\?,\?\) AND next_fetch_at<\?\)$/,
+      );
+      assert.match(
+        plan(EVERY_FETCHABLE_BLOG_SQL, [due]),
+        /^SEARCH blogs USING INDEX sqlite_autoindex_blogs_1 \(id>\?\)$/,
+      );
+      for (const sql of [DUE_UNSCHEDULED_SQL, DUE_SCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL])
+        assert.doesNotMatch(plan(sql, [due]), /TEMP B-TREE/);
       // Retention runs at every sync: with nothing to prune it reads two empty index ranges, never the items.
       for (const condition of PRUNE_CONDITIONS) {
         for (const sql of [`SELECT DISTINCT blog_id FROM ${condition}`, `DELETE FROM ${condition}`]) {
-          assert.match(plan(sql, [{ cutoff: "2024-01-01T00:00:00.000Z" }]), /^SEARCH items USING (COVERING )?INDEX items_(newest \(published<\?\)|undated_by_fetch \(fetched_at<\?\))/, sql);
+          assert.match(
+            plan(sql, [{ cutoff: "2024-01-01T00:00:00.000Z" }]),
+            /^SEARCH items USING (COVERING )?INDEX items_(newest \(published<\?\)|undated_by_fetch \(fetched_at<\?\))/,
+            sql,
+          );
         }
       }
     } finally {

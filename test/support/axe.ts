@@ -14,15 +14,26 @@ export const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-pract
  * list means none. `include` (selectors) limits the check to parts of the
  * page: a widget inside someone else's page.
  */
-export async function axeViolations(page: Page, options: { include?: string[]; tags?: string[] } = {}): Promise<string[]> {
-  const spec = JSON.stringify({ context: options.include ? { include: options.include } : null, tags: options.tags ?? AXE_TAGS });
+export async function axeViolations(
+  page: Page,
+  options: { include?: string[]; tags?: string[] } = {},
+): Promise<string[]> {
+  const spec = JSON.stringify({
+    context: options.include ? { include: options.include } : null,
+    tags: options.tags ?? AXE_TAGS,
+  });
   const result = (await page.evaluate(`${AXE}
     (() => {
       const spec = ${spec};
       return axe.run(spec.context ?? document, { runOnly: { type: "tag", values: spec.tags }, resultTypes: ["violations"] });
-    })()`)) as { violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }> };
+    })()`)) as {
+    violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }>;
+  };
   return result.violations.map((violation) => {
-    const where = violation.nodes.slice(0, 3).map((node) => node.target.join(" ")).join(", ");
+    const where = violation.nodes
+      .slice(0, 3)
+      .map((node) => node.target.join(" "))
+      .join(", ");
     return `${violation.id} (${violation.help}): ${violation.nodes.length} × ${where}`;
   });
 }

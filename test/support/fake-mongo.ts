@@ -52,7 +52,9 @@ export const BSON6 = bson6 as unknown as BsonLibrary & { ObjectId: typeof Object
 
 /** Any BSON library's value type (ObjectId, Decimal128...): known by its tag, whichever library made it. */
 function isBsonValue(value: unknown): value is { _bsontype: string; toHexString?: () => string } {
-  return typeof value === "object" && value !== null && typeof (value as { _bsontype?: unknown })._bsontype === "string";
+  return (
+    typeof value === "object" && value !== null && typeof (value as { _bsontype?: unknown })._bsontype === "string"
+  );
 }
 
 /** Deep copy keeping Date and BSON values, as a round trip through BSON would. */
@@ -106,7 +108,13 @@ function seedFromFilter(filter: Filter): Document {
   for (const [key, value] of Object.entries(filter)) {
     if (key === "$and" && Array.isArray(value)) Object.assign(seed, ...value.map(seedFromFilter));
     if (key.startsWith("$")) continue;
-    const isOperator = value && typeof value === "object" && !isBsonValue(value) && !(value instanceof Date) && !Array.isArray(value) && Object.keys(value).some((k) => k.startsWith("$"));
+    const isOperator =
+      value &&
+      typeof value === "object" &&
+      !isBsonValue(value) &&
+      !(value instanceof Date) &&
+      !Array.isArray(value) &&
+      Object.keys(value).some((k) => k.startsWith("$"));
     if (!isOperator) seed[key] = clone(value);
   }
   return seed;
@@ -126,7 +134,10 @@ class FakeCursor {
   private projection?: Document;
 
   /** The filter is read when the cursor runs, as the driver sends it only then. */
-  constructor(private readonly source: () => Document[], private readonly filter: () => Filter) {}
+  constructor(
+    private readonly source: () => Document[],
+    private readonly filter: () => Filter,
+  ) {}
 
   sort(spec: SortSpec): this {
     this.sortSpec = spec;
@@ -179,8 +190,14 @@ class FakeCollection {
   }
 
   // ---- reading -----------------------------------------------------------
-  find(filter: Filter = {}, options: { sort?: SortSpec; skip?: number; limit?: number; projection?: Document } = {}): FakeCursor {
-    const cursor = new FakeCursor(() => this.docs, () => clone(this.wire(filter)));
+  find(
+    filter: Filter = {},
+    options: { sort?: SortSpec; skip?: number; limit?: number; projection?: Document } = {},
+  ): FakeCursor {
+    const cursor = new FakeCursor(
+      () => this.docs,
+      () => clone(this.wire(filter)),
+    );
     if (options.sort) cursor.sort(options.sort);
     if (options.skip) cursor.skip(options.skip);
     if (options.limit) cursor.limit(options.limit);
@@ -188,7 +205,10 @@ class FakeCollection {
     return cursor;
   }
 
-  async findOne(filter: Filter = {}, options: { sort?: SortSpec; projection?: Document } = {}): Promise<Document | null> {
+  async findOne(
+    filter: Filter = {},
+    options: { sort?: SortSpec; projection?: Document } = {},
+  ): Promise<Document | null> {
     const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray();
     return doc ?? null;
   }
@@ -199,7 +219,9 @@ class FakeCollection {
   }
 
   aggregate(pipeline: Document[]): { toArray(): Promise<Document[]> } {
-    return { toArray: async () => new Aggregator(clone(this.wire(pipeline)), {}).run(this.docs.map(clone)) as Document[] };
+    return {
+      toArray: async () => new Aggregator(clone(this.wire(pipeline)), {}).run(this.docs.map(clone)) as Document[],
+    };
   }
 
   async indexes(): Promise<IndexInfo[]> {
@@ -211,7 +233,9 @@ class FakeCollection {
     return { acknowledged: true, insertedId: this.insert(doc) };
   }
 
-  async insertMany(docs: Document[]): Promise<{ acknowledged: true; insertedCount: number; insertedIds: Record<number, unknown> }> {
+  async insertMany(
+    docs: Document[],
+  ): Promise<{ acknowledged: true; insertedCount: number; insertedIds: Record<number, unknown> }> {
     const insertedIds: Record<number, unknown> = {};
     docs.forEach((doc, index) => (insertedIds[index] = this.insert(doc)));
     return { acknowledged: true, insertedCount: docs.length, insertedIds };
@@ -258,7 +282,14 @@ class FakeCollection {
 
   async bulkWrite(sentOperations: Document[], options: { ordered?: boolean } = {}) {
     const operations = this.wire(sentOperations);
-    const result = { insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {} as Record<number, unknown> };
+    const result = {
+      insertedCount: 0,
+      matchedCount: 0,
+      modifiedCount: 0,
+      deletedCount: 0,
+      upsertedCount: 0,
+      upsertedIds: {} as Record<number, unknown>,
+    };
     const writeErrors: Array<{ index: number; code: unknown; errmsg: string }> = [];
     for (const [index, operation] of operations.entries()) {
       try {
@@ -269,20 +300,42 @@ class FakeCollection {
       }
     }
     if (writeErrors.length > 0) {
-      throw Object.assign(new Error(writeErrors[0].errmsg), { name: "MongoBulkWriteError", code: writeErrors[0].code, writeErrors, result });
+      throw Object.assign(new Error(writeErrors[0].errmsg), {
+        name: "MongoBulkWriteError",
+        code: writeErrors[0].code,
+        writeErrors,
+        result,
+      });
     }
     return { ok: 1, ...result };
   }
 
-  async createIndex(key: Record<string, 1 | -1>, options: { unique?: boolean; name?: string; partialFilterExpression?: Document } = {}): Promise<string> {
-    const name = options.name ?? Object.entries(key).map(([field, order]) => `${field}_${order}`).join("_");
+  async createIndex(
+    key: Record<string, 1 | -1>,
+    options: { unique?: boolean; name?: string; partialFilterExpression?: Document } = {},
+  ): Promise<string> {
+    const name =
+      options.name ??
+      Object.entries(key)
+        .map(([field, order]) => `${field}_${order}`)
+        .join("_");
     const existing = this.indexList.find((index) => index.name === name);
     if (existing) {
-      const same = JSON.stringify(existing.key) === JSON.stringify(key) && existing.unique === (options.unique === true);
-      if (!same) throw Object.assign(new Error(`Index ${name} exists with different options`), { name: "MongoServerError", code: 86 });
+      const same =
+        JSON.stringify(existing.key) === JSON.stringify(key) && existing.unique === (options.unique === true);
+      if (!same)
+        throw Object.assign(new Error(`Index ${name} exists with different options`), {
+          name: "MongoServerError",
+          code: 86,
+        });
       return name;
     }
-    const index: IndexInfo = { name, key: { ...key }, unique: options.unique === true, partialFilterExpression: clone(this.wire(options.partialFilterExpression)) };
+    const index: IndexInfo = {
+      name,
+      key: { ...key },
+      unique: options.unique === true,
+      partialFilterExpression: clone(this.wire(options.partialFilterExpression)),
+    };
     if (index.unique) {
       const seen = new Set<string>();
       for (const doc of this.docs.filter((d) => this.covers(index, d))) {
@@ -297,7 +350,8 @@ class FakeCollection {
 
   async dropIndex(name: string): Promise<void> {
     const index = this.indexList.findIndex((entry) => entry.name === name);
-    if (index === -1) throw Object.assign(new Error(`index not found with name [${name}]`), { name: "MongoServerError", code: 27 });
+    if (index === -1)
+      throw Object.assign(new Error(`index not found with name [${name}]`), { name: "MongoServerError", code: 27 });
     this.indexList.splice(index, 1);
   }
 
@@ -316,7 +370,9 @@ class FakeCollection {
     for (const index of this.indexList) {
       if (!index.unique || !this.covers(index, doc)) continue;
       const text = keyText(doc, index);
-      const clash = this.docs.some((other) => other !== replacing && this.covers(index, other) && keyText(other, index) === text);
+      const clash = this.docs.some(
+        (other) => other !== replacing && this.covers(index, other) && keyText(other, index) === text,
+      );
       if (clash) throw duplicateKeyError(this.collectionName, index.name);
     }
   }
@@ -344,7 +400,13 @@ class FakeCollection {
     return { next: holder[0], changed: modifiedCount > 0 };
   }
 
-  private update(filter: Filter, update: Update, upsert: boolean, many: boolean, seedFilter: Filter = filter): UpdateOutcome {
+  private update(
+    filter: Filter,
+    update: Update,
+    upsert: boolean,
+    many: boolean,
+    seedFilter: Filter = filter,
+  ): UpdateOutcome {
     const outcome: UpdateOutcome = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null };
     const targets = this.docs.filter((doc) => matches(filter, doc));
     for (const doc of many ? targets : targets.slice(0, 1)) {

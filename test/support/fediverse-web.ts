@@ -18,7 +18,8 @@ export const rssFeed = (title: string, link: string) =>
   `<?xml version="1.0"?><rss version="2.0"><channel><title>${title}</title><link>${link}</link><description>d</description>` +
   `<item><title>One</title><link>${link}1</link><guid>${link}1</guid><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item></channel></rss>`;
 
-const html = (head: string, body = "<p>Hello</p>") => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
+const html = (head: string, body = "<p>Hello</p>") =>
+  `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 
 export interface FediverseWeb {
   mastodon: FixtureServer;
@@ -62,7 +63,10 @@ export async function startFediverseWeb(): Promise<FediverseWeb> {
         links: [
           { rel: "http://webfinger.net/rel/profile-page", type: "text/html", href: anaProfile },
           { rel: "self", type: "application/activity+json", href: `${mastodon.url}/users/ana` },
-          { rel: "http://ostatus.org/schema/1.0/subscribe", template: `${mastodon.url}/authorize_interaction?uri={uri}` },
+          {
+            rel: "http://ostatus.org/schema/1.0/subscribe",
+            template: `${mastodon.url}/authorize_interaction?uri={uri}`,
+          },
         ],
       },
     }),
@@ -78,7 +82,10 @@ export async function startFediverseWeb(): Promise<FediverseWeb> {
       { headers: { "content-type": "text/html; charset=utf-8" } },
     ),
   );
-  mastodon.route("/@ana.rss", respond.text(rssFeed("Ana", `${anaProfile}/`), { headers: { "content-type": "application/rss+xml" } }));
+  mastodon.route(
+    "/@ana.rss",
+    respond.text(rssFeed("Ana", `${anaProfile}/`), { headers: { "content-type": "application/rss+xml" } }),
+  );
 
   const boAuthorPage = `${blog.url}/author/bo/`;
   const boBlogFeed = `${blog.url}/feed/`;
@@ -93,7 +100,9 @@ export async function startFediverseWeb(): Promise<FediverseWeb> {
   );
   blog.route(
     "/?author=1",
-    respond.text(JSON.stringify({ type: "Person", preferredUsername: "bo", url: boAuthorPage }), { headers: { "content-type": "application/activity+json" } }),
+    respond.text(JSON.stringify({ type: "Person", preferredUsername: "bo", url: boAuthorPage }), {
+      headers: { "content-type": "application/activity+json" },
+    }),
   );
   blog.route(
     "/author/bo/",
@@ -108,7 +117,12 @@ export async function startFediverseWeb(): Promise<FediverseWeb> {
     ),
   );
   for (const feedPath of ["/feed/", "/comments/feed/", "/author/bo/feed/"]) {
-    blog.route(feedPath, respond.text(rssFeed(`Bo's blog ${feedPath}`, `${blog.url}/`), { headers: { "content-type": "application/rss+xml" } }));
+    blog.route(
+      feedPath,
+      respond.text(rssFeed(`Bo's blog ${feedPath}`, `${blog.url}/`), {
+        headers: { "content-type": "application/rss+xml" },
+      }),
+    );
   }
 
   return {

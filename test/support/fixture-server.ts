@@ -15,7 +15,14 @@
  *   assert.equal(server.hits("/feed.xml"), 1);
  *   await server.close();
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import zlib from "node:zlib";
@@ -79,7 +86,10 @@ const zeroCounts = (): HostCounts => ({ active: 0, peak: 0, connections: 0, peak
  * Starts a fixture server. `fallback` answers requests no route matches
  * (404 "not found" by default).
  */
-export async function startFixtureServer(fallback?: FixtureHandler, options: FixtureServerOptions = {}): Promise<FixtureServer> {
+export async function startFixtureServer(
+  fallback?: FixtureHandler,
+  options: FixtureServerOptions = {},
+): Promise<FixtureServer> {
   const routes = new Map<string, FixtureHandler>();
   const hits = new Map<string, number>();
   const headers = new Map<string, IncomingHttpHeaders>();
@@ -209,7 +219,9 @@ export const respond = {
   /** A fixed body (string or bytes), 200 unless told otherwise. */
   text(body: string | Uint8Array, init: ResponseInit = {}): FixtureHandler {
     return (_request, response) => {
-      response.writeHead(init.status ?? 200, { "content-type": "text/plain; charset=utf-8", ...init.headers }).end(body);
+      response
+        .writeHead(init.status ?? 200, { "content-type": "text/plain; charset=utf-8", ...init.headers })
+        .end(body);
     };
   },
 
@@ -217,7 +229,13 @@ export const respond = {
   compressed(body: string | Uint8Array, encoding: Encoding, init: ResponseInit = {}): FixtureHandler {
     const bytes = compress(body, encoding);
     return (_request, response) => {
-      response.writeHead(init.status ?? 200, { "content-type": "text/plain; charset=utf-8", ...init.headers, "content-encoding": encoding }).end(bytes);
+      response
+        .writeHead(init.status ?? 200, {
+          "content-type": "text/plain; charset=utf-8",
+          ...init.headers,
+          "content-encoding": encoding,
+        })
+        .end(bytes);
     };
   },
 
@@ -227,14 +245,19 @@ export const respond = {
   },
 
   /** A body with validators, answering 304 (no body) when the request's validators match. */
-  conditional(body: string | Uint8Array | (() => string | Uint8Array), validators: { etag?: string; lastModified?: string } & ResponseInit): FixtureHandler {
+  conditional(
+    body: string | Uint8Array | (() => string | Uint8Array),
+    validators: { etag?: string; lastModified?: string } & ResponseInit,
+  ): FixtureHandler {
     const { etag, lastModified, status, headers: extra } = validators;
     const headers: Record<string, string | number> = { ...extra };
     if (etag) headers.etag = etag;
     if (lastModified) headers["last-modified"] = lastModified;
     return (request, response) => {
       if (validatorsMatch(request, etag, lastModified)) return void response.writeHead(304, headers).end();
-      response.writeHead(status ?? 200, { "content-type": "application/xml; charset=utf-8", ...headers }).end(typeof body === "function" ? body() : body);
+      response
+        .writeHead(status ?? 200, { "content-type": "application/xml; charset=utf-8", ...headers })
+        .end(typeof body === "function" ? body() : body);
     };
   },
 
@@ -251,7 +274,11 @@ export const respond = {
   },
 
   /** Sends headers at once, then one `chunk` every `intervalMs` until the client goes away (or `count` chunks, then ends). */
-  trickle(chunk: string | Uint8Array, intervalMs: number, init: ResponseInit & { count?: number } = {}): FixtureHandler {
+  trickle(
+    chunk: string | Uint8Array,
+    intervalMs: number,
+    init: ResponseInit & { count?: number } = {},
+  ): FixtureHandler {
     return (_request, response) => {
       response.writeHead(init.status ?? 200, { "content-type": "text/xml", ...init.headers });
       response.flushHeaders();

@@ -22,15 +22,16 @@ async function readText(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, tls = false): Promise<{ server: Server; origin: string }> {
+async function listen(
+  handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+  tls = false,
+): Promise<{ server: Server; origin: string }> {
   const listener = (request: IncomingMessage, response: ServerResponse) => {
     handler(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500).end(String(error));
     });
   };
-  const server: Server = tls
-    ? createTlsServer(loopbackTls, listener)
-    : createServer(listener);
+  const server: Server = tls ? createTlsServer(loopbackTls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   return { server, origin: `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -98,10 +99,13 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
   const subscriptions = new Map<string, HubSubscription>();
   const events: HubEvent[] = [];
   const requests: Array<Record<string, string>> = [];
-  const waiters: Array<{ topic: string; mode: HubEvent["mode"]; seen: number; resolve: (event: HubEvent) => void }> = [];
+  const waiters: Array<{ topic: string; mode: HubEvent["mode"]; seen: number; resolve: (event: HubEvent) => void }> =
+    [];
   const notify = () => {
     for (const waiter of [...waiters]) {
-      const event = events.slice(waiter.seen).find((candidate) => candidate.topic === waiter.topic && candidate.mode === waiter.mode);
+      const event = events
+        .slice(waiter.seen)
+        .find((candidate) => candidate.topic === waiter.topic && candidate.mode === waiter.mode);
       if (event) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve(event);
@@ -120,7 +124,14 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
       callback.searchParams.set("hub.reason", "not on this hub");
       const response = await fetch(callback);
       await response.arrayBuffer();
-      events.push({ mode: "denied", topic, callback: fields["hub.callback"], outcome: "sent", status: response.status, at: Date.now() });
+      events.push({
+        mode: "denied",
+        topic,
+        callback: fields["hub.callback"],
+        outcome: "sent",
+        status: response.status,
+        at: Date.now(),
+      });
       return notify();
     }
     const challenge = randomBytes(12).toString("hex");
@@ -133,10 +144,23 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
     const text = await response.text();
     const confirmed = response.status >= 200 && response.status < 300 && text === challenge;
     if (confirmed && mode === "subscribe") {
-      subscriptions.set(key, { callback: fields["hub.callback"], topic, secret: fields["hub.secret"] || null, leaseSeconds, expiresAt: Date.now() + leaseSeconds * 1000 });
+      subscriptions.set(key, {
+        callback: fields["hub.callback"],
+        topic,
+        secret: fields["hub.secret"] || null,
+        leaseSeconds,
+        expiresAt: Date.now() + leaseSeconds * 1000,
+      });
     }
     if (confirmed && mode === "unsubscribe") subscriptions.delete(key);
-    events.push({ mode, topic, callback: fields["hub.callback"], outcome: confirmed ? "confirmed" : "refused", status: response.status, at: Date.now() });
+    events.push({
+      mode,
+      topic,
+      callback: fields["hub.callback"],
+      outcome: confirmed ? "confirmed" : "refused",
+      status: response.status,
+      at: Date.now(),
+    });
     notify();
   };
 
@@ -224,7 +248,9 @@ export async function startLocalCloud(): Promise<LocalCloud> {
     const fields = Object.fromEntries(new URLSearchParams(await readText(request)));
     const scheme = fields.protocol === "https-post" ? "https" : "http";
     const notifyUrl = `${scheme}://${fields.domain}:${fields.port}${fields.path}`;
-    const feeds = Object.keys(fields).filter((key) => /^url\d+$/.test(key)).map((key) => fields[key]);
+    const feeds = Object.keys(fields)
+      .filter((key) => /^url\d+$/.test(key))
+      .map((key) => fields[key]);
     let success = ["http-post", "https-post"].includes(fields.protocol) && feeds.length > 0;
     // With a domain, the subscriber proves it wants the notifications by echoing a challenge.
     for (const feedUrl of success ? feeds : []) {
@@ -232,7 +258,10 @@ export async function startLocalCloud(): Promise<LocalCloud> {
       const check = new URL(notifyUrl);
       check.searchParams.set("url", feedUrl);
       check.searchParams.set("challenge", challenge);
-      const answer = await fetch(check).then(async (reply) => (reply.ok ? reply.text() : null), () => null);
+      const answer = await fetch(check).then(
+        async (reply) => (reply.ok ? reply.text() : null),
+        () => null,
+      );
       if (answer !== challenge) success = false;
     }
     if (success) {
@@ -244,7 +273,9 @@ export async function startLocalCloud(): Promise<LocalCloud> {
     }
     requests.push({ fields, success });
     const message = success ? "Thanks for the registration." : "The subscription could not be verified.";
-    response.writeHead(200, { "content-type": "text/xml" }).end(`<?xml version="1.0"?>\n<notifyResult success="${success}" msg="${message}"/>`);
+    response
+      .writeHead(200, { "content-type": "text/xml" })
+      .end(`<?xml version="1.0"?>\n<notifyResult success="${success}" msg="${message}"/>`);
   });
   const url = new URL(origin);
   return {

@@ -19,7 +19,10 @@ export function modulesUnder(folder: string): string[] {
  */
 export function runtimeImportsOf(module: string): string[] {
   const source = readFileSync(path.join(ROOT, module), "utf8");
-  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022 }, fileName: module });
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022 },
+    fileName: module,
+  });
   return ts
     .preProcessFile(outputText, true, true)
     .importedFiles.map((file) => file.fileName)

@@ -5,7 +5,9 @@ let sequence = 0;
 /** Adds a blog through the storage port, the way a source would, then applies owner edits. */
 export async function addBlog(
   storage: Storage,
-  fields: Partial<Pick<Blog, "title" | "category" | "source" | "siteUrl" | "description" | "feedType" | "photo" | "author">> & {
+  fields: Partial<
+    Pick<Blog, "title" | "category" | "source" | "siteUrl" | "description" | "feedType" | "photo" | "author">
+  > & {
     pinned?: boolean;
     hidden?: boolean;
     deleted?: boolean;
@@ -36,11 +38,18 @@ export async function addBlog(
     skipItemFetch: fields.source === "microsub",
     status: "active",
   });
-  if (fields.pinned || fields.hidden) await storage.blogs.edit(blog.id, { pinned: fields.pinned ?? false, hidden: fields.hidden ?? false });
+  if (fields.pinned || fields.hidden)
+    await storage.blogs.edit(blog.id, { pinned: fields.pinned ?? false, hidden: fields.hidden ?? false });
   const { relationship, note, fediverse, fediverseUrl } = fields;
-  if (relationship || note || fediverse) await storage.blogs.edit(blog.id, { relationship, note, fediverse, fediverseUrl });
+  if (relationship || note || fediverse)
+    await storage.blogs.edit(blog.id, { relationship, note, fediverse, fediverseUrl });
   if (fields.lastFetchAt) {
-    await storage.blogs.recordFetch(blog.id, { at: fields.lastFetchAt, status: "active", nextFetchAt: null, failureCount: 0 });
+    await storage.blogs.recordFetch(blog.id, {
+      at: fields.lastFetchAt,
+      status: "active",
+      nextFetchAt: null,
+      failureCount: 0,
+    });
   }
   if (fields.deleted) await storage.blogs.softDelete(blog.id);
   return (await storage.blogs.get(blog.id)) as Blog;
@@ -63,7 +72,12 @@ export function item(uid: string, published: Date | null, extra: Partial<NewItem
 }
 
 /** Stores items for a blog and refreshes its counters, as a sync does. */
-export async function addItems(storage: Storage, blogId: string, items: NewItem[], fetchedAt = new Date()): Promise<void> {
+export async function addItems(
+  storage: Storage,
+  blogId: string,
+  items: NewItem[],
+  fetchedAt = new Date(),
+): Promise<void> {
   await storage.items.upsertMany(blogId, items, fetchedAt);
   await storage.blogs.refreshItemStats(blogId);
 }

@@ -8,7 +8,11 @@ import type { AddressInfo } from "node:net";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp } from "../../lib/standalone/app.js";
 
-const plugin = new BlogrollEndpoint({ databasePath: process.env.BLOGROLL_DATABASE, mongodbUrl: null, scheduler: false });
+const plugin = new BlogrollEndpoint({
+  databasePath: process.env.BLOGROLL_DATABASE,
+  mongodbUrl: null,
+  scheduler: false,
+});
 const { app } = await createStandaloneApp(plugin, { adminToken: "second-process-admin-token" });
 await plugin.getStorage();
 const server = app.listen(0, "127.0.0.1", () => {

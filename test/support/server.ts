@@ -58,7 +58,11 @@ export function memoryLogger(logs: string[]): Logger {
  * `sharing` puts it on another test server's stand-in database (a second
  * process behind the same MongoDB, as far as the stand-in can show one).
  */
-export async function startTestServer(backend: Backend, pluginOptions: Record<string, unknown> = {}, sharing?: TestServer): Promise<TestServer> {
+export async function startTestServer(
+  backend: Backend,
+  pluginOptions: Record<string, unknown> = {},
+  sharing?: TestServer,
+): Promise<TestServer> {
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-test-"));
   const collections = new Map<string, unknown>();
   let fakeDb: ReturnType<typeof createFakeDb> | null = null;
@@ -100,7 +104,10 @@ export async function startTestServer(backend: Backend, pluginOptions: Record<st
         // Each test run gets its own database; drop it when done.
         const { MongoClient } = await import("mongodb");
         const client = await MongoClient.connect(options.mongodbUrl as string);
-        await client.db().dropDatabase().catch(() => undefined);
+        await client
+          .db()
+          .dropDatabase()
+          .catch(() => undefined);
         await client.close();
       }
       await plugin.destroy();
@@ -113,7 +120,11 @@ export async function startTestServer(backend: Backend, pluginOptions: Record<st
 export function installMicrosubCollections(server: TestServer) {
   const db = server.fakeDb;
   if (!db) throw new Error("the Microsub collections need the mongo stand-in");
-  const collections = { channels: db.collection("microsub_channels"), feeds: db.collection("microsub_feeds"), items: db.collection("microsub_items") };
+  const collections = {
+    channels: db.collection("microsub_channels"),
+    feeds: db.collection("microsub_feeds"),
+    items: db.collection("microsub_items"),
+  };
   server.collections.set("microsub_channels", collections.channels);
   server.collections.set("microsub_feeds", collections.feeds);
   server.collections.set("microsub_items", collections.items);

@@ -25,7 +25,8 @@ export function parseXml(xml: string): XmlNode {
   let root: XmlNode | null = null;
   parser.on("opentag", (tag) => {
     const attributes: XmlNode["attributes"] = {};
-    for (const attribute of Object.values(tag.attributes)) attributes[attribute.local] = { uri: attribute.uri, value: attribute.value };
+    for (const attribute of Object.values(tag.attributes))
+      attributes[attribute.local] = { uri: attribute.uri, value: attribute.value };
     const node: XmlNode = { uri: tag.uri, local: tag.local, attributes, text: "", children: [] };
     stack.at(-1)?.children.push(node);
     stack.push(node);

@@ -17,22 +17,33 @@ after(async () => {
   await feeds.close();
 });
 
-const posts = (name: string) => rss([{ guid: `${name}-1`, published: new Date(Date.now() - 3600_000) }, { guid: `${name}-2`, published: new Date(Date.now() - 7200_000) }]);
+const posts = (name: string) =>
+  rss([
+    { guid: `${name}-1`, published: new Date(Date.now() - 3600_000) },
+    { guid: `${name}-2`, published: new Date(Date.now() - 7200_000) },
+  ]);
 
 test("Clear & resync while a sync is fetching leaves no blog with validators and no items", async () => {
   // b.xml answers only when let go, so a run can be caught with its request in flight.
   let hold = false;
   const held: Array<() => void> = [];
   const answerB = conditionalFeed(() => posts("b"));
-  feeds.route("/a.xml", conditionalFeed(() => posts("a")));
+  feeds.route(
+    "/a.xml",
+    conditionalFeed(() => posts("a")),
+  );
   feeds.route("/b.xml", (request, response: ServerResponse) => {
     if (hold) held.push(() => void answerB(request, response));
     else return answerB(request, response);
   });
   const { storage } = server;
   const scheduler = server.plugin.context.scheduler;
-  const blogA = (await storage.blogs.upsertFromSource({ feedUrl: `${feeds.origins[0]}/a.xml`, title: "A", source: "manual" })).blog;
-  const blogB = (await storage.blogs.upsertFromSource({ feedUrl: `${feeds.origins[0]}/b.xml`, title: "B", source: "manual" })).blog;
+  const blogA = (
+    await storage.blogs.upsertFromSource({ feedUrl: `${feeds.origins[0]}/a.xml`, title: "A", source: "manual" })
+  ).blog;
+  const blogB = (
+    await storage.blogs.upsertFromSource({ feedUrl: `${feeds.origins[0]}/b.xml`, title: "B", source: "manual" })
+  ).blog;
   await scheduler.syncNow();
   const earlier = new Date(Date.now() - 3600_000);
   for (const blog of [blogA, blogB]) {
@@ -46,7 +57,10 @@ test("Clear & resync while a sync is fetching leaves no blog with validators and
   hold = true;
   const firstRun = scheduler.syncNow();
   await until(() => held.length === 1, 10_000);
-  await until(async () => ((await storage.blogs.get(blogA.id))?.lastFetchAt?.getTime() ?? 0) > earlier.getTime(), 10_000);
+  await until(
+    async () => ((await storage.blogs.get(blogA.id))?.lastFetchAt?.getTime() ?? 0) > earlier.getTime(),
+    10_000,
+  );
 
   const cleared = await server.get(`${server.plugin.mountPath}/clear-resync`, {
     method: "POST",

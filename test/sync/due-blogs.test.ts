@@ -29,9 +29,19 @@ describe("forEachDueBlog", () => {
   before(async () => {
     store = await openTempStorage();
     for (let i = 0; i < BLOGS; i++) {
-      const { blog } = await store.storage.blogs.upsertFromSource({ feedUrl: `https://h${i % 5}.example/feed${i}.xml`, title: `Blog ${i}`, source: "manual" });
+      const { blog } = await store.storage.blogs.upsertFromSource({
+        feedUrl: `https://h${i % 5}.example/feed${i}.xml`,
+        title: `Blog ${i}`,
+        source: "manual",
+      });
       // Half never scheduled, half due at various times, a few not due.
-      if (i % 2 === 1) await store.storage.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: new Date(T0.getTime() + (i % 7 === 0 ? 60_000 : -i * 60_000)), failureCount: 0 });
+      if (i % 2 === 1)
+        await store.storage.blogs.recordFetch(blog.id, {
+          at: T0,
+          status: "active",
+          nextFetchAt: new Date(T0.getTime() + (i % 7 === 0 ? 60_000 : -i * 60_000)),
+          failureCount: 0,
+        });
     }
   });
   after(() => store.cleanup());
@@ -49,7 +59,12 @@ describe("forEachDueBlog", () => {
         async (blog: Blog) => {
           handled.push(blog.id);
           // What a fetch does: the blog moves on in the schedule.
-          await store.storage.blogs.recordFetch(blog.id, { at: T0, status: "active", nextFetchAt: new Date(T0.getTime() + 3_600_000), failureCount: 0 });
+          await store.storage.blogs.recordFetch(blog.id, {
+            at: T0,
+            status: "active",
+            nextFetchAt: new Date(T0.getTime() + 3_600_000),
+            failureCount: 0,
+          });
         },
         () => undefined,
       );
@@ -57,7 +72,8 @@ describe("forEachDueBlog", () => {
       assert.equal(new Set(handled).size, handled.length, "no blog handled twice");
       assert.equal(rows(), expected.length, `rows read: ${rows()} for ${expected.length} due blogs`);
       // Put the blogs back as they were for the other case.
-      for (const id of handled) await store.storage.blogs.recordFetch(id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
+      for (const id of handled)
+        await store.storage.blogs.recordFetch(id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
     });
   }
 });

@@ -100,16 +100,21 @@ export interface TestItem {
 export function rss(items: TestItem[], channel: { title?: string; link?: string; image?: string | null } = {}): string {
   const entries = items
     .map(
-      (item) => `<item><guid isPermaLink="false">${item.guid}</guid><title>${item.title ?? item.guid}</title>` +
+      (item) =>
+        `<item><guid isPermaLink="false">${item.guid}</guid><title>${item.title ?? item.guid}</title>` +
         `<link>https://example.org/${item.guid}</link>` +
         (item.published ? `<pubDate>${item.published.toUTCString()}</pubDate>` : "") +
         `<description>Text of ${item.guid}</description></item>`,
     )
     .join("");
   const imageUrl = channel.image === undefined ? "https://example.org/logo.png" : channel.image;
-  const image = imageUrl ? `<image><url>${imageUrl}</url><title>i</title><link>${channel.link ?? "https://example.org/"}</link></image>` : "";
-  return `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${channel.title ?? "Test feed"}</title>` +
-    `<link>${channel.link ?? "https://example.org/"}</link><description>A test feed</description>${image}${entries}</channel></rss>`;
+  const image = imageUrl
+    ? `<image><url>${imageUrl}</url><title>i</title><link>${channel.link ?? "https://example.org/"}</link></image>`
+    : "";
+  return (
+    `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${channel.title ?? "Test feed"}</title>` +
+    `<link>${channel.link ?? "https://example.org/"}</link><description>A test feed</description>${image}${entries}</channel></rss>`
+  );
 }
 
 /** Serves `body` as RSS with an ETag, answering 304 to a matching If-None-Match. */

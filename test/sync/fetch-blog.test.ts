@@ -28,7 +28,12 @@ beforeEach(async () => {
 afterEach(() => temp.cleanup());
 
 const options = testOptions();
-const deps = (): SyncBlogDeps => ({ limiter: new HostLimiter(2), parse: parseFeed, now: () => clock, random: () => 0.5 });
+const deps = (): SyncBlogDeps => ({
+  limiter: new HostLimiter(2),
+  parse: parseFeed,
+  now: () => clock,
+  random: () => 0.5,
+});
 const run = (blog: Parameters<typeof syncBlog>[1], signal = new AbortController().signal, opts = options) =>
   syncBlog(storage, blog, opts, signal, deps());
 const recent = (hoursAgo: number) => new Date(clock.getTime() - hoursAgo * 3600_000);
@@ -37,7 +42,10 @@ const twoItems = (): TestItem[] => [
   { guid: "two", published: recent(2) },
 ];
 const serveFeed = (path: string, items: TestItem[] = twoItems(), channel = {}) =>
-  server.route(path, conditionalFeed(() => rss(items, { title: "The feed title", ...channel })));
+  server.route(
+    path,
+    conditionalFeed(() => rss(items, { title: "The feed title", ...channel })),
+  );
 
 test("200 stores items, stats, metadata and validators; then 304 writes nothing but the fetch record", async () => {
   serveFeed("/basic.xml");
@@ -46,7 +54,8 @@ test("200 stores items, stats, metadata and validators; then 304 writes nothing 
 
   const sent = server.lastHeaders("/basic.xml")!;
   assert.equal(sent["user-agent"], USER_AGENT);
-  for (const type of ["application/rss+xml", "application/atom+xml", "application/feed+json"]) assert.ok(sent.accept?.includes(type), `Accept lists ${type}`);
+  for (const type of ["application/rss+xml", "application/atom+xml", "application/feed+json"])
+    assert.ok(sent.accept?.includes(type), `Accept lists ${type}`);
   assert.equal(sent["accept-encoding"], "gzip, deflate, br");
   assert.equal(sent["if-none-match"], undefined, "nothing to be conditional on yet");
 
@@ -71,13 +80,20 @@ test("200 stores items, stats, metadata and validators; then 304 writes nothing 
   const after304 = await reload(storage, blog);
   assert.deepEqual(after304.lastFetchAt, clock, "the fetch is recorded");
   assert.equal(after304.status, "active");
-  assert.deepEqual(await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 }), itemsBefore, "item rows untouched");
+  assert.deepEqual(
+    await storage.items.list({ blogId: blog.id, limit: 10, offset: 0 }),
+    itemsBefore,
+    "item rows untouched",
+  );
 });
 
 test("feed metadata is refreshed on every fetch, except the fields the owner edited", async () => {
   let title = "First title";
   server.route("/meta.xml", (_request, response) => {
-    const body = rss(twoItems(), { title }).replace("<description>A test feed</description>", `<description>About ${title}</description>`);
+    const body = rss(twoItems(), { title }).replace(
+      "<description>A test feed</description>",
+      `<description>About ${title}</description>`,
+    );
     response.writeHead(200, { "content-type": "application/rss+xml" }).end(body);
   });
   const blog = await addBlog(storage, `${origin}/meta.xml`, "placeholder");
@@ -113,7 +129,9 @@ test("a feed with only Last-Modified is asked If-Modified-Since and its 304 writ
 });
 
 const urlsOf = async (blogId: string) =>
-  (await storage.items.list({ blogId, limit: 100, offset: 0 })).map((item) => item.url?.replace("https://example.org/", ""));
+  (await storage.items.list({ blogId, limit: 100, offset: 0 })).map((item) =>
+    item.url?.replace("https://example.org/", ""),
+  );
 
 test("items older than maxItemAge are not stored (undated ones are)", async () => {
   serveFeed("/aged.xml", [
@@ -128,12 +146,19 @@ test("items older than maxItemAge are not stored (undated ones are)", async () =
 
 test("a blog keeps its newest maxItemsPerBlog items across fetches", async () => {
   let items: TestItem[] = [1, 2, 3].map((hours) => ({ guid: `old-${hours}`, published: recent(hours + 10) }));
-  server.route("/rolling.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(items)));
+  server.route(
+    "/rolling.xml",
+    (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(items)),
+  );
   const blog = await addBlog(storage, `${origin}/rolling.xml`);
   const limited = testOptions({ maxItemsPerBlog: 3 });
   await run(blog, undefined, limited);
   items = [1, 2].map((hours) => ({ guid: `new-${hours}`, published: recent(hours) }));
-  assert.deepEqual(await run(await reload(storage, blog), undefined, limited), { outcome: "updated", itemsAdded: 2, itemsDeleted: 2 });
+  assert.deepEqual(await run(await reload(storage, blog), undefined, limited), {
+    outcome: "updated",
+    itemsAdded: 2,
+    itemsDeleted: 2,
+  });
   assert.deepEqual(await urlsOf(blog.id), ["new-1", "new-2", "old-1"]);
   assert.equal((await reload(storage, blog)).itemCount, 3);
 });
@@ -141,7 +166,10 @@ test("a blog keeps its newest maxItemsPerBlog items across fetches", async () =>
 for (const status of [301, 308]) {
   test(`${status} moves feedUrl to the target`, async () => {
     serveFeed(`/new-${status}.xml`);
-    server.route(`/old-${status}.xml`, (_request, response) => void response.writeHead(status, { location: `/new-${status}.xml` }).end());
+    server.route(
+      `/old-${status}.xml`,
+      (_request, response) => void response.writeHead(status, { location: `/new-${status}.xml` }).end(),
+    );
     const blog = await addBlog(storage, `${origin}/old-${status}.xml`);
     assert.equal((await run(blog)).outcome, "updated");
     assert.equal((await reload(storage, blog)).feedUrl, `${origin}/new-${status}.xml`);
@@ -151,7 +179,10 @@ for (const status of [301, 308]) {
 for (const status of [302, 307]) {
   test(`${status} keeps feedUrl`, async () => {
     serveFeed(`/new-${status}.xml`);
-    server.route(`/old-${status}.xml`, (_request, response) => void response.writeHead(status, { location: `/new-${status}.xml` }).end());
+    server.route(
+      `/old-${status}.xml`,
+      (_request, response) => void response.writeHead(status, { location: `/new-${status}.xml` }).end(),
+    );
     const blog = await addBlog(storage, `${origin}/old-${status}.xml`);
     assert.equal((await run(blog)).outcome, "updated");
     assert.equal((await reload(storage, blog)).feedUrl, `${origin}/old-${status}.xml`);
@@ -178,7 +209,10 @@ test("410 marks the blog gone, off the public list, checked again a week later",
   assert.equal(gone.lastError, "HTTP 410 Gone");
   assert.deepEqual(gone.nextFetchAt, new Date(clock.getTime() + 7 * DAY), "its weekly check");
   assert.equal((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).total, 0);
-  const due = (at: number) => storage.blogs.listDue(new Date(clock.getTime() + at), 100).then((blogs) => blogs.some((candidate) => candidate.id === blog.id));
+  const due = (at: number) =>
+    storage.blogs
+      .listDue(new Date(clock.getTime() + at), 100)
+      .then((blogs) => blogs.some((candidate) => candidate.id === blog.id));
   assert.equal(await due(6 * DAY), false);
   assert.equal(await due(7 * DAY), true);
 });
@@ -206,12 +240,19 @@ test("a gone feed stays gone through any failure at its weekly check, and comes 
   const back = await reload(storage, blog);
   assert.equal(back.status, "active");
   assert.equal(back.lastError, null);
-  assert.deepEqual((await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((listed) => listed.id), [blog.id], "public again");
+  assert.deepEqual(
+    (await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((listed) => listed.id),
+    [blog.id],
+    "public again",
+  );
 });
 
 test("redirects that end in 404 or 410: an error naming where they lead, gone once every fetch for 7 days ended so", async () => {
   let target = "/nowhere.xml";
-  server.route("/old-feed.xml", (_request, response) => void response.writeHead(301, { location: `${origin}${target}` }).end());
+  server.route(
+    "/old-feed.xml",
+    (_request, response) => void response.writeHead(301, { location: `${origin}${target}` }).end(),
+  );
   server.route("/nowhere.xml", (_request, response) => void response.writeHead(404).end());
   server.route("/removed.xml", (_request, response) => void response.writeHead(410).end());
   server.route("/broken.xml", (_request, response) => void response.writeHead(500).end());
@@ -261,7 +302,10 @@ test("a plain 404 is an error like any other: listed with its status, however lo
 
 test("429 with Retry-After sets nextFetchAt to it; 503 without one backs off", async () => {
   const retryAt = new Date(clock.getTime() + 3 * 3600_000);
-  server.route("/busy.xml", (_request, response) => void response.writeHead(429, { "retry-after": retryAt.toUTCString() }).end());
+  server.route(
+    "/busy.xml",
+    (_request, response) => void response.writeHead(429, { "retry-after": retryAt.toUTCString() }).end(),
+  );
   server.route("/down.xml", (_request, response) => void response.writeHead(503).end());
   const busy = await addBlog(storage, `${origin}/busy.xml`);
   const down = await addBlog(storage, `${origin}/down.xml`);
@@ -276,9 +320,18 @@ test("429 with Retry-After sets nextFetchAt to it; 503 without one backs off", a
 
 test("503 with Retry-After (seconds or a date) sets nextFetchAt to it, as 429 does; other errors' Retry-After is not read", async () => {
   const retryAt = new Date(clock.getTime() + 3 * 3600_000);
-  server.route("/maintenance.xml", (_request, response) => void response.writeHead(503, { "retry-after": retryAt.toUTCString() }).end());
-  server.route("/maintenance-seconds.xml", (_request, response) => void response.writeHead(503, { "retry-after": "7200" }).end());
-  server.route("/broken.xml", (_request, response) => void response.writeHead(500, { "retry-after": retryAt.toUTCString() }).end());
+  server.route(
+    "/maintenance.xml",
+    (_request, response) => void response.writeHead(503, { "retry-after": retryAt.toUTCString() }).end(),
+  );
+  server.route(
+    "/maintenance-seconds.xml",
+    (_request, response) => void response.writeHead(503, { "retry-after": "7200" }).end(),
+  );
+  server.route(
+    "/broken.xml",
+    (_request, response) => void response.writeHead(500, { "retry-after": retryAt.toUTCString() }).end(),
+  );
   const maintenance = await addBlog(storage, `${origin}/maintenance.xml`);
   const seconds = await addBlog(storage, `${origin}/maintenance-seconds.xml`);
   const broken = await addBlog(storage, `${origin}/broken.xml`);
@@ -288,8 +341,15 @@ test("503 with Retry-After (seconds or a date) sets nextFetchAt to it, as 429 do
   assert.deepEqual(after.nextFetchAt, retryAt);
   // Seconds count from when the response came (the real clock, not the test's).
   const inTwoHours = (await reload(storage, seconds)).nextFetchAt!.getTime() - 2 * 3600_000;
-  assert.ok(inTwoHours >= clock.getTime() && inTwoHours <= Date.now(), `Retry-After: 7200 → ${new Date(inTwoHours + 2 * 3600_000).toISOString()}`);
-  assert.deepEqual((await reload(storage, broken)).nextFetchAt, new Date(clock.getTime() + 5 * MINUTE), "a 500 backs off as usual");
+  assert.ok(
+    inTwoHours >= clock.getTime() && inTwoHours <= Date.now(),
+    `Retry-After: 7200 → ${new Date(inTwoHours + 2 * 3600_000).toISOString()}`,
+  );
+  assert.deepEqual(
+    (await reload(storage, broken)).nextFetchAt,
+    new Date(clock.getTime() + 5 * MINUTE),
+    "a 500 backs off as usual",
+  );
 });
 
 test("500s back off 5 min × 2^(n-1) up to a day, keep items, and success resets everything", async () => {
@@ -337,7 +397,9 @@ test("a timeout is an error with a short message and back-off", async () => {
 test("an unparseable body keeps the stored items and says why", async () => {
   let broken = false;
   server.route("/breaks.xml", (_request, response) => {
-    response.writeHead(200, { "content-type": "application/rss+xml" }).end(broken ? "Database error: please try again later." : rss(twoItems()));
+    response
+      .writeHead(200, { "content-type": "application/rss+xml" })
+      .end(broken ? "Database error: please try again later." : rss(twoItems()));
   });
   const blog = await addBlog(storage, `${origin}/breaks.xml`);
   await run(blog);
@@ -354,15 +416,24 @@ test("an unparseable body keeps the stored items and says why", async () => {
 test("a truncated feed keeps its whole items, drops the broken one and puts the blog in error until it is whole again", async () => {
   const whole = rss(twoItems());
   // Cut mid-item, its tags crossed, no closing tags: what readers get from a broken generator or transfer.
-  const truncated = whole.replace("</channel></rss>", "<item><title>Half an item<link>http://example.invalid/x</item></title>");
+  const truncated = whole.replace(
+    "</channel></rss>",
+    "<item><title>Half an item<link>http://example.invalid/x</item></title>",
+  );
   let body = truncated;
-  server.route("/truncated.xml", conditionalFeed(() => body));
+  server.route(
+    "/truncated.xml",
+    conditionalFeed(() => body),
+  );
   const blog = await addBlog(storage, `${origin}/truncated.xml`);
 
   assert.deepEqual(await run(blog), { outcome: "failed", itemsAdded: 2, itemsDeleted: 0 });
   const broken = await reload(storage, blog);
   assert.equal(broken.status, "error");
-  assert.match(broken.lastError ?? "", /^Feed partly unreadable: Malformed XML: the document ends before its closing tags.*1 broken item was left out/);
+  assert.match(
+    broken.lastError ?? "",
+    /^Feed partly unreadable: Malformed XML: the document ends before its closing tags.*1 broken item was left out/,
+  );
   assert.equal(broken.failureCount, 1);
   assert.ok(broken.nextFetchAt && broken.nextFetchAt > clock, "backs off like any failure");
   assert.equal(broken.etag, null, "no validator kept: the next fetch reads the feed afresh");
@@ -395,7 +466,10 @@ test("a storage failure while saving is caught and reported as failed", async ()
     items: { ...storage.items, upsertMany: () => Promise.reject(new Error("disk full")) },
   };
   const logged: string[] = [];
-  const result = await syncBlog(broken, blog, options, new AbortController().signal, { ...deps(), log: (line) => logged.push(line) });
+  const result = await syncBlog(broken, blog, options, new AbortController().signal, {
+    ...deps(),
+    log: (line) => logged.push(line),
+  });
   assert.equal(result.outcome, "failed");
   const after = await reload(storage, blog);
   assert.equal(after.status, "error");
@@ -408,7 +482,11 @@ test("an unexpected parser failure shows the owner a generic message and gives t
   const blog = await addBlog(storage, `${origin}/odd.xml`);
   const logged: string[] = [];
   const parse: SyncBlogDeps["parse"] = () => Promise.reject(new RangeError("worker went away"));
-  const result = await syncBlog(storage, blog, options, new AbortController().signal, { ...deps(), parse, log: (line) => logged.push(line) });
+  const result = await syncBlog(storage, blog, options, new AbortController().signal, {
+    ...deps(),
+    parse,
+    log: (line) => logged.push(line),
+  });
   assert.equal(result.outcome, "failed");
   assert.equal((await reload(storage, blog)).lastError, "Unexpected error while syncing this blog");
   assert.deepEqual(logged, [`syncing ${origin}/odd.xml failed: RangeError: worker went away`]);
@@ -425,7 +503,11 @@ test("an aborted fetch writes nothing", async () => {
 });
 
 test("a blog without an image asks for its site's icon after a 200 and a 304 alike, and fetches nothing for it itself", async () => {
-  server.route("/site/", (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end(`<head><link rel="icon" href="i.png"></head>`));
+  server.route(
+    "/site/",
+    (_request, response) =>
+      void response.writeHead(200, { "content-type": "text/html" }).end(`<head><link rel="icon" href="i.png"></head>`),
+  );
   serveFeed("/iconless.xml", twoItems(), { image: null, link: `${origin}/site/` });
   const blog = await addBlog(storage, `${origin}/iconless.xml`);
   const first = await run(blog);
@@ -437,7 +519,11 @@ test("a blog without an image asks for its site's icon after a 200 and a 304 ali
   assert.equal(server.hits("/site/"), 0, "icons are the run's business, after the feeds");
 
   serveFeed("/pictured.xml", twoItems(), { image: `${origin}/logo.png` });
-  assert.equal((await run(await addBlog(storage, `${origin}/pictured.xml`))).icon, undefined, "the feed's own image needs no icon");
+  assert.equal(
+    (await run(await addBlog(storage, `${origin}/pictured.xml`))).icon,
+    undefined,
+    "the feed's own image needs no icon",
+  );
   serveFeed("/edited.xml", twoItems(), { image: null });
   const edited = await addBlog(storage, `${origin}/edited.xml`);
   await storage.blogs.edit(edited.id, { photo: "https://owner.example/me.png" });
@@ -445,9 +531,13 @@ test("a blog without an image asks for its site's icon after a 200 and a 304 ali
 });
 
 test("an h-feed is its site's page: the page comes along with the icon wish", async () => {
-  const page = `<!doctype html><html><head><link rel="icon" href="/me.png"></head><body><div class="h-feed">` +
+  const page =
+    `<!doctype html><html><head><link rel="icon" href="/me.png"></head><body><div class="h-feed">` +
     `<article class="h-entry"><a class="u-url p-name" href="/one">One</a><time class="dt-published" datetime="${recent(1).toISOString()}"></time></article></div></body></html>`;
-  server.route("/home/", (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end(page));
+  server.route(
+    "/home/",
+    (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end(page),
+  );
   const result = await run(await addBlog(storage, `${origin}/home/`));
   assert.equal(result.outcome, "updated");
   assert.equal(result.icon?.page?.url, `${origin}/home/`);
@@ -457,7 +547,12 @@ test("an h-feed is its site's page: the page comes along with the icon wish", as
 test("a listed blog keeps the list's title and description; the feed fills in only what the list left out", async () => {
   serveFeed("/listed.xml");
   const listed = (
-    await storage.blogs.upsertFromSource({ feedUrl: `${origin}/listed.xml`, title: "Curated name", description: "Curated words", source: "opml" })
+    await storage.blogs.upsertFromSource({
+      feedUrl: `${origin}/listed.xml`,
+      title: "Curated name",
+      description: "Curated words",
+      source: "opml",
+    })
   ).blog;
   assert.equal((await run(listed)).outcome, "updated");
   const afterListed = await reload(storage, listed);
@@ -466,7 +561,9 @@ test("a listed blog keeps the list's title and description; the feed fills in on
 
   serveFeed("/unnamed.xml");
   const host = new URL(origin).hostname;
-  const unnamed = (await storage.blogs.upsertFromSource({ feedUrl: `${origin}/unnamed.xml`, title: null, source: "feedland" })).blog;
+  const unnamed = (
+    await storage.blogs.upsertFromSource({ feedUrl: `${origin}/unnamed.xml`, title: null, source: "feedland" })
+  ).blog;
   assert.equal(unnamed.title, host, "the host stands in for a title");
   assert.equal((await run(unnamed)).outcome, "updated");
   const afterUnnamed = await reload(storage, unnamed);
@@ -477,7 +574,12 @@ test("a listed blog keeps the list's title and description; the feed fills in on
 test("a feed's relative ids and links resolve against the Content-Location its server sends", async () => {
   server.route("/located.atom", (_request, response) => {
     const body = `<feed xmlns="http://www.w3.org/2005/Atom"><title>Located</title><entry><id>/posts/1</id><link href="1.html"/><updated>${recent(1).toISOString()}</updated></entry></feed>`;
-    response.writeHead(200, { "content-type": "application/atom+xml", "content-location": "https://blog.example.net/feeds/main.atom" }).end(body);
+    response
+      .writeHead(200, {
+        "content-type": "application/atom+xml",
+        "content-location": "https://blog.example.net/feeds/main.atom",
+      })
+      .end(body);
   });
   const blog = await addBlog(storage, `${origin}/located.atom`, "placeholder");
   assert.equal((await run(blog)).outcome, "updated");
@@ -488,15 +590,25 @@ test("a feed's relative ids and links resolve against the Content-Location its s
 
 test("the next fetch is never sooner than Cache-Control max-age, or <ttl> (also after a 304)", async () => {
   const items = twoItems(); // posting about hourly: on its own fetched every ~17 min
-  server.route("/cached.xml", (_request, response) =>
-    void response.writeHead(200, { "content-type": "application/rss+xml", "cache-control": "public, max-age=7200" }).end(rss(items)),
+  server.route(
+    "/cached.xml",
+    (_request, response) =>
+      void response
+        .writeHead(200, { "content-type": "application/rss+xml", "cache-control": "public, max-age=7200" })
+        .end(rss(items)),
   );
   const withTtl = rss(items).replace("<channel>", "<channel><ttl>180</ttl>");
-  server.route("/ttl.xml", conditionalFeed(() => withTtl));
+  server.route(
+    "/ttl.xml",
+    conditionalFeed(() => withTtl),
+  );
   const cached = await addBlog(storage, `${origin}/cached.xml`);
   const ttl = await addBlog(storage, `${origin}/ttl.xml`);
   for (const roll of [0, 0.999]) {
-    await syncBlog(storage, await reload(storage, cached), options, new AbortController().signal, { ...deps(), random: () => roll });
+    await syncBlog(storage, await reload(storage, cached), options, new AbortController().signal, {
+      ...deps(),
+      random: () => roll,
+    });
     const after = await reload(storage, cached);
     assert.equal(after.fetchReason, "server");
     assert.ok(after.nextFetchAt!.getTime() - clock.getTime() >= 7200_000, "jitter never goes below the floor");
@@ -507,17 +619,28 @@ test("the next fetch is never sooner than Cache-Control max-age, or <ttl> (also 
   assert.equal((await run(await reload(storage, ttl))).outcome, "not-modified");
   const after304 = await reload(storage, ttl);
   assert.equal(after304.fetchReason, "server");
-  assert.equal(after304.nextFetchAt!.getTime() - clock.getTime(), 3 * 3600_000, "the feed's floor holds while it is unchanged");
+  assert.equal(
+    after304.nextFetchAt!.getTime() - clock.getTime(),
+    3 * 3600_000,
+    "the feed's floor holds while it is unchanged",
+  );
 });
 
 test("a pushed blog is polled at maxFetchInterval; a poll that finds posts the push missed puts it back on its schedule", async () => {
   let items = twoItems();
-  server.route("/pushed.xml", (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(items)));
+  server.route(
+    "/pushed.xml",
+    (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(items)),
+  );
   const blog = await addBlog(storage, `${origin}/pushed.xml`);
   let active = false;
   const pushSignal = { isActive: async () => active };
   const poll = async (answersPush = false) =>
-    syncBlog(storage, await reload(storage, blog), options, new AbortController().signal, { ...deps(), pushSignal, answersPush });
+    syncBlog(storage, await reload(storage, blog), options, new AbortController().signal, {
+      ...deps(),
+      pushSignal,
+      answersPush,
+    });
 
   await poll(); // before the subscription: the posts already there
   active = true;
@@ -528,7 +651,11 @@ test("a pushed blog is polled at maxFetchInterval; a poll that finds posts the p
 
   items = [{ guid: "three", published: recent(0.5) }, ...items];
   await poll(true);
-  assert.equal((await reload(storage, blog)).fetchReason, "push", "a fetch a notification asked for brings the push's posts: still pushed");
+  assert.equal(
+    (await reload(storage, blog)).fetchReason,
+    "push",
+    "a fetch a notification asked for brings the push's posts: still pushed",
+  );
 
   items = [{ guid: "four", published: recent(0.25) }, ...items];
   await poll();

@@ -39,7 +39,12 @@ const latin1 = (text: string) => Buffer.from(text, "latin1");
 /** Windows-1252: Latin-1 plus the euro sign and curly quotes in 0x80-0x9f. */
 const cp1252 = (text: string) => latin1(text.replace(/€/g, "\x80").replace(/“/g, "\x93").replace(/”/g, "\x94"));
 /** Shift_JIS for the ASCII text around the one Japanese word used here (日本 = 93 FA 96 7B). */
-const shiftJis = (text: string) => Buffer.concat(text.split("日本").flatMap((part, index) => (index ? [Buffer.from([0x93, 0xfa, 0x96, 0x7b]), utf8(part)] : [utf8(part)])));
+const shiftJis = (text: string) =>
+  Buffer.concat(
+    text
+      .split("日本")
+      .flatMap((part, index) => (index ? [Buffer.from([0x93, 0xfa, 0x96, 0x7b]), utf8(part)] : [utf8(part)])),
+  );
 const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
 
 interface Case {
@@ -86,10 +91,13 @@ const cases: Case[] = [
   {
     name: "rss-2.0-utf-8-bom-gzip",
     contentType: "text/xml",
-    body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8(
-      `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Τεστ</title><link>https://two.example/</link><description>d</description>` +
-        `<item><title>Ωμέγα &amp; more</title><link>/relative</link><guid>g-1</guid><pubDate>${rfc822}</pubDate></item></channel></rss>`,
-    )]),
+    body: Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      utf8(
+        `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Τεστ</title><link>https://two.example/</link><description>d</description>` +
+          `<item><title>Ωμέγα &amp; more</title><link>/relative</link><guid>g-1</guid><pubDate>${rfc822}</pubDate></item></channel></rss>`,
+      ),
+    ]),
     encoding: "gzip",
     feedType: "rss",
     title: "Τεστ",
@@ -132,7 +140,9 @@ const cases: Case[] = [
         version: "https://jsonfeed.org/version/1.1",
         title: "JSON ✓",
         home_page_url: "https://json.example/",
-        items: [{ id: "1", url: "https://json.example/1", title: "Ünïcödé", content_text: "text", date_published: iso }],
+        items: [
+          { id: "1", url: "https://json.example/1", title: "Ünïcödé", content_text: "text", date_published: iso },
+        ],
       }),
     ),
     feedType: "json",
@@ -183,7 +193,10 @@ test("every format, in several character sets, syncs over HTTP with the right ti
     });
     blogs.push(await addBlog(storage, `${origin}${path}`, "placeholder"));
   }
-  const stats = await createSyncRunner({ options: testOptions() })(storage, { signal: new AbortController().signal, progress: () => undefined });
+  const stats = await createSyncRunner({ options: testOptions() })(storage, {
+    signal: new AbortController().signal,
+    progress: () => undefined,
+  });
   assert.equal(stats.blogs.failed, 0);
   for (const [index, entry] of cases.entries()) {
     const blog = await reload(storage, blogs[index]);

@@ -4,7 +4,13 @@ import { parseFeed } from "../../lib/feeds/parse.js";
 import { FeedParseError } from "../../lib/feeds/errors.js";
 import { readDiscoveryPage } from "../../lib/discovery/read-page.js";
 import { OpmlParseError, parseOpml } from "../../lib/opml/parse.js";
-import { closeParsePool, parseFeedInWorker, parseOpmlInWorker, ParsePool, readDiscoveryPageInWorker } from "../../lib/sync/parse-pool.js";
+import {
+  closeParsePool,
+  parseFeedInWorker,
+  parseOpmlInWorker,
+  ParsePool,
+  readDiscoveryPageInWorker,
+} from "../../lib/sync/parse-pool.js";
 import { rss } from "./feed-server.js";
 
 after(() => closeParsePool());
@@ -38,9 +44,13 @@ test("many parses queue through a small pool and all complete", async () => {
     );
     assert.deepEqual(
       results.map((result) => result.items[0].uid),
-      (await Promise.all(results.map((_, index) => parseFeed(rss([{ guid: `item-${index}` }]), { url: `https://example.org/${index}.xml` })))).map(
-        (result) => result.items[0].uid,
-      ),
+      (
+        await Promise.all(
+          results.map((_, index) =>
+            parseFeed(rss([{ guid: `item-${index}` }]), { url: `https://example.org/${index}.xml` }),
+          ),
+        )
+      ).map((result) => result.items[0].uid),
     );
   } finally {
     await pool.close();
@@ -74,12 +84,20 @@ test("a closed pool refuses work and fails what was queued", async () => {
 test("a feed that needs more memory than a worker may use fails as a parse error, and the pool goes on", async () => {
   const pool = new ParsePool({ size: 1, maxHeapMb: 32 });
   try {
-    const huge = rss(Array.from({ length: 60_000 }, (_, index) => ({ guid: `item-${index}`, published: new Date(1_700_000_000_000 + index) })));
-    await assert.rejects(pool.parse(huge, { url: "https://example.org/huge.xml", maxItems: 100_000 }), (error: Error) => {
-      assert.ok(error instanceof FeedParseError, `${error.name}: ${error.message}`);
-      assert.equal(error.message, "The feed needs more memory than a parse may use");
-      return true;
-    });
+    const huge = rss(
+      Array.from({ length: 60_000 }, (_, index) => ({
+        guid: `item-${index}`,
+        published: new Date(1_700_000_000_000 + index),
+      })),
+    );
+    await assert.rejects(
+      pool.parse(huge, { url: "https://example.org/huge.xml", maxItems: 100_000 }),
+      (error: Error) => {
+        assert.ok(error instanceof FeedParseError, `${error.name}: ${error.message}`);
+        assert.equal(error.message, "The feed needs more memory than a parse may use");
+        return true;
+      },
+    );
     assert.equal((await pool.parse(body, { url: "https://example.org/feed.xml" })).items.length, 3);
   } finally {
     await pool.close();
@@ -87,9 +105,14 @@ test("a feed that needs more memory than a worker may use fails as a parse error
 });
 
 test("discovery pages and OPML documents are read in workers exactly as on the main thread", async () => {
-  const page = '<html><head><title>Site</title><link rel="alternate" type="application/rss+xml" href="/feed"></head><body><div class="h-feed"><p class="p-name">Notes</p></div></body></html>';
-  assert.deepEqual(await readDiscoveryPageInWorker(page, "https://example.org/"), readDiscoveryPage(page, "https://example.org/"));
-  const opml = '<opml version="2.0"><head><title>List</title></head><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
+  const page =
+    '<html><head><title>Site</title><link rel="alternate" type="application/rss+xml" href="/feed"></head><body><div class="h-feed"><p class="p-name">Notes</p></div></body></html>';
+  assert.deepEqual(
+    await readDiscoveryPageInWorker(page, "https://example.org/"),
+    readDiscoveryPage(page, "https://example.org/"),
+  );
+  const opml =
+    '<opml version="2.0"><head><title>List</title></head><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
   assert.deepEqual(await parseOpmlInWorker(opml, {}), parseOpml(opml));
   await assert.rejects(parseOpmlInWorker("<rss/>", {}), OpmlParseError);
 });

@@ -28,14 +28,18 @@ afterEach(async () => {
 });
 after(() => closeParsePool());
 
-function context(signal = new AbortController().signal, everyone = false): RunContext & { reports: [number, number][] } {
+function context(
+  signal = new AbortController().signal,
+  everyone = false,
+): RunContext & { reports: [number, number][] } {
   const reports: [number, number][] = [];
   return { signal, everyone, reports, progress: (done, total) => void reports.push([done, total]) };
 }
 /** A "Sync now" run: every blog, whatever its schedule. */
 const syncNow = () => context(undefined, true);
 
-const runner = (overrides: Partial<SyncRunnerDeps> = {}, options = testOptions()) => createSyncRunner({ options, ...overrides });
+const runner = (overrides: Partial<SyncRunnerDeps> = {}, options = testOptions()) =>
+  createSyncRunner({ options, ...overrides });
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3600_000);
 
 /** Every blog's itemCount matches the items actually stored. */
@@ -51,7 +55,15 @@ test("a first run stores every blog's items; the second gets 304s and writes no 
   server = await startFeedServer();
   const origin = server.origins[0];
   for (let index = 0; index < 5; index++) {
-    server.route(`/feed-${index}.xml`, conditionalFeed(() => rss([{ guid: `a${index}`, published: hoursAgo(1) }, { guid: `b${index}`, published: hoursAgo(2) }])));
+    server.route(
+      `/feed-${index}.xml`,
+      conditionalFeed(() =>
+        rss([
+          { guid: `a${index}`, published: hoursAgo(1) },
+          { guid: `b${index}`, published: hoursAgo(2) },
+        ]),
+      ),
+    );
     await addBlog(storage, `${origin}/feed-${index}.xml`);
   }
   const run = runner();
@@ -65,7 +77,11 @@ test("a first run stores every blog's items; the second gets 304s and writes no 
   assert.equal(itemsBefore.length, 10);
 
   const scheduled = await run(storage, context());
-  assert.deepEqual(scheduled.blogs, { total: 0, success: 0, failed: 0, notModified: 0 }, "a scheduled run right after: nobody is due");
+  assert.deepEqual(
+    scheduled.blogs,
+    { total: 0, success: 0, failed: 0, notModified: 0 },
+    "a scheduled run right after: nobody is due",
+  );
   const second = await run(storage, syncNow());
   assert.deepEqual(second.blogs, { total: 5, success: 5, failed: 0, notModified: 5 });
   assert.deepEqual(second.items, { added: 0, deleted: 0 });
@@ -79,7 +95,9 @@ test("40 blogs on 4 hosts: never more than perHostConcurrency per host nor concu
     const path = `/slow-${index}.xml`;
     server.route(path, async (_request, response) => {
       await new Promise((resolve) => setTimeout(resolve, 25));
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: `s${index}`, published: hoursAgo(1) }]));
+      response
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(rss([{ guid: `s${index}`, published: hoursAgo(1) }]));
     });
     await addBlog(storage, `${server.origins[index % 4]}${path}`);
   }
@@ -98,7 +116,9 @@ test("out of the box one host gets two requests at a time, however many of its b
   for (let index = 0; index < feeds; index++) {
     server.route(`/held-${index}.xml`, async (_request, response) => {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: `h${index}`, published: hoursAgo(1) }]));
+      response
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(rss([{ guid: `h${index}`, published: hoursAgo(1) }]));
     });
     await addBlog(storage, `${server.origins[0]}/held-${index}.xml`);
   }
@@ -115,17 +135,24 @@ test("the runner's dispatcher carries every request: host names mapped to loopba
   const names = ["alpha.test", "beta.test", "gamma.test"];
   // Every name resolves to 127.0.0.1; the server tells hosts apart by the Host header.
   const lookup = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-    options?.all ? callback(null, [{ address: "127.0.0.1", family: 4 }]) : callback(null, "127.0.0.1", 4)) as unknown as LookupFunction;
+    options?.all
+      ? callback(null, [{ address: "127.0.0.1", family: 4 }])
+      : callback(null, "127.0.0.1", 4)) as unknown as LookupFunction;
   const dispatcher = new Agent({ connect: { lookup } });
   for (let index = 0; index < 15; index++) {
     server.route(`/named-${index}.xml`, async (_request, response) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: `n${index}`, published: hoursAgo(1) }]));
+      response
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(rss([{ guid: `n${index}`, published: hoursAgo(1) }]));
     });
     await addBlog(storage, `http://${names[index % 3]}:${port}/named-${index}.xml`);
   }
   try {
-    const stats = await runner({ dispatcher }, testOptions({ concurrency: 3, perHostConcurrency: 1 }))(storage, context());
+    const stats = await runner({ dispatcher }, testOptions({ concurrency: 3, perHostConcurrency: 1 }))(
+      storage,
+      context(),
+    );
     assert.equal(stats.blogs.success, 15);
   } finally {
     await dispatcher.close();
@@ -140,7 +167,10 @@ test("every due blog is synced in one run, beyond the 1000-blog batch, each exac
   const count = 1100;
   const feed = rss([{ guid: "only", published: hoursAgo(1) }]);
   for (let index = 0; index < count; index++) {
-    server.route(`/tiny-${index}.xml`, (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(feed));
+    server.route(
+      `/tiny-${index}.xml`,
+      (_request, response) => void response.writeHead(200, { "content-type": "application/rss+xml" }).end(feed),
+    );
     await addBlog(storage, `${server.origins[index % 4]}/tiny-${index}.xml`);
   }
   const run = context();
@@ -169,7 +199,10 @@ test("retention prunes old items (by date, or fetch time when undated), keeps fu
       ]),
     ),
   );
-  server.route("/stale.xml", conditionalFeed(() => rss([{ guid: "stale", published: new Date(past.getTime() - 2 * DAY) }])));
+  server.route(
+    "/stale.xml",
+    conditionalFeed(() => rss([{ guid: "stale", published: new Date(past.getTime() - 2 * DAY) }])),
+  );
   const aging = await addBlog(storage, `${origin}/aging.xml`);
   const stale = await addBlog(storage, `${origin}/stale.xml`);
 
@@ -205,7 +238,9 @@ test("stopping mid-run aborts requests in flight, rejects, and leaves a consiste
         if (++waiting === 2) controller.abort();
         return;
       }
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: `x${index}`, published: hoursAgo(1) }]));
+      response
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(rss([{ guid: `x${index}`, published: hoursAgo(1) }]));
     });
     await addBlog(storage, `${origin}${path}`);
   }
@@ -229,7 +264,10 @@ test("stopping mid-run aborts requests in flight, rejects, and leaves a consiste
 test("refreshSources runs first; its counts are reported and its failure does not stop the run", async () => {
   server = await startFeedServer();
   const origin = server.origins[0];
-  server.route("/from-source.xml", conditionalFeed(() => rss([{ guid: "s", published: hoursAgo(1) }])));
+  server.route(
+    "/from-source.xml",
+    conditionalFeed(() => rss([{ guid: "s", published: hoursAgo(1) }])),
+  );
   let seenSignal: AbortSignal | null = null;
   const stats = await runner({
     refreshSources: async (given, signal) => {
@@ -244,10 +282,10 @@ test("refreshSources runs first; its counts are reported and its failure does no
 
   await storage.sources.create({ type: "manual", name: "Mine" });
   const logs: string[] = [];
-  const failing = await runner({ log: (message) => logs.push(message), refreshSources: () => Promise.reject(new Error("OPML down")) })(
-    storage,
-    syncNow(),
-  );
+  const failing = await runner({
+    log: (message) => logs.push(message),
+    refreshSources: () => Promise.reject(new Error("OPML down")),
+  })(storage, syncNow());
   assert.deepEqual(failing.sources, { total: 1, success: 0, failed: 1 });
   assert.equal(failing.blogs.total, 1);
   assert.match(logs.join("\n"), /OPML down/);
@@ -256,7 +294,10 @@ test("refreshSources runs first; its counts are reported and its failure does no
 test("failed blogs are counted, and not due again in the same run", async () => {
   server = await startFeedServer();
   const origin = server.origins[0];
-  server.route("/ok.xml", conditionalFeed(() => rss([{ guid: "ok", published: hoursAgo(1) }])));
+  server.route(
+    "/ok.xml",
+    conditionalFeed(() => rss([{ guid: "ok", published: hoursAgo(1) }])),
+  );
   server.route("/bad.xml", (_request, response) => void response.writeHead(500).end());
   await addBlog(storage, `${origin}/ok.xml`);
   const bad = await addBlog(storage, `${origin}/bad.xml`);
@@ -274,10 +315,15 @@ test("the per-host limit holds on the host redirects lead to, not only on the ho
   server = await startFeedServer(LOOPBACKS);
   const platform = server.origins[0];
   for (let index = 0; index < 12; index++) {
-    server.route(`/listed-${index}.xml`, (_request, response) => void response.writeHead(302, { location: `${platform}/hosted-${index}.xml` }).end());
+    server.route(
+      `/listed-${index}.xml`,
+      (_request, response) => void response.writeHead(302, { location: `${platform}/hosted-${index}.xml` }).end(),
+    );
     server.route(`/hosted-${index}.xml`, async (_request, response) => {
       await new Promise((resolve) => setTimeout(resolve, 25));
-      response.writeHead(200, { "content-type": "application/rss+xml" }).end(rss([{ guid: `h${index}`, published: hoursAgo(1) }]));
+      response
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(rss([{ guid: `h${index}`, published: hoursAgo(1) }]));
     });
     await addBlog(storage, `${server.origins[1 + (index % 3)]}/listed-${index}.xml`);
   }
@@ -292,8 +338,14 @@ test("the per-host limit holds on the host redirects lead to, not only on the ho
 test("a new-blogs-only run fetches the blogs never fetched, reads no source and prunes nothing", async () => {
   server = await startFeedServer();
   const origin = server.origins[0];
-  server.route("/old.xml", conditionalFeed(() => rss([{ guid: "o1", published: hoursAgo(1) }])));
-  server.route("/new.xml", conditionalFeed(() => rss([{ guid: "n1", published: hoursAgo(1) }])));
+  server.route(
+    "/old.xml",
+    conditionalFeed(() => rss([{ guid: "o1", published: hoursAgo(1) }])),
+  );
+  server.route(
+    "/new.xml",
+    conditionalFeed(() => rss([{ guid: "n1", published: hoursAgo(1) }])),
+  );
   await addBlog(storage, `${origin}/old.xml`);
   let sourceReads = 0;
   const run = runner({ refreshSources: async () => ({ total: 1, success: 1, failed: sourceReads++ }) });
@@ -310,10 +362,18 @@ test("a new-blogs-only run fetches the blogs never fetched, reads no source and 
   assert.equal((await reload(storage, added)).itemCount, 1);
 });
 
-test("scheduled runs fetch only due blogs and re-read sources hourly; \"Sync now\" asks everyone but blogs told to wait", async () => {
+test('scheduled runs fetch only due blogs and re-read sources hourly; "Sync now" asks everyone but blogs told to wait', async () => {
   server = await startFeedServer();
   const origin = server.origins[0];
-  server.route("/often.xml", conditionalFeed(() => rss([{ guid: "o1", published: hoursAgo(1) }, { guid: "o2", published: hoursAgo(2) }])));
+  server.route(
+    "/often.xml",
+    conditionalFeed(() =>
+      rss([
+        { guid: "o1", published: hoursAgo(1) },
+        { guid: "o2", published: hoursAgo(2) },
+      ]),
+    ),
+  );
   server.route("/busy.xml", (_request, response) => void response.writeHead(429, { "retry-after": "7200" }).end());
   const often = await addBlog(storage, `${origin}/often.xml`);
   await addBlog(storage, `${origin}/busy.xml`);
@@ -331,14 +391,26 @@ test("scheduled runs fetch only due blogs and re-read sources hourly; \"Sync now
 
   clock = new Date(next.getTime() - 1000);
   await run(storage, context());
-  assert.deepEqual([server.hits("/often.xml"), server.hits("/busy.xml"), sourceReads], [1, 1, 1], "not due yet; sources read less than an hour ago");
+  assert.deepEqual(
+    [server.hits("/often.xml"), server.hits("/busy.xml"), sourceReads],
+    [1, 1, 1],
+    "not due yet; sources read less than an hour ago",
+  );
 
   clock = new Date(next.getTime() + 1000);
   await run(storage, context());
-  assert.deepEqual([server.hits("/often.xml"), server.hits("/busy.xml")], [2, 1], "due on its schedule; the busy one waits for its Retry-After");
+  assert.deepEqual(
+    [server.hits("/often.xml"), server.hits("/busy.xml")],
+    [2, 1],
+    "due on its schedule; the busy one waits for its Retry-After",
+  );
 
   await run(storage, syncNow());
-  assert.deepEqual([server.hits("/often.xml"), server.hits("/busy.xml"), sourceReads], [3, 1, 2], "Sync now: everyone but the one told to wait, and the sources");
+  assert.deepEqual(
+    [server.hits("/often.xml"), server.hits("/busy.xml"), sourceReads],
+    [3, 1, 2],
+    "Sync now: everyone but the one told to wait, and the sources",
+  );
 
   clock = new Date(clock.getTime() + 2 * 3600_000 + 1000);
   await run(storage, context());
@@ -360,7 +432,11 @@ test("a gone blog is left alone by runs and Sync now until its weekly check, whi
   await run(storage, context());
   assert.equal((await reload(storage, blog)).status, "gone");
   gone = false;
-  for (const [days, everyone] of [[1, false], [3, true], [6.9, false]] as const) {
+  for (const [days, everyone] of [
+    [1, false],
+    [3, true],
+    [6.9, false],
+  ] as const) {
     clock = new Date(Date.now() + days * DAY);
     const stats = await run(storage, context(undefined, everyone));
     assert.equal(stats.blogs.total, 0, `day ${days}${everyone ? ", Sync now" : ""}: not asked`);

@@ -107,7 +107,10 @@ test("a timed sync refused by another process's run stands down when that run co
   await new Promise((resolve) => setTimeout(resolve, ttl + 1500));
   assert.equal(aCounted.runs(), 0, "no second sync right after the other process's");
   const next = new Date((await a.getStatus()).nextSync!).getTime();
-  assert.ok(Math.abs(next - (finishedAt + 600_000)) < 5000, `next sync an interval after b's (off by ${next - finishedAt - 600_000} ms)`);
+  assert.ok(
+    Math.abs(next - (finishedAt + 600_000)) < 5000,
+    `next sync an interval after b's (off by ${next - finishedAt - 600_000} ms)`,
+  );
   await Promise.all([a.stop(), b.stop()]);
 });
 
@@ -118,7 +121,9 @@ test("a run stopped by stop() is not logged as a failed sync", async () => {
     getStorage: async () => temp.storage,
     run: async (_storage, context) => {
       started = true;
-      await new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason)));
+      await new Promise((_resolve, reject) =>
+        context.signal.addEventListener("abort", () => reject(context.signal.reason)),
+      );
       return syncStats();
     },
     interval: 3_600_000,
@@ -151,9 +156,21 @@ test("a run that fails on its own is logged", async () => {
 
 test("Clear & resync waits for another process's run, then clears under the lease and runs", async () => {
   const gated = gatedRun();
-  const other = new Scheduler({ getStorage: async () => second, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000, leaseTtl: 300 });
+  const other = new Scheduler({
+    getStorage: async () => second,
+    run: gated.run,
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+    leaseTtl: 300,
+  });
   const counted = countingRun();
-  const mine = new Scheduler({ getStorage: async () => temp.storage, run: counted.run, interval: 3_600_000, initialDelay: 3_600_000, leaseTtl: 300 });
+  const mine = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: counted.run,
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+    leaseTtl: 300,
+  });
   const otherRun = other.syncNow();
   await until(() => gated.runs() === 1, 5000);
   let otherDone = false;

@@ -35,7 +35,12 @@ export function countingRun(): { run: SyncRunner; runs: () => number } {
 }
 
 /** A run that waits for `release()` before finishing. */
-export function gatedRun(): { run: SyncRunner; runs: () => number; release(): void; contexts: Parameters<SyncRunner>[1][] } {
+export function gatedRun(): {
+  run: SyncRunner;
+  runs: () => number;
+  release(): void;
+  contexts: Parameters<SyncRunner>[1][];
+} {
   let release: () => void = () => undefined;
   let gate = new Promise<void>((resolve) => (release = resolve));
   let runs = 0;

@@ -49,7 +49,12 @@ test("a long initialDelay holds the first sync back", async () => {
 
 test("runs never overlap in one process: a sync asked for during a run joins it", async () => {
   const gated = gatedRun();
-  const scheduler = new Scheduler({ getStorage: async () => temp.storage, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000 });
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: gated.run,
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+  });
   const first = scheduler.syncNow();
   await until(() => gated.runs() === 1, 2000);
   assert.equal(scheduler.running, true);
@@ -64,10 +69,18 @@ test("runs never overlap in one process: a sync asked for during a run joins it"
 
 test("the status record shows the run, its progress and the end of its content phase while running, then lastSync, stats and nextSync", async () => {
   const gated = gatedRun();
-  const scheduler = new Scheduler({ getStorage: async () => temp.storage, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000 });
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: gated.run,
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+  });
   scheduler.start();
   const idle = await scheduler.getStatus();
-  assert.deepEqual({ ...idle, nextSync: null }, { isRunning: false, lastSync: null, nextSync: null, progress: null, contentDoneAt: null, lastSyncStats: null });
+  assert.deepEqual(
+    { ...idle, nextSync: null },
+    { isRunning: false, lastSync: null, nextSync: null, progress: null, contentDoneAt: null, lastSyncStats: null },
+  );
   assert.ok(idle.nextSync);
 
   const run = scheduler.syncNow();
@@ -78,7 +91,11 @@ test("the status record shows the run, its progress and the end of its content p
   assert.equal(running.isRunning, true);
   assert.deepEqual(running.progress, { done: 1, total: 3 });
   assert.equal(running.contentDoneAt, null, "still fetching feeds");
-  assert.equal(running.nextSync, null, "the next sync is planned when this one ends, not shown as the time this one started");
+  assert.equal(
+    running.nextSync,
+    null,
+    "the next sync is planned when this one ends, not shown as the time this one started",
+  );
   gated.contexts[0].progress(3, 3);
   const contentDoneAt = new Date().toISOString();
   gated.contexts[0].contentDone?.(contentDoneAt);
@@ -133,7 +150,12 @@ test("a progress write still in flight when the run ends cannot bring back the r
 
 test("fetchNewBlogs runs a new-blogs-only run at once, under the lease, without moving the schedule or recording a sync", async () => {
   const gated = gatedRun();
-  const scheduler = new Scheduler({ getStorage: async () => temp.storage, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000 });
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: gated.run,
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+  });
   scheduler.fetchNewBlogs();
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(gated.runs(), 0, "nothing while the scheduler is stopped (scheduler: false)");
@@ -154,7 +176,12 @@ test("fetchNewBlogs runs a new-blogs-only run at once, under the lease, without 
 
 test("new blogs asked for during a sync are fetched right after it; a sync asked for during that fetch runs after it", async () => {
   const gated = gatedRun();
-  const scheduler = new Scheduler({ getStorage: async () => temp.storage, run: gated.run, interval: 3_600_000, initialDelay: 3_600_000 });
+  const scheduler = new Scheduler({
+    getStorage: async () => temp.storage,
+    run: gated.run,
+    interval: 3_600_000,
+    initialDelay: 3_600_000,
+  });
   scheduler.start();
   const sync = scheduler.syncNow();
   await until(() => gated.runs() === 1, 2000);
@@ -176,7 +203,7 @@ test("new blogs asked for during a sync are fetched right after it; a sync asked
   await scheduler.stop();
 });
 
-test("timed runs fetch the blogs that are due; \"Sync now\" asks for everyone", async () => {
+test('timed runs fetch the blogs that are due; "Sync now" asks for everyone', async () => {
   const asked: Array<boolean | undefined> = [];
   const scheduler = new Scheduler({
     getStorage: async () => temp.storage,

@@ -28,14 +28,29 @@ after(() => closeParsePool());
 
 /** "Sync now" runs: every blog is asked each time, whatever its schedule (this file is about icons). */
 const run = (context: Partial<RunContext> = {}) =>
-  createSyncRunner({ options: testOptions(), now: () => clock })(storage, { signal: new AbortController().signal, progress: () => undefined, everyone: true, ...context });
-const html = (head: string) => `<!doctype html><html><head><title>Home</title>${head}</head><body><p>Posts</p></body></html>`;
+  createSyncRunner({ options: testOptions(), now: () => clock })(storage, {
+    signal: new AbortController().signal,
+    progress: () => undefined,
+    everyone: true,
+    ...context,
+  });
+const html = (head: string) =>
+  `<!doctype html><html><head><title>Home</title>${head}</head><body><p>Posts</p></body></html>`;
 /** A feed without an image whose site is `site`, served at `path`. */
 function iconlessFeed(path: string, site: string) {
-  server.route(path, conditionalFeed(() => rss([{ guid: `${path}-1`, published: new Date(clock.getTime() - 3600_000) }], { image: null, link: site })));
+  server.route(
+    path,
+    conditionalFeed(() =>
+      rss([{ guid: `${path}-1`, published: new Date(clock.getTime() - 3600_000) }], { image: null, link: site }),
+    ),
+  );
 }
 function servePage(path: string, head: string) {
-  server.route(path, (_request, response) => void response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html(head)));
+  server.route(
+    path,
+    (_request, response) =>
+      void response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html(head)),
+  );
 }
 const iconRequests = (paths: string[]) => paths.reduce((sum, path) => sum + server.hits(path), 0);
 
@@ -76,7 +91,11 @@ test("one lookup per site and one /favicon.ico per origin, however many feeds sh
     iconlessFeed(`/shared-${name}.xml`, `${first}/shared/`);
     await addBlog(storage, `${first}/shared-${name}.xml`);
   }
-  server.route("/favicon.ico", (_request, response) => void response.writeHead(200, { "content-type": "image/x-icon" }).end(Buffer.from([0, 0, 1, 0])));
+  server.route(
+    "/favicon.ico",
+    (_request, response) =>
+      void response.writeHead(200, { "content-type": "image/x-icon" }).end(Buffer.from([0, 0, 1, 0])),
+  );
   for (const name of ["x", "y", "z"]) {
     servePage(`/${name}/`, `<meta name="description" content="no icon here">`);
     iconlessFeed(`/${name}.xml`, `${second}/${name}/`);
@@ -85,7 +104,11 @@ test("one lookup per site and one /favicon.ico per origin, however many feeds sh
   const stats = await run();
   assert.equal(server.hits("/shared/"), 1, "three feeds of one site: its page read once");
   for (const name of ["x", "y", "z"]) assert.equal(server.hits(`/${name}/`), 1);
-  assert.equal(server.hits("/favicon.ico"), 1, "three sites without a declared icon on one origin: one favicon request");
+  assert.equal(
+    server.hits("/favicon.ico"),
+    1,
+    "three sites without a declared icon on one origin: one favicon request",
+  );
   assert.deepEqual(stats.icons, { requests: 5, updated: 6 });
   const { items: blogs } = await storage.blogs.list({ limit: 10, offset: 0, visibility: "admin" });
   const icons = Object.fromEntries(blogs.map((blog) => [new URL(blog.feedUrl).pathname, blog.iconUrl]));
@@ -130,15 +153,25 @@ test("found icons and misses are remembered: no icon request until their record 
   servePage("/found/", `<link rel="icon" href="/found/new.png">`);
   await run();
   assert.equal(server.hits("/found/"), 2);
-  assert.equal((await reload(storage, found)).iconUrl, `${origin}/found/new.png`, "a changed icon is picked up when its record expires");
+  assert.equal(
+    (await reload(storage, found)).iconUrl,
+    `${origin}/found/new.png`,
+    "a changed icon is picked up when its record expires",
+  );
 });
 
 test("a home page read by discovery is not fetched again for its icon", async () => {
   const [origin] = server.origins;
-  server.route("/", (_request, response) =>
-    void response
-      .writeHead(200, { "content-type": "text/html" })
-      .end(html(`<link rel="alternate" type="application/rss+xml" href="/feed.xml"><link rel="icon" href="/me.png" sizes="64x64">`)),
+  server.route(
+    "/",
+    (_request, response) =>
+      void response
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          html(
+            `<link rel="alternate" type="application/rss+xml" href="/feed.xml"><link rel="icon" href="/me.png" sizes="64x64">`,
+          ),
+        ),
   );
   iconlessFeed("/feed.xml", `${origin}/`);
   const added = await addManualBlog(storage, testOptions(), { url: `${origin}/` });
@@ -186,8 +219,16 @@ test("a hostile home page (endless nesting, never finished) ends the icon lookup
 
   const stats = await run();
   assert.equal(stats.blogs.success, 2);
-  assert.equal((await reload(storage, hostile)).iconUrl, `${origin}/hostile/i.png`, "read up to </head>, not to the body cap");
-  assert.equal((await reload(storage, headless)).iconUrl, `${origin}/headless/i.png`, "cut at the cap, then read up to the first body element");
+  assert.equal(
+    (await reload(storage, hostile)).iconUrl,
+    `${origin}/hostile/i.png`,
+    "read up to </head>, not to the body cap",
+  );
+  assert.equal(
+    (await reload(storage, headless)).iconUrl,
+    `${origin}/headless/i.png`,
+    "cut at the cap, then read up to the first body element",
+  );
   await Promise.all(hungUp);
   assert.equal(hungUp.length, 2, "both endless pages were hung up on");
 });
@@ -198,18 +239,29 @@ test("a run stopped while icons are being looked up rejects, records no icon and
   iconlessFeed("/hanging.xml", `${origin}/hanging/`);
   const blog = await addBlog(storage, `${origin}/hanging.xml`);
   const controller = new AbortController();
-  const stopped = run({ signal: controller.signal, contentDone: () => setTimeout(() => controller.abort(new Error("stopped")), 50) });
+  const stopped = run({
+    signal: controller.signal,
+    contentDone: () => setTimeout(() => controller.abort(new Error("stopped")), 50),
+  });
   await assert.rejects(stopped, /stopped/);
   assert.equal(server.hits("/hanging/"), 1);
   assert.equal((await reload(storage, blog)).iconUrl, null, "no icon written");
-  assert.equal(await storage.meta.get(iconRecordKey("page", `${origin}/hanging/`)!), null, "no record: the next run asks again");
+  assert.equal(
+    await storage.meta.get(iconRecordKey("page", `${origin}/hanging/`)!),
+    null,
+    "no record: the next run asks again",
+  );
   assert.equal(await storage.items.count(), 1, "the posts stored before the stop stay");
 });
 
 test("siteIcons: false asks for no home page and no favicon; the posts come as ever", async () => {
   const [origin] = server.origins;
   servePage("/quiet-site/", `<link rel="icon" href="/quiet-site/i.png">`);
-  server.route("/favicon.ico", (_request, response) => void response.writeHead(200, { "content-type": "image/x-icon" }).end(Buffer.from([0, 0, 1, 0])));
+  server.route(
+    "/favicon.ico",
+    (_request, response) =>
+      void response.writeHead(200, { "content-type": "image/x-icon" }).end(Buffer.from([0, 0, 1, 0])),
+  );
   iconlessFeed("/quiet.xml", `${origin}/quiet-site/`);
   const blog = await addBlog(storage, `${origin}/quiet.xml`);
   const stats = await createSyncRunner({ options: testOptions({ siteIcons: false }), now: () => clock })(storage, {

@@ -21,13 +21,21 @@ describe("httpUrl", () => {
   });
 
   it("refuses other schemes, even when the base is http(s)", () => {
-    for (const value of ["javascript:alert(1)", "data:text/html,x", "mailto:a@example.org", "tag:example.org,2024:1", "feed://example.org/", "file:///etc/passwd"]) {
+    for (const value of [
+      "javascript:alert(1)",
+      "data:text/html,x",
+      "mailto:a@example.org",
+      "tag:example.org,2024:1",
+      "feed://example.org/",
+      "file:///etc/passwd",
+    ]) {
       assert.equal(httpUrl(value, "https://example.org/"), null, value);
     }
   });
 
   it("refuses what is not text", () => {
-    for (const value of [null, undefined, 42, {}, ["https://example.org/"], new URL("https://example.org/")]) assert.equal(httpUrl(value), null);
+    for (const value of [null, undefined, 42, {}, ["https://example.org/"], new URL("https://example.org/")])
+      assert.equal(httpUrl(value), null);
   });
 
   it("parseHttpUrl gives the same address as a URL", () => {

@@ -14,17 +14,33 @@ for (const backend of httpBackends()) {
     before(async () => {
       server = await startTestServer(backend, { publicUrl: "https://owner.example/" });
       const s = server.storage;
-      created.alpha = (await addBlog(s, { title: "Alpha", category: "Friends", siteUrl: "https://alpha.example/", feedUrl: "https://alpha.example/feed.xml" })).createdAt.toISOString();
+      created.alpha = (
+        await addBlog(s, {
+          title: "Alpha",
+          category: "Friends",
+          siteUrl: "https://alpha.example/",
+          feedUrl: "https://alpha.example/feed.xml",
+        })
+      ).createdAt.toISOString();
       // A second feed of the same site: Ghost names sites, so it is listed once.
-      await addBlog(s, { title: "Alpha comments", category: "Friends", siteUrl: "https://alpha.example/", feedUrl: "https://alpha.example/comments.xml" });
-      created.beta = (await addBlog(s, { title: "Beta", feedUrl: "https://beta.example/feed.xml" })).createdAt.toISOString();
+      await addBlog(s, {
+        title: "Alpha comments",
+        category: "Friends",
+        siteUrl: "https://alpha.example/",
+        feedUrl: "https://alpha.example/comments.xml",
+      });
+      created.beta = (
+        await addBlog(s, { title: "Beta", feedUrl: "https://beta.example/feed.xml" })
+      ).createdAt.toISOString();
       await addBlog(s, { title: "Hidden", siteUrl: "https://hidden.example/", hidden: true });
       await addBlog(s, { title: "Deleted", siteUrl: "https://deleted.example/", deleted: true });
     });
     after(() => server.close());
 
     it("recommendations.opml is the public blogroll: the same response as /api/opml", async () => {
-      const wellKnown = await server.get("/.well-known/recommendations.opml", { headers: { Origin: "https://elsewhere.example" } });
+      const wellKnown = await server.get("/.well-known/recommendations.opml", {
+        headers: { Origin: "https://elsewhere.example" },
+      });
       const api = await server.get(`${server.api}/opml`);
       assert.equal(wellKnown.status, 200);
       assert.equal(wellKnown.headers.get("content-type"), "text/x-opml");
@@ -32,11 +48,16 @@ for (const backend of httpBackends()) {
       assert.equal(wellKnown.headers.get("etag"), api.headers.get("etag"));
       const body = await wellKnown.text();
       assert.equal(body, await api.text());
-      assert.deepEqual(parseOpml(body).feeds.map((feed) => feed.title), ["Alpha", "Alpha comments", "Beta"]);
+      assert.deepEqual(
+        parseOpml(body).feeds.map((feed) => feed.title),
+        ["Alpha", "Alpha comments", "Beta"],
+      );
       assert.match(body, /<ownerId>https:\/\/owner\.example\/<\/ownerId>/);
       // River links in its head point at the mount path under publicUrl, not at /.well-known or the request's host.
       assert.ok(body.includes(`href="https://owner.example${server.plugin.mountPath}/river.atom"`));
-      const conditional = await server.get("/.well-known/recommendations.opml", { headers: { "If-None-Match": wellKnown.headers.get("etag") as string } });
+      const conditional = await server.get("/.well-known/recommendations.opml", {
+        headers: { "If-None-Match": wellKnown.headers.get("etag") as string },
+      });
       assert.equal(conditional.status, 304);
     });
 
@@ -56,7 +77,9 @@ for (const backend of httpBackends()) {
         { url: "https://alpha.example/", updated_at: created.alpha, created_at: created.alpha },
         { url: "https://beta.example/feed.xml", updated_at: created.beta, created_at: created.beta },
       ]);
-      const conditional = await server.get("/.well-known/recommendations.json", { headers: { "If-None-Match": response.headers.get("etag") as string } });
+      const conditional = await server.get("/.well-known/recommendations.json", {
+        headers: { "If-None-Match": response.headers.get("etag") as string },
+      });
       assert.equal(conditional.status, 304);
     });
 
@@ -89,8 +112,14 @@ describe("the wellKnown option", () => {
 
   it("is checked: anything but true or false is refused at construction", async () => {
     const { default: BlogrollEndpoint } = await import("../../index.js");
-    assert.throws(() => new BlogrollEndpoint({ wellKnown: "no" as unknown as boolean }), /option "wellKnown" must be true or false/);
-    assert.throws(() => new BlogrollEndpoint({ publicUrl: "owner.example" }), /option "publicUrl" must be an absolute http\(s\) URL/);
+    assert.throws(
+      () => new BlogrollEndpoint({ wellKnown: "no" as unknown as boolean }),
+      /option "wellKnown" must be true or false/,
+    );
+    assert.throws(
+      () => new BlogrollEndpoint({ publicUrl: "owner.example" }),
+      /option "publicUrl" must be an absolute http\(s\) URL/,
+    );
     assert.throws(() => new BlogrollEndpoint({ ownerName: "  " }), /option "ownerName" must be a non-empty string/);
   });
 });

@@ -20,7 +20,6 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { startFeedServer, type FeedServer } from "../sync/feed-server.js";
 import { HOUR } from "../../lib/time/durations.js";
 
-
 interface Entry {
   id: string;
   title: string;
@@ -32,7 +31,10 @@ function atom(entries: Entry[], hub: string, self: string): string {
     `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Example</title><id>urn:test:example</id>` +
     `<updated>2026-01-01T00:00:00Z</updated><link rel="hub" href="${hub}"/><link rel="self" href="${self}"/><link rel="alternate" href="https://example.org/"/>` +
     entries
-      .map((entry) => `<entry><id>urn:test:${entry.id}</id><title>${entry.title}</title><link href="https://example.org/${entry.id}"/><updated>${entry.published.toISOString()}</updated></entry>`)
+      .map(
+        (entry) =>
+          `<entry><id>urn:test:${entry.id}</id><title>${entry.title}</title><link href="https://example.org/${entry.id}"/><updated>${entry.published.toISOString()}</updated></entry>`,
+      )
       .join("") +
     `</feed>`
   );
@@ -57,12 +59,20 @@ describe("widget live (Chromium, a post pushed by a local WebSub hub)", { skip }
     feeds = await startFeedServer();
     feedUrl = `${feeds.origins[0]}/example.atom`;
     entries = [{ id: "older", title: "An older post", published: new Date(Date.now() - 5 * HOUR) }];
-    feeds.route("/example.atom", (_request, response) => void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom(entries, hub.url, feedUrl)));
+    feeds.route(
+      "/example.atom",
+      (_request, response) =>
+        void response.writeHead(200, { "content-type": "application/atom+xml" }).end(atom(entries, hub.url, feedUrl)),
+    );
     server = await startTestServer("sqlite");
     (server.plugin.settings as { publicUrl: string | null }).publicUrl = server.baseUrl;
     pushed = (await server.storage.blogs.upsertFromSource({ feedUrl, title: "Example", source: "manual" })).blog;
     // A blog that posted more recently: first in a sort="recent" list until Example's new post.
-    const other = await addBlog(server.storage, { title: "Other", siteUrl: "https://other.example/", feedUrl: "https://other.example/feed.xml" });
+    const other = await addBlog(server.storage, {
+      title: "Other",
+      siteUrl: "https://other.example/",
+      feedUrl: "https://other.example/feed.xml",
+    });
     await addItems(server.storage, other.id, [item("other", new Date(Date.now() - HOUR), { title: "Other's post" })]);
     const verified = hub.verified(feedUrl);
     await server.plugin.context.scheduler.syncNow();
@@ -95,19 +105,30 @@ describe("widget live (Chromium, a post pushed by a local WebSub hub)", { skip }
 
   it("shows the pushed post on the blog's line, moved to the top, and first in the river, marked and announced, without a reload", async () => {
     await page.goto(`${site.url}/live.html`);
-    await page.waitForFunction(() => [...document.querySelectorAll("blogroll-blogs, blogroll-items")].every((widget) => widget.getAttribute("aria-busy") === "false"));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("blogroll-blogs, blogroll-items")].every(
+        (widget) => widget.getAttribute("aria-busy") === "false",
+      ),
+    );
     const names = () => page.locator("blogroll-blogs li.blogroll__blog a.blogroll__name").allTextContents();
     assert.deepEqual(await names(), ["Other", "Example"]);
     // The page's one live stream is open (both elements share it) before anything is pushed.
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
-    for (let tries = 0; server.plugin.context.live.connections < 1 && tries < 1000; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let tries = 0; server.plugin.context.live.connections < 1 && tries < 1000; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(server.plugin.context.live.connections, 1, "the page opened its live stream");
 
     entries = [{ id: "fresh", title: "Fresh from the hub", published: new Date() }, ...entries];
     assert.deepEqual(await hub.publish(feedUrl, atom(entries, hub.url, feedUrl)), [200]);
 
-    await page.waitForFunction(() => document.querySelector("blogroll-items li.blogroll__item")?.textContent?.includes("Fresh from the hub"));
-    await page.waitForFunction(() => document.querySelector("blogroll-blogs li.blogroll__blog .blogroll__post")?.textContent === "Fresh from the hub");
+    await page.waitForFunction(() =>
+      document.querySelector("blogroll-items li.blogroll__item")?.textContent?.includes("Fresh from the hub"),
+    );
+    await page.waitForFunction(
+      () =>
+        document.querySelector("blogroll-blogs li.blogroll__blog .blogroll__post")?.textContent ===
+        "Fresh from the hub",
+    );
     assert.deepEqual(await names(), ["Example", "Other"], "moved to the top of the recent list");
     const exampleLine = page.locator("blogroll-blogs li.blogroll__blog", { hasText: "Example" });
     assert.equal(await exampleLine.getAttribute("data-blog"), pushed.id);
@@ -115,11 +136,19 @@ describe("widget live (Chromium, a post pushed by a local WebSub hub)", { skip }
     const riverFirst = page.locator("blogroll-items li.blogroll__item").first();
     assert.match((await riverFirst.getAttribute("class")) ?? "", /\bblogroll__new\b/);
     assert.equal(await riverFirst.locator("a.blogroll__source").textContent(), "Example");
-    assert.equal(await page.locator("blogroll-items li.blogroll__item").count(), 3, "the river's older posts stay below");
+    assert.equal(
+      await page.locator("blogroll-items li.blogroll__item").count(),
+      3,
+      "the river's older posts stay below",
+    );
     const status = page.getByRole("status").filter({ hasText: "New post on Example" });
     assert.equal(await status.count(), 1, "one polite status line says it");
     assert.equal(await status.getAttribute("role"), "status");
-    assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, "no reload");
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
+      true,
+      "no reload",
+    );
     assert.equal(server.plugin.context.live.connections, 1, "one EventSource for both elements");
     await page.screenshot({ path: path.join(ARTIFACTS, "widget-live.png"), fullPage: true });
     // The mark is short: it goes.
@@ -129,10 +158,20 @@ describe("widget live (Chromium, a post pushed by a local WebSub hub)", { skip }
 
   it("removes a blog the owner hides, and shows it again when shown", async () => {
     await server.storage.blogs.edit(pushed.id, { hidden: true });
-    await page.waitForFunction(() => !document.querySelector(`blogroll-blogs li.blogroll__blog a.blogroll__name`)?.textContent?.includes("Example"));
-    await page.waitForFunction(() => ![...document.querySelectorAll("blogroll-items a.blogroll__source")].some((link) => link.textContent === "Example"));
+    await page.waitForFunction(
+      () =>
+        !document.querySelector(`blogroll-blogs li.blogroll__blog a.blogroll__name`)?.textContent?.includes("Example"),
+    );
+    await page.waitForFunction(
+      () =>
+        ![...document.querySelectorAll("blogroll-items a.blogroll__source")].some(
+          (link) => link.textContent === "Example",
+        ),
+    );
     await server.storage.blogs.edit(pushed.id, { hidden: false });
-    await page.waitForFunction(() => [...document.querySelectorAll("blogroll-blogs a.blogroll__name")].some((link) => link.textContent === "Example"));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("blogroll-blogs a.blogroll__name")].some((link) => link.textContent === "Example"),
+    );
     assert.deepEqual(pageErrors, []);
   });
 });

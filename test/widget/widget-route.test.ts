@@ -56,9 +56,21 @@ describe("the standalone home page", () => {
     assert.match(response.headers.get("content-security-policy") ?? "", /default-src 'none'/);
     const html = await response.text();
     const mount = `${server.baseUrl}${server.plugin.mountPath}`;
-    assert.ok(html.includes(`<link rel="alternate" type="application/atom+xml" title="River feed (Atom)" href="${mount}/river.atom">`));
-    assert.ok(html.includes(`<link rel="alternate" type="application/feed+json" title="River feed (JSON Feed)" href="${mount}/river.json">`));
-    assert.ok(html.includes(`<link rel="alternate" type="application/rss+xml" title="River feed (RSS)" href="${mount}/river.rss">`));
+    assert.ok(
+      html.includes(
+        `<link rel="alternate" type="application/atom+xml" title="River feed (Atom)" href="${mount}/river.atom">`,
+      ),
+    );
+    assert.ok(
+      html.includes(
+        `<link rel="alternate" type="application/feed+json" title="River feed (JSON Feed)" href="${mount}/river.json">`,
+      ),
+    );
+    assert.ok(
+      html.includes(
+        `<link rel="alternate" type="application/rss+xml" title="River feed (RSS)" href="${mount}/river.rss">`,
+      ),
+    );
     // opml.org's blogroll convention (2024): <link rel="blogroll" type="text/xml"> in the head, and the same as a Link header.
     const head = html.slice(0, html.indexOf("</head>"));
     assert.ok(head.includes(`<link rel="blogroll" type="text/xml" title="Blogroll" href="${mount}/api/opml">`));
@@ -84,9 +96,24 @@ describe("the standalone home page", () => {
   it("the admin dashboard links the river feeds", async () => {
     const { html } = await (await logIn(server)).page(server.plugin.mountPath);
     const mount = server.plugin.mountPath;
-    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.atom" type="application/atom\\+xml">River feed \\(Atom\\)</a>`));
-    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.json" type="application/feed\\+json">River feed \\(JSON Feed\\)</a>`));
-    assert.match(html, new RegExp(`<a class="button button--secondary" href="${mount}/river.rss" type="application/rss\\+xml">River feed \\(RSS\\)</a>`));
+    assert.match(
+      html,
+      new RegExp(
+        `<a class="button button--secondary" href="${mount}/river.atom" type="application/atom\\+xml">River feed \\(Atom\\)</a>`,
+      ),
+    );
+    assert.match(
+      html,
+      new RegExp(
+        `<a class="button button--secondary" href="${mount}/river.json" type="application/feed\\+json">River feed \\(JSON Feed\\)</a>`,
+      ),
+    );
+    assert.match(
+      html,
+      new RegExp(
+        `<a class="button button--secondary" href="${mount}/river.rss" type="application/rss\\+xml">River feed \\(RSS\\)</a>`,
+      ),
+    );
   });
 
   it("leaves the admin behind its login", async () => {

@@ -23,7 +23,11 @@ export function atomText(element: XmlElement | null | undefined): RawText | null
     const decoded = decodeBase64Text(textOf(element));
     return type === "text/plain" ? text(decoded) : withBase(html(decoded), element);
   }
-  if (type === "xhtml" || type === "application/xhtml+xml" || (mode === "xml" && type !== "" && type !== "text/plain")) {
+  if (
+    type === "xhtml" ||
+    type === "application/xhtml+xml" ||
+    (mode === "xml" && type !== "" && type !== "text/plain")
+  ) {
     return withBase(html(innerXml(element)), element);
   }
   if (type === "html" || type === "text/html" || mode === "escaped") return withBase(html(textOf(element)), element);
@@ -50,8 +54,12 @@ export function atomLink(fields: Fields, rel: string): string | null {
 /** An Atom person's name, else email, else URI; a bare text person (Atom 0.3 habit) by personName. */
 export function atomPerson(person: XmlElement): string | null {
   const fields = childrenByKey(person);
-  return textOfFirst(fields, "atom:name") ?? textOfFirst(fields, "atom:email") ?? textOfFirst(fields, "atom:uri") ??
-    personName(clean(textOf(person)));
+  return (
+    textOfFirst(fields, "atom:name") ??
+    textOfFirst(fields, "atom:email") ??
+    textOfFirst(fields, "atom:uri") ??
+    personName(clean(textOf(person)))
+  );
 }
 
 /** Base64 content as UTF-8 text; null when it is not text (an image, say). */

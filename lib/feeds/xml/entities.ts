@@ -12,7 +12,13 @@ export interface DeclaredEntities {
 }
 
 /** The five entities XML predefines. */
-const XML_ENTITIES = new Map([["amp", "&"], ["lt", "<"], ["gt", ">"], ["quot", '"'], ["apos", "'"]]);
+const XML_ENTITIES = new Map([
+  ["amp", "&"],
+  ["lt", "<"],
+  ["gt", ">"],
+  ["quot", '"'],
+  ["apos", "'"],
+]);
 
 /** HTML named entities met so far (name -> text, or null when unknown). */
 const htmlEntityCache = new Map<string, string | null>();
@@ -63,7 +69,8 @@ export function decodeReferences(raw: string, declared?: DeclaredEntities | null
 
 /** The text of a well-formed reference name ("lt", "#38", "#x26", "nbsp"), or null when it names nothing. */
 function referenceText(name: string, declared: DeclaredEntities | null | undefined): string | null {
-  if (name.charCodeAt(0) !== 35 /* # */) return XML_ENTITIES.get(name) ?? (declared && declaredEntity(name, declared)) ?? htmlEntity(name);
+  if (name.charCodeAt(0) !== 35 /* # */)
+    return XML_ENTITIES.get(name) ?? (declared && declaredEntity(name, declared)) ?? htmlEntity(name);
   const hex = name[1] === "x" || name[1] === "X";
   return codePointText(Number.parseInt(name.slice(hex ? 2 : 1), hex ? 16 : 10));
 }

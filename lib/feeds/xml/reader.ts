@@ -26,12 +26,19 @@ export function readXmlFeed(xml: string, feedUrl: string, contentBase: string | 
   // Hand-written feeds often leave the Atom namespace off <feed>: read them as Atom all the same.
   const bareFeed = start.name === "feed" && !/\sxmlns\s*=/.test(start.tag);
   // Reading from the root element on leaves any DOCTYPE (and its entity declarations) unread.
-  const root = parseXmlTree(xml.slice(start.start).replace(ILLEGAL_XML_CHARS, ""), feedUrl, bareFeed ? ATOM_NAMESPACE : "", {
-    entities: declaredEntities(xml.slice(0, start.start), xml.length),
-    base: contentBase,
-  });
-  if (root?.local === "feed") return withoutBrokenEntries(readAtom(inVocabulary(root, "atom", ATOM_NAMESPACE), feedUrl), root);
-  if (root?.local === "rss") return withoutBrokenEntries(readRss(inVocabulary(root, "rss", RSS_NAMESPACE), feedUrl), root);
+  const root = parseXmlTree(
+    xml.slice(start.start).replace(ILLEGAL_XML_CHARS, ""),
+    feedUrl,
+    bareFeed ? ATOM_NAMESPACE : "",
+    {
+      entities: declaredEntities(xml.slice(0, start.start), xml.length),
+      base: contentBase,
+    },
+  );
+  if (root?.local === "feed")
+    return withoutBrokenEntries(readAtom(inVocabulary(root, "atom", ATOM_NAMESPACE), feedUrl), root);
+  if (root?.local === "rss")
+    return withoutBrokenEntries(readRss(inVocabulary(root, "rss", RSS_NAMESPACE), feedUrl), root);
   if (root?.local === "rdf") return withoutBrokenEntries(readRss(root, feedUrl), root);
   throw new FeedParseError(`Not an RSS or Atom feed: root <${start.name}>`);
 }
@@ -53,7 +60,9 @@ function withoutBrokenEntries(raw: ReadFeed, root: XmlElement): RawFeed {
     problems.push("the channel's end tag is missing");
   }
   if (dropped > 0) problems.push(`${dropped} broken ${dropped === 1 ? "item was" : "items were"} left out`);
-  return problems.length > 0 ? { ...feed, entries, problem: `Malformed XML: ${problems.join("; ")}` } : { ...feed, entries };
+  return problems.length > 0
+    ? { ...feed, entries, problem: `Malformed XML: ${problems.join("; ")}` }
+    : { ...feed, entries };
 }
 
 function isBroken(entry: XmlElement): boolean {

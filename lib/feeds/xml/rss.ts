@@ -1,9 +1,38 @@
 import { html, type RawEntry, type RawText } from "../raw.js";
 import { atomLink, atomText } from "./atom-constructs.js";
-import { absolute, attr, childrenByKey, clean, first, guessedText, htmlText, isHttpSchemed, nonEmpty, personName, resolved, resolvedFirst, resolvedId, textOfFirst, withBase, type Fields, type ReadFeed } from "./fields.js";
+import {
+  absolute,
+  attr,
+  childrenByKey,
+  clean,
+  first,
+  guessedText,
+  htmlText,
+  isHttpSchemed,
+  nonEmpty,
+  personName,
+  resolved,
+  resolvedFirst,
+  resolvedId,
+  textOfFirst,
+  withBase,
+  type Fields,
+  type ReadFeed,
+} from "./fields.js";
 import { keyOf } from "./namespaces.js";
 import { innerXml, textOf, type XmlElement } from "./tree.js";
-import { announcedBlogroll, categories, dates, itemImages, itunesImage, mediaField, mediaText, origLink, pushLinks, refreshHints } from "./vocabularies.js";
+import {
+  announcedBlogroll,
+  categories,
+  dates,
+  itemImages,
+  itunesImage,
+  mediaField,
+  mediaText,
+  origLink,
+  pushLinks,
+  refreshHints,
+} from "./vocabularies.js";
 
 /**
  * RSS in all its versions (0.90 and 1.0 as RDF, 0.91 to 2.0) read into a
@@ -24,8 +53,11 @@ export function readRss(root: XmlElement, feedUrl: string): ReadFeed {
     type: "rss",
     title: guessedText(first(meta, "rss:title") ?? first(meta, "dc:title") ?? first(meta, "itunes:title")),
     description: htmlText(
-      first(meta, "rss:description") ?? first(meta, "dc:description") ?? first(meta, "itunes:subtitle") ??
-        first(meta, "itunes:summary") ?? first(meta, "media:description"),
+      first(meta, "rss:description") ??
+        first(meta, "dc:description") ??
+        first(meta, "itunes:subtitle") ??
+        first(meta, "itunes:summary") ??
+        first(meta, "media:description"),
     ),
     link: channel ? rssLink(meta, channel) : null,
     images: nonEmpty([
@@ -36,9 +68,12 @@ export function readRss(root: XmlElement, feedUrl: string): ReadFeed {
       attr(meta, "media:thumbnail", "url"),
     ]),
     author: personName(
-      textOfFirst(meta, "rss:managingeditor") ?? textOfFirst(meta, "rss:author") ?? textOfFirst(meta, "dc:creator") ??
+      textOfFirst(meta, "rss:managingeditor") ??
+        textOfFirst(meta, "rss:author") ??
+        textOfFirst(meta, "dc:creator") ??
         textOfFirst(meta, "dc:author") ??
-        textOfFirst(meta, "itunes:author") ?? textOfFirst(meta, "rss:webmaster"),
+        textOfFirst(meta, "itunes:author") ??
+        textOfFirst(meta, "rss:webmaster"),
     ),
     language: textOfFirst(meta, "rss:language") ?? textOfFirst(meta, "dc:language") ?? root.attrs["xml:lang"] ?? null,
     blogroll: announcedBlogroll(meta),
@@ -66,22 +101,33 @@ function readRssItem(item: XmlElement, feedUrl: string): RawEntry {
   const descriptionElement = first(fields, "rss:description") ?? first(fields, "dc:description");
   const summaryElement = first(fields, "rss:summary");
   // A <summary> is the summary; beside a description, the description is then the content.
-  const description = summaryElement ?? descriptionElement ??
-    first(fields, "itunes:subtitle") ?? first(fields, "itunes:summary") ?? mediaField(fields, "media:description");
-  const summary = description && keyOf(description) === "media:description" ? mediaText(description) : htmlText(description);
+  const description =
+    summaryElement ??
+    descriptionElement ??
+    first(fields, "itunes:subtitle") ??
+    first(fields, "itunes:summary") ??
+    mediaField(fields, "media:description");
+  const summary =
+    description && keyOf(description) === "media:description" ? mediaText(description) : htmlText(description);
   return {
     // Without a guid the item is known by its link as written (not the origLink), as feedparser did.
-    id: (guid && guidElement && isPermalink(guidElement) ? resolvedId(guid, guidElement) : guid) ??
-      clean(item.attrs["rdf:about"]) ?? absolute(plainLink, feedUrl),
+    id:
+      (guid && guidElement && isPermalink(guidElement) ? resolvedId(guid, guidElement) : guid) ??
+      clean(item.attrs["rdf:about"]) ??
+      absolute(plainLink, feedUrl),
     link,
-    title: guessedText(first(fields, "rss:title") ?? first(fields, "dc:title") ?? first(fields, "itunes:title")) ??
+    title:
+      guessedText(first(fields, "rss:title") ?? first(fields, "dc:title") ?? first(fields, "itunes:title")) ??
       mediaText(mediaField(fields, "media:title")),
     summary,
     content: rssContent(fields) ?? (descriptionElement && summaryElement ? htmlText(descriptionElement) : summary),
     dates: dates(fields),
     author: personName(
-      textOfFirst(fields, "rss:author") ?? textOfFirst(fields, "dc:creator") ?? textOfFirst(fields, "dc:author") ??
-        textOfFirst(fields, "itunes:author") ?? textOfFirst(fields, "dc:publisher"),
+      textOfFirst(fields, "rss:author") ??
+        textOfFirst(fields, "dc:creator") ??
+        textOfFirst(fields, "dc:author") ??
+        textOfFirst(fields, "itunes:author") ??
+        textOfFirst(fields, "dc:publisher"),
     ),
     images: itemImages(fields),
     categories: categories(item, fields, "rss"),

@@ -80,7 +80,13 @@ export function parseXmlTree(
   }
 }
 
-function buildTree(xml: string, documentUrl: string, outerBase: string | null, defaultNamespace: string, entities: DeclaredEntities | null): XmlElement | null {
+function buildTree(
+  xml: string,
+  documentUrl: string,
+  outerBase: string | null,
+  defaultNamespace: string,
+  entities: DeclaredEntities | null,
+): XmlElement | null {
   const rootNamespaces = new Map(PREDECLARED);
   rootNamespaces.set("", defaultNamespace);
   const stack: OpenElement[] = [{ element: null, namespaces: rootNamespaces }];

@@ -1,6 +1,18 @@
 import { text, type PushLinks, type RawFeed, type RawText } from "../raw.js";
 import { atomLink } from "./atom-constructs.js";
-import { absolute, attr, childrenByKey, clean, first, htmlText, isHttpSchemed, nonEmpty, resolved, textOfFirst, type Fields } from "./fields.js";
+import {
+  absolute,
+  attr,
+  childrenByKey,
+  clean,
+  first,
+  htmlText,
+  isHttpSchemed,
+  nonEmpty,
+  resolved,
+  textOfFirst,
+  type Fields,
+} from "./fields.js";
 import { textOf, type XmlElement } from "./tree.js";
 
 /**
@@ -14,8 +26,17 @@ import { textOf, type XmlElement } from "./tree.js";
 
 /** Date elements, published-like before updated-like; within one kind the first valid value wins. */
 const DATE_KEYS = [
-  "rss:pubdate", "atom:published", "atom:issued", "atom:created", "dc:date", "dcterms:issued", "dcterms:created",
-  "dcterms:date", "atom:updated", "atom:modified", "dcterms:modified",
+  "rss:pubdate",
+  "atom:published",
+  "atom:issued",
+  "atom:created",
+  "dc:date",
+  "dcterms:issued",
+  "dcterms:created",
+  "dcterms:date",
+  "atom:updated",
+  "atom:modified",
+  "dcterms:modified",
 ];
 
 /** Every date value in DATE_KEYS order, repeats in document order: normalisation takes the first valid one. */
@@ -55,7 +76,9 @@ export function mediaText(element: XmlElement | null): RawText | null {
 export function itunesImage(fields: Fields): string | null {
   const image = attr(fields, "itunes:image", "href") ?? attr(fields, "itunes:image", "url");
   if (image) return image;
-  const link = fields.get("itunes:link")?.find((element) => element.attrs.rel?.trim().toLowerCase() === "image" && element.attrs.href?.trim());
+  const link = fields
+    .get("itunes:link")
+    ?.find((element) => element.attrs.rel?.trim().toLowerCase() === "image" && element.attrs.href?.trim());
   return link ? resolved(link.attrs.href, link) : null;
 }
 
@@ -70,7 +93,6 @@ function itunesCategories(top: XmlElement): string[] {
   return names;
 }
 
-
 // What several vocabularies give together: an item's images and categories.
 
 /** Item images in order of preference: explicit image/thumbnail elements, then image enclosures. */
@@ -79,7 +101,8 @@ export function itemImages(fields: Fields): string[] {
   for (const group of [...(fields.get("media:content") ?? []), ...(fields.get("media:group") ?? [])]) {
     const inner = childrenByKey(group);
     candidates.push(attr(inner, "media:thumbnail", "url"));
-    if (group.local === "group") for (const content of inner.get("media:content") ?? []) candidates.push(imageEnclosure(content));
+    if (group.local === "group")
+      for (const content of inner.get("media:content") ?? []) candidates.push(imageEnclosure(content));
   }
   for (const element of fields.get("rss:enclosure") ?? []) candidates.push(imageEnclosure(element));
   for (const element of fields.get("media:content") ?? []) candidates.push(imageEnclosure(element));
@@ -107,11 +130,14 @@ export function categories(entry: XmlElement, fields: Fields, format: "rss" | "a
     kinds++;
     for (const element of elements) for (const value of values(element)) found.push([element, value]);
   };
-  add(fields.get(`${format}:category`), (element) => [element.attrs.term ?? (format === "rss" ? textOf(element) : undefined)]);
+  add(fields.get(`${format}:category`), (element) => [
+    element.attrs.term ?? (format === "rss" ? textOf(element) : undefined),
+  ]);
   if (format === "atom") add(fields.get("rss:category"), (element) => [textOf(element)]);
   for (const key of ["dc:subject", "media:category"]) add(fields.get(key), (element) => [textOf(element)]);
   add(fields.get("itunes:category"), itunesCategories);
-  for (const key of ["itunes:keywords", "media:keywords", "rss:tags"]) add(fields.get(key), (element) => textOf(element).split(","));
+  for (const key of ["itunes:keywords", "media:keywords", "rss:tags"])
+    add(fields.get(key), (element) => textOf(element).split(","));
   if (kinds > 1) {
     // In the order the feed writes them, whichever element each comes from (the sort is stable; entries have few children).
     const at = (element: XmlElement) => entry.children.indexOf(element);
@@ -124,7 +150,10 @@ export function categories(entry: XmlElement, fields: Fields, format: "rss" | "a
 
 /** The real post behind a redirector: feedburner:origLink (or Pheedo's), or an Atom rel=canonical link. */
 export function origLink(fields: Fields): string | null {
-  const original = textOfFirst(fields, "feedburner:origlink") ?? textOfFirst(fields, "pheedo:origlink") ?? atomLink(fields, "canonical");
+  const original =
+    textOfFirst(fields, "feedburner:origlink") ??
+    textOfFirst(fields, "pheedo:origlink") ??
+    atomLink(fields, "canonical");
   return isHttpSchemed(original) ? original : null;
 }
 
@@ -142,7 +171,11 @@ export function announcedBlogroll(meta: Fields): string | null {
 /** `<ttl>` (RSS 2.0, in the channel) and sy:updatePeriod/updateFrequency (in the channel, or beside it in RSS 1.0). */
 export function refreshHints(meta: Fields, outside?: Fields): RawFeed["refresh"] {
   const sy = (name: string) => textOfFirst(meta, name) ?? (outside ? textOfFirst(outside, name) : null);
-  return { ttl: textOfFirst(meta, "rss:ttl"), updatePeriod: sy("sy:updateperiod"), updateFrequency: sy("sy:updatefrequency") };
+  return {
+    ttl: textOfFirst(meta, "rss:ttl"),
+    updatePeriod: sy("sy:updateperiod"),
+    updateFrequency: sy("sy:updatefrequency"),
+  };
 }
 
 // WebSub (hub and self links) and rssCloud: where the feed pushes.
@@ -167,7 +200,8 @@ export function pushLinks(meta: Fields, feedUrl: string): { push?: PushLinks } {
         domain: cloudElement.attrs.domain?.trim() ?? "",
         port: cloudElement.attrs.port?.trim() ?? "",
         path: cloudElement.attrs.path?.trim() ?? "",
-        registerProcedure: cloudElement.attrs.registerProcedure?.trim() ?? cloudElement.attrs.registerprocedure?.trim() ?? "",
+        registerProcedure:
+          cloudElement.attrs.registerProcedure?.trim() ?? cloudElement.attrs.registerprocedure?.trim() ?? "",
         protocol: cloudElement.attrs.protocol?.trim() ?? "",
       }
     : null;

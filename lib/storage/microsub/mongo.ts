@@ -90,9 +90,12 @@ export function createMongoMicrosubStore(collections: {
     listChannels: () =>
       wrap(async () => {
         const docs = await collections.channels.find({}).sort({ order: 1, _id: 1 }).toArray();
-        return docs.map(
-          (doc): MicrosubChannel => ({ id: hex(doc._id), uid: String(doc.uid ?? ""), name: String(doc.name ?? doc.uid ?? ""), order: Number(doc.order ?? 0) }),
-        );
+        return docs.map((doc): MicrosubChannel => ({
+          id: hex(doc._id),
+          uid: String(doc.uid ?? ""),
+          name: String(doc.name ?? doc.uid ?? ""),
+          order: Number(doc.order ?? 0),
+        }));
       }),
     listFeeds: (channelId) =>
       wrap(async () => {
@@ -100,9 +103,13 @@ export function createMongoMicrosubStore(collections: {
         const docs = await collections.feeds.find(filter).sort({ _id: 1 }).toArray();
         return docs
           .filter((doc) => typeof doc.url === "string")
-          .map(
-            (doc): MicrosubFeed => ({ id: hex(doc._id), channelId: hex(doc.channelId), url: doc.url, title: text(doc.title), photo: text(doc.photo) }),
-          );
+          .map((doc): MicrosubFeed => ({
+            id: hex(doc._id),
+            channelId: hex(doc.channelId),
+            url: doc.url,
+            title: text(doc.title),
+            photo: text(doc.photo),
+          }));
       }),
     listItems: ({ feedIds, limit, offset }) =>
       wrap(async () => {

@@ -10,9 +10,29 @@ import { blogStatusValue, countValue, dateValue, optionalTextValue, textValue } 
  * is lib/storage/provenance.ts.
  */
 
-const LISTING_TEXT = ["title", "description", "siteUrl", "category", "photo", "author", "source", "sourceId", "feedType"] as const;
+const LISTING_TEXT = [
+  "title",
+  "description",
+  "siteUrl",
+  "category",
+  "photo",
+  "author",
+  "source",
+  "sourceId",
+  "feedType",
+] as const;
 const LISTING_REFS = ["microsubFeedId", "microsubChannelId", "microsubChannelName"] as const;
-const TEXT_EDIT_FIELDS = ["description", "siteUrl", "category", "photo", "author", "notes", "note", "fediverse", "fediverseUrl"] as const;
+const TEXT_EDIT_FIELDS = [
+  "description",
+  "siteUrl",
+  "category",
+  "photo",
+  "author",
+  "notes",
+  "note",
+  "fediverse",
+  "fediverseUrl",
+] as const;
 
 function stringArray(value: unknown, what: string): string[] {
   if (!Array.isArray(value)) throw new StorageError(`Invalid ${what}: list expected`);
@@ -38,9 +58,12 @@ export function checkedEdit(edit: BlogEdit): BlogEdit {
   const checked: BlogEdit = { ...edit };
   if (edit.title !== undefined) textValue(edit.title, "title");
   for (const field of TEXT_EDIT_FIELDS) if (edit[field] !== undefined) optionalTextValue(edit[field], field);
-  for (const field of ["tags", "relationship"] as const) if (edit[field] !== undefined) checked[field] = stringArray(edit[field], field);
-  for (const field of ["pinned", "hidden"] as const) if (edit[field] !== undefined) checked[field] = edit[field] === true;
-  if (edit.status !== undefined && edit.status !== "active" && edit.status !== "pending") throw new StorageError("Invalid blog status");
+  for (const field of ["tags", "relationship"] as const)
+    if (edit[field] !== undefined) checked[field] = stringArray(edit[field], field);
+  for (const field of ["pinned", "hidden"] as const)
+    if (edit[field] !== undefined) checked[field] = edit[field] === true;
+  if (edit.status !== undefined && edit.status !== "active" && edit.status !== "pending")
+    throw new StorageError("Invalid blog status");
   return checked;
 }
 
@@ -72,7 +95,9 @@ export function fetchChanges(doc: Document, record: FetchRecord): Document {
 
 /** The schedule fields of a fetch; the newest post date only ever moves forward. */
 function scheduleChanges(doc: Document, schedule: NonNullable<FetchRecord["schedule"]>): Document {
-  const recentPosts = schedule.recentPosts.map((date) => dateValue(date, "post date")).sort((a, b) => b.getTime() - a.getTime());
+  const recentPosts = schedule.recentPosts
+    .map((date) => dateValue(date, "post date"))
+    .sort((a, b) => b.getTime() - a.getTime());
   const known = dateOrNull(doc.lastPostAt);
   const newest = recentPosts[0] ?? null;
   const interval = schedule.fetchInterval;

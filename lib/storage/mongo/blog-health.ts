@@ -10,9 +10,16 @@ const WATCHED: Filter<Document> = { status: { $ne: "deleted" }, ...listedBlogFil
 export function healthFilter(condition: "dormant" | "failing" | "moved", query: BlogHealthQuery): Filter<Document> {
   switch (condition) {
     case "dormant":
-      return { $and: [WATCHED, { lastPostAt: { $type: "date", $lt: dateValue(query.dormantBefore, "dormant cutoff") } }] };
+      return {
+        $and: [WATCHED, { lastPostAt: { $type: "date", $lt: dateValue(query.dormantBefore, "dormant cutoff") } }],
+      };
     case "failing":
-      return { $and: [WATCHED, { status: "error", failingSince: { $type: "date", $lte: dateValue(query.failingSince, "failing cutoff") } }] };
+      return {
+        $and: [
+          WATCHED,
+          { status: "error", failingSince: { $type: "date", $lte: dateValue(query.failingSince, "failing cutoff") } },
+        ],
+      };
     case "moved":
       return { $and: [WATCHED, { movedFrom: { $type: "string" } }] };
   }
@@ -24,8 +31,26 @@ export async function countHealth(blogs: Collection, query: BlogHealthQuery): Pr
   const active = (reason: Filter<Document>): Filter<Document> => ({ $and: [fetched, { status: "active" }, reason] });
   const count = (filter: Filter<Document>) => blogs.countDocuments(filter);
   const dormant = healthFilter("dormant", query);
-  const [off, external, pending, backoff, push, server, schedule, dormantCount, failing, erroring, gone, moved, healthy] = await Promise.all([
-    count({ skipItemFetch: { $ne: true }, status: { $ne: "deleted" }, $or: [{ status: "gone" }, unlistedBlogFilter()] }),
+  const [
+    off,
+    external,
+    pending,
+    backoff,
+    push,
+    server,
+    schedule,
+    dormantCount,
+    failing,
+    erroring,
+    gone,
+    moved,
+    healthy,
+  ] = await Promise.all([
+    count({
+      skipItemFetch: { $ne: true },
+      status: { $ne: "deleted" },
+      $or: [{ status: "gone" }, unlistedBlogFilter()],
+    }),
     count({ $and: [WATCHED, { skipItemFetch: true }] }),
     count({ $and: [fetched, { status: "pending" }] }),
     count({ $and: [fetched, { status: "error" }] }),

@@ -45,7 +45,10 @@ function hostOfKey(key: string): string {
  * Last, a blog that a permanent redirect moved keeps its old keys in
  * `feedKeyAliases`: a list naming the old address finds it there.
  */
-export async function findBlogDocByFeedUrl(blogs: MongoCollections["blogs"], feedUrl: string): Promise<Document | null> {
+export async function findBlogDocByFeedUrl(
+  blogs: MongoCollections["blogs"],
+  feedUrl: string,
+): Promise<Document | null> {
   const key = feedUrlKey(feedUrl);
   const keyed = await blogs.findOne({ feedKey: key }, { sort: { _id: 1 } });
   if (keyed) return keyed;

@@ -1,11 +1,32 @@
 import type { Document, Filter, ObjectId } from "mongodb";
 import { feedUrlKey } from "../../url/normalise.js";
 import { applyEdit } from "../owner-edits.js";
-import { isListed, listedBlog, withFeedMetadata, withListing, withoutOrigin, withoutSourceKept } from "../provenance.js";
-import { StorageError, type Blog, type BlogListQuery, type BlogStore, type FetchRecord, type UpsertOutcome } from "../types.js";
+import {
+  isListed,
+  listedBlog,
+  withFeedMetadata,
+  withListing,
+  withoutOrigin,
+  withoutSourceKept,
+} from "../provenance.js";
+import {
+  StorageError,
+  type Blog,
+  type BlogListQuery,
+  type BlogStore,
+  type FetchRecord,
+  type UpsertOutcome,
+} from "../types.js";
 import { checkedEdit, checkedListing, checkedMetadata, fetchChanges } from "./blog-changes.js";
 import { countHealth, healthFilter } from "./blog-health.js";
-import { adminBlogFilter, findBlogDocByFeedUrl, listedBlogFilter, publicBlogFilter, refreshBlogItemStats, unlistedBlogFilter } from "./blog-queries.js";
+import {
+  adminBlogFilter,
+  findBlogDocByFeedUrl,
+  listedBlogFilter,
+  publicBlogFilter,
+  refreshBlogItemStats,
+  unlistedBlogFilter,
+} from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
 import { blogChanges, blogDoc, toBlog } from "./documents.js";
 import { guard, isDuplicateKey } from "./errors.js";
@@ -26,10 +47,18 @@ function listFilter(query: BlogListQuery, ids: ObjectIds): Filter<Document> {
   }
   if (query.search !== undefined && textValue(query.search, "search") !== "") {
     const pattern = escapeRegex(query.search);
-    and.push({ $or: ["title", "feedUrl", "siteUrl"].map((field) => ({ [field]: { $regex: pattern, $options: "i" } })) });
+    and.push({
+      $or: ["title", "feedUrl", "siteUrl"].map((field) => ({ [field]: { $regex: pattern, $options: "i" } })),
+    });
   }
   if (query.status !== undefined) {
-    and.push(query.status === "hidden" ? { hidden: true } : query.status === "unlisted" ? unlistedBlogFilter() : { status: blogStatusValue(query.status) });
+    and.push(
+      query.status === "hidden"
+        ? { hidden: true }
+        : query.status === "unlisted"
+          ? unlistedBlogFilter()
+          : { status: blogStatusValue(query.status) },
+    );
   }
   if (query.health !== undefined) and.push(healthFilter(query.health.condition, query.health));
   return { $and: and };
@@ -62,7 +91,10 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
   /** Gives a document the Microsub plugin wrote its normalised feed key, unless a twin holds it. */
   async function keyLegacyDoc(doc: Document): Promise<void> {
     try {
-      await blogs.updateOne({ _id: doc._id, feedKey: { $exists: false } }, { $set: { feedKey: feedUrlKey(String(doc.feedUrl ?? "")) } });
+      await blogs.updateOne(
+        { _id: doc._id, feedKey: { $exists: false } },
+        { $set: { feedKey: feedUrlKey(String(doc.feedUrl ?? "")) } },
+      );
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
@@ -83,7 +115,10 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
       if (!after) return before;
       const set = blogChanges(before, after, ids);
       if (Object.keys(set).length === 0) return after;
-      const result = await blogs.updateOne({ _id, rev: typeof doc.rev === "number" ? doc.rev : null }, { $set: set, $inc: { rev: 1 } });
+      const result = await blogs.updateOne(
+        { _id, rev: typeof doc.rev === "number" ? doc.rev : null },
+        { $set: set, $inc: { rev: 1 } },
+      );
       if (result.matchedCount === 1) return after;
     }
     throw new StorageError("MongoDB could not store a blog: it kept changing meanwhile");
@@ -238,7 +273,11 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         const after = options.after;
         const afterId = after ? ids.of(after.id) : null;
         const page = (filter: Filter<Document>, sort: Record<string, 1>, count: number) =>
-          blogs.find({ ...fetchable, ...filter }).sort(sort).limit(count).toArray();
+          blogs
+            .find({ ...fetchable, ...filter })
+            .sort(sort)
+            .limit(count)
+            .toArray();
         if (options.everyone) {
           // "Sync now" asks everyone but blogs a server told to wait, and gone ones before their weekly check, by id from the cursor.
           const wanted: Filter<Document> = {
@@ -252,7 +291,13 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         // Never-scheduled blogs first, then those due (a gone blog's weekly check too), each an index range of {nextFetchAt, _id}.
         const docs: Document[] = [];
         if (!after || after.nextFetchAt === null) {
-          docs.push(...(await page(afterId ? { nextFetchAt: null, _id: { $gt: afterId } } : { nextFetchAt: null }, { nextFetchAt: 1, _id: 1 }, max)));
+          docs.push(
+            ...(await page(
+              afterId ? { nextFetchAt: null, _id: { $gt: afterId } } : { nextFetchAt: null },
+              { nextFetchAt: 1, _id: 1 },
+              max,
+            )),
+          );
         }
         if (docs.length < max) {
           const afterAt = after?.nextFetchAt ?? null;
@@ -265,7 +310,8 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         return docs.map(toBlog);
       }),
 
-    recordFetch: (id, record) => guard("record a fetch", () => recordFetch(collections, ids, id, checkedMetadata(record))),
+    recordFetch: (id, record) =>
+      guard("record a fetch", () => recordFetch(collections, ids, id, checkedMetadata(record))),
 
     recordHint: (id, hint) =>
       guard("record a push notification's hint", async () => {
@@ -273,7 +319,11 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         if (!_id) return;
         await blogs.updateOne({ _id }, { $set: { hintBudgetAt: hint.budgetAt } });
         // Only ever earlier: a blog due sooner (or now, null) keeps its time.
-        if (hint.nextFetchAt) await blogs.updateOne({ _id, nextFetchAt: { $gt: hint.nextFetchAt } }, { $set: { nextFetchAt: hint.nextFetchAt } });
+        if (hint.nextFetchAt)
+          await blogs.updateOne(
+            { _id, nextFetchAt: { $gt: hint.nextFetchAt } },
+            { $set: { nextFetchAt: hint.nextFetchAt } },
+          );
       }),
 
     setIcon: (id, iconUrl) =>
@@ -295,7 +345,8 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
 
     count: (filter = {}) =>
       guard("count blogs", async () => {
-        const query: Document = filter.status === undefined ? adminBlogFilter() : { status: blogStatusValue(filter.status) };
+        const query: Document =
+          filter.status === undefined ? adminBlogFilter() : { status: blogStatusValue(filter.status) };
         if (filter.sourcePrefix !== undefined) {
           query.source = { $regex: `^${escapeRegex(textValue(filter.sourcePrefix, "source prefix"))}` };
         }
@@ -307,7 +358,10 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
     publicTotals: () =>
       guard("count public blogs", async () => {
         const [row] = await blogs
-          .aggregate([{ $match: publicBlogFilter() }, { $group: { _id: null, blogs: { $sum: 1 }, items: { $sum: { $ifNull: ["$itemCount", 0] } } } }])
+          .aggregate([
+            { $match: publicBlogFilter() },
+            { $group: { _id: null, blogs: { $sum: 1 }, items: { $sum: { $ifNull: ["$itemCount", 0] } } } },
+          ])
           .toArray();
         return { blogs: Number(row?.blogs ?? 0), items: Number(row?.items ?? 0) };
       }),
@@ -319,7 +373,12 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
  * write changed the blog meanwhile (then again, from a fresh read). A
  * permanent redirect moves the blog, unless another blog already has that feed.
  */
-async function recordFetch(collections: MongoCollections, ids: ObjectIds, id: string, record: FetchRecord): Promise<Blog | null> {
+async function recordFetch(
+  collections: MongoCollections,
+  ids: ObjectIds,
+  id: string,
+  record: FetchRecord,
+): Promise<Blog | null> {
   const { blogs } = collections;
   const _id = ids.of(id);
   if (!_id) return null;
@@ -343,7 +402,13 @@ async function recordFetch(collections: MongoCollections, ids: ObjectIds, id: st
       const oldKey = typeof doc.feedKey === "string" ? doc.feedKey : feedUrlKey(String(doc.feedUrl ?? ""));
       update = {
         // The old key is remembered, so lists that still name the old address find this blog.
-        $set: { ...set, feedUrl: moveTo, feedKey: feedUrlKey(moveTo), movedFrom: String(doc.feedUrl ?? ""), movedAt: set.lastFetchAt },
+        $set: {
+          ...set,
+          feedUrl: moveTo,
+          feedKey: feedUrlKey(moveTo),
+          movedFrom: String(doc.feedUrl ?? ""),
+          movedAt: set.lastFetchAt,
+        },
         $addToSet: { feedKeyAliases: oldKey },
         $inc: { rev: 1 },
       };

@@ -1,7 +1,18 @@
 import type { Document } from "mongodb";
 import { legacyFeedValues, legacyOrigins, type LegacyBlog } from "../legacy-origins.js";
 import { changedFields, feedValuesOf, listedValues } from "../provenance.js";
-import { EDITABLE_BLOG_FIELDS, type Blog, type BlogOrigin, type BlogStatus, type EditableBlogField, type FeedType, type ImportCounts, type Item, type Source, type SourceType } from "../types.js";
+import {
+  EDITABLE_BLOG_FIELDS,
+  type Blog,
+  type BlogOrigin,
+  type BlogStatus,
+  type EditableBlogField,
+  type FeedType,
+  type ImportCounts,
+  type Item,
+  type Source,
+  type SourceType,
+} from "../types.js";
 import { isObjectId, refHex, type ObjectIds } from "./object-ids.js";
 import { BLOG_STATUSES } from "./values.js";
 
@@ -93,13 +104,25 @@ export function originsOf(doc: Document): BlogOrigin[] {
     const origin = (entry ?? {}) as Document;
     const id = refHex(origin.id);
     if (id === null) return [];
-    return [{ id, kind: nonEmptyText(origin.kind), since: dateOrNull(origin.since) ?? createdAtOf(doc), values: listedValues(origin.values ?? {}) }];
+    return [
+      {
+        id,
+        kind: nonEmptyText(origin.kind),
+        since: dateOrNull(origin.since) ?? createdAtOf(doc),
+        values: listedValues(origin.values ?? {}),
+      },
+    ];
   });
 }
 
 /** Origins as stored: source ids as references (ObjectIds), the owner as text. */
 export function originDocs(origins: BlogOrigin[], ids: ObjectIds): Document[] {
-  return origins.map((origin) => ({ id: ids.ref(origin.id), kind: origin.kind, since: origin.since, values: { ...origin.values } }));
+  return origins.map((origin) => ({
+    id: ids.ref(origin.id),
+    kind: origin.kind,
+    since: origin.since,
+    values: { ...origin.values },
+  }));
 }
 
 /** Fields the owner edited on a blog document. */
@@ -146,9 +169,12 @@ export function toBlog(doc: Document): Blog {
     failureCount: countOf(doc.failureCount),
     failingSince: dateOrNull(doc.failingSince),
     deadEndSince: dateOrNull(doc.deadEndSince),
-    recentPosts: Array.isArray(doc.recentPosts) ? doc.recentPosts.map(dateOrNull).filter((date: Date | null): date is Date => date !== null) : [],
+    recentPosts: Array.isArray(doc.recentPosts)
+      ? doc.recentPosts.map(dateOrNull).filter((date: Date | null): date is Date => date !== null)
+      : [],
     lastPostAt: dateOrNull(doc.lastPostAt),
-    fetchInterval: typeof doc.fetchInterval === "number" && Number.isFinite(doc.fetchInterval) ? doc.fetchInterval : null,
+    fetchInterval:
+      typeof doc.fetchInterval === "number" && Number.isFinite(doc.fetchInterval) ? doc.fetchInterval : null,
     fetchReason: textOrNull(doc.fetchReason),
     waitUntil: dateOrNull(doc.waitUntil),
     hintBudgetAt: dateOrNull(doc.hintBudgetAt),

@@ -32,7 +32,10 @@ const DEFAULT_DATABASE = "blogroll";
  * Ids are made with the ObjectId class of the driver that owns them.
  * `close` is called by `storage.close()`; host collections need none.
  */
-export function createMongoStorage(collections: MongoCollections, options: { close?: () => Promise<void> } = {}): Storage {
+export function createMongoStorage(
+  collections: MongoCollections,
+  options: { close?: () => Promise<void> } = {},
+): Storage {
   const ids = objectIdsFor(collections.blogs);
   // Every store writes through collections that record live events; setting up uses the plain ones.
   const recording = recordingLiveEvents(collections);

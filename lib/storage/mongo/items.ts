@@ -26,7 +26,9 @@ function itemFields(item: NewItem): Document {
     published,
     author: optionalTextValue(item.author, "item author"),
     photo: optionalTextValue(item.photo, "item photo"),
-    categories: Array.isArray(item.categories) ? item.categories.map((category) => textValue(category, "item category")) : [],
+    categories: Array.isArray(item.categories)
+      ? item.categories.map((category) => textValue(category, "item category"))
+      : [],
   };
 }
 
@@ -46,7 +48,8 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
     if (query.blogId !== undefined) {
       const blogId = ids.of(query.blogId);
       if (!blogId) return null;
-      if (category !== undefined && !(await blogs.findOne({ _id: blogId, category }, { projection: { _id: 1 } }))) return null;
+      if (category !== undefined && !(await blogs.findOne({ _id: blogId, category }, { projection: { _id: 1 } })))
+        return null;
       return { blogId };
     }
     if (category === undefined) {
@@ -55,7 +58,12 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
       const unseen = (await blogs.find(notPublicBlogFilter()).project({ _id: 1 }).toArray()).map((doc) => doc._id);
       return unseen.length === 0 ? {} : { blogId: { $nin: unseen } };
     }
-    const shown = (await blogs.find({ $and: [publicBlogFilter(), { category }] }).project({ _id: 1 }).toArray()).map((doc) => doc._id);
+    const shown = (
+      await blogs
+        .find({ $and: [publicBlogFilter(), { category }] })
+        .project({ _id: 1 })
+        .toArray()
+    ).map((doc) => doc._id);
     return shown.length === 0 ? null : { blogId: { $in: shown } };
   }
 
@@ -68,7 +76,13 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
     const docs: Document[] = [];
     for (const part of [{ published: { $lte: horizon } }, { published: { $gt: horizon } }, { published: null }]) {
       if (docs.length >= wanted) break;
-      docs.push(...(await items.find({ blogId, ...part }, { hint: BLOG_NEWEST_INDEX }).sort(NEWEST_FIRST).limit(wanted - docs.length).toArray()));
+      docs.push(
+        ...(await items
+          .find({ blogId, ...part }, { hint: BLOG_NEWEST_INDEX })
+          .sort(NEWEST_FIRST)
+          .limit(wanted - docs.length)
+          .toArray()),
+      );
     }
     return docs;
   }
@@ -103,9 +117,14 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
         // counted only when the page starts past it.
         let skip = countValue(query.offset);
         const horizon = futureHorizon();
-        const parts: Filter<Document>[] = [{ published: { $lte: horizon } }, { published: { $gt: horizon } }, { published: null }];
+        const parts: Filter<Document>[] = [
+          { published: { $lte: horizon } },
+          { published: { $gt: horizon } },
+          { published: null },
+        ];
         // A category is read from its blogs' newest-first index (a merge of one range per blog), never by walking every item.
-        const findOptions = query.category !== undefined && query.blogId === undefined ? { hint: BLOG_NEWEST_INDEX } : {};
+        const findOptions =
+          query.category !== undefined && query.blogId === undefined ? { hint: BLOG_NEWEST_INDEX } : {};
         const docs: Document[] = [];
         for (const part of parts) {
           const wanted = limit - docs.length;

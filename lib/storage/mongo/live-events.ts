@@ -23,8 +23,17 @@ const SEQ_KEY = "liveEvents.seq";
 
 /** Collection methods that write documents. */
 const WRITES = new Set([
-  "insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "bulkWrite",
-  "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete", "deleteOne", "deleteMany",
+  "insertOne",
+  "insertMany",
+  "updateOne",
+  "updateMany",
+  "replaceOne",
+  "bulkWrite",
+  "findOneAndUpdate",
+  "findOneAndReplace",
+  "findOneAndDelete",
+  "deleteOne",
+  "deleteMany",
 ]);
 
 type NewEvent = { kind: "post"; blogId: string; itemId: string } | { kind: "blog"; blogId: string; change: BlogChange };
@@ -39,7 +48,8 @@ interface PublicView {
 const PAGE_PROJECTION: Document = Object.fromEntries([...PAGE_FIELDS, "lastPostAt"].map((field) => [field, 1]));
 
 /** The page's fields as one comparable text; a blog's first posts count too. */
-const pageText = (doc: Document): string => JSON.stringify([...PAGE_FIELDS.map((field) => doc[field] ?? null), doc.lastPostAt != null]);
+const pageText = (doc: Document): string =>
+  JSON.stringify([...PAGE_FIELDS.map((field) => doc[field] ?? null), doc.lastPostAt != null]);
 
 /** The filter a write selects its documents by (bulk writes: any of their operations'); null when it only inserts. */
 function writeFilter(method: string, args: unknown[]): Filter<Document> | null {
@@ -74,7 +84,10 @@ function createdIds(method: string, result: unknown): ObjectId[] {
 }
 
 /** `collection` with every write passed to `watch`, which runs it and may look before and after. */
-function watched(collection: Collection, watch: (method: string, args: unknown[], write: () => Promise<unknown>) => Promise<unknown>): Collection {
+function watched(
+  collection: Collection,
+  watch: (method: string, args: unknown[], write: () => Promise<unknown>) => Promise<unknown>,
+): Collection {
   return new Proxy(collection, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
@@ -95,19 +108,30 @@ export function recordingLiveEvents(collections: MongoCollections): MongoCollect
 
   async function record(list: NewEvent[]): Promise<void> {
     if (list.length === 0) return;
-    const counter = await meta.findOneAndUpdate({ key: SEQ_KEY }, { $inc: { seq: list.length } }, { upsert: true, returnDocument: "after" });
+    const counter = await meta.findOneAndUpdate(
+      { key: SEQ_KEY },
+      { $inc: { seq: list.length } },
+      { upsert: true, returnDocument: "after" },
+    );
     const last = Number(counter?.seq);
     const at = new Date();
-    await events.insertMany(list.map((event, index) => ({ seq: last - list.length + 1 + index, at, itemId: null, change: null, ...event })));
+    await events.insertMany(
+      list.map((event, index) => ({ seq: last - list.length + 1 + index, at, itemId: null, change: null, ...event })),
+    );
   }
 
   /** What the public sees of the blogs a filter selects, by hex id. */
   async function publicViews(filter: Filter<Document>): Promise<Map<string, PublicView>> {
     const docs = await blogs.find(filter).project(PAGE_PROJECTION).toArray();
     if (docs.length === 0) return new Map();
-    const shown = await blogs.find({ $and: [{ _id: { $in: docs.map((doc) => doc._id) } }, publicBlogFilter()] }).project({ _id: 1 }).toArray();
+    const shown = await blogs
+      .find({ $and: [{ _id: { $in: docs.map((doc) => doc._id) } }, publicBlogFilter()] })
+      .project({ _id: 1 })
+      .toArray();
     const visible = new Set(shown.map((doc) => hexId(doc._id)));
-    return new Map(docs.map((doc) => [hexId(doc._id), { _id: doc._id, visible: visible.has(hexId(doc._id)), page: pageText(doc) }]));
+    return new Map(
+      docs.map((doc) => [hexId(doc._id), { _id: doc._id, visible: visible.has(hexId(doc._id)), page: pageText(doc) }]),
+    );
   }
 
   const watchedBlogs = watched(blogs, async (method, args, write) => {
@@ -123,7 +147,13 @@ export function recordingLiveEvents(collections: MongoCollections): MongoCollect
       const was = before.get(id);
       const now = after.get(id);
       const change: BlogChange | null =
-        !was?.visible && now?.visible ? "added" : was?.visible && !now?.visible ? "removed" : was && now && was.page !== now.page && now.visible ? "updated" : null;
+        !was?.visible && now?.visible
+          ? "added"
+          : was?.visible && !now?.visible
+            ? "removed"
+            : was && now && was.page !== now.page && now.visible
+              ? "updated"
+              : null;
       if (change) changes.push({ kind: "blog", blogId: id, change });
     }
     await record(changes);
@@ -134,10 +164,18 @@ export function recordingLiveEvents(collections: MongoCollections): MongoCollect
     const result = await write();
     const created = createdIds(method, result).filter((id) => id != null);
     if (created.length === 0) return result;
-    const stored = await items.find({ _id: { $in: created } }).project({ _id: 1, blogId: 1, published: 1 }).toArray();
+    const stored = await items
+      .find({ _id: { $in: created } })
+      .project({ _id: 1, blogId: 1, published: 1 })
+      .toArray();
     const blogIds = [...new Set(stored.map((doc) => doc.blogId))];
     const newest = new Map(
-      (await blogs.find({ _id: { $in: blogIds } }).project({ lastPostAt: 1 }).toArray()).map((doc) => [hexId(doc._id), dateOrNull(doc.lastPostAt)]),
+      (
+        await blogs
+          .find({ _id: { $in: blogIds } })
+          .project({ lastPostAt: 1 })
+          .toArray()
+      ).map((doc) => [hexId(doc._id), dateOrNull(doc.lastPostAt)]),
     );
     // A post newer than any its blog showed before (an undated one counts as new). A blog never read before has none.
     const posts = stored.filter((doc) => {
@@ -160,11 +198,21 @@ export function createMongoLiveEventStore(collections: MongoCollections, ids: Ob
       guard("read live events", async () => {
         const max = countValue(limit);
         if (max === 0) return [];
-        const docs = await events.find({ seq: { $gt: Number(after) } }).sort({ seq: 1 }).limit(max).toArray();
+        const docs = await events
+          .find({ seq: { $gt: Number(after) } })
+          .sort({ seq: 1 })
+          .limit(max)
+          .toArray();
         if (docs.length === 0) return [];
         const itemIds = ids.ofList(docs.flatMap((doc) => (typeof doc.itemId === "string" ? [doc.itemId] : [])));
         // Without the content, which may be long and which events never carry.
-        const stored = itemIds.length === 0 ? [] : await items.find({ _id: { $in: itemIds } }).project({ content: 0 }).toArray();
+        const stored =
+          itemIds.length === 0
+            ? []
+            : await items
+                .find({ _id: { $in: itemIds } })
+                .project({ content: 0 })
+                .toArray();
         const byItem = new Map(
           stored.map((doc) => {
             const { content: _content, ...post } = toItem(doc);
@@ -176,7 +224,12 @@ export function createMongoLiveEventStore(collections: MongoCollections, ids: Ob
         const byBlog = new Map(shown.map((doc) => [hexId(doc._id), toBlog(doc)]));
         return docs.map((doc): LiveEvent => {
           const blogId = String(doc.blogId);
-          const common = { seq: Number(doc.seq), at: dateOrNull(doc.at) ?? new Date(0), blogId, blog: byBlog.get(blogId) ?? null };
+          const common = {
+            seq: Number(doc.seq),
+            at: dateOrNull(doc.at) ?? new Date(0),
+            blogId,
+            blog: byBlog.get(blogId) ?? null,
+          };
           return doc.kind === "post"
             ? { kind: "post", ...common, item: byItem.get(String(doc.itemId)) ?? null }
             : { kind: "blog", ...common, change: doc.change as BlogChange };

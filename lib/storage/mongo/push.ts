@@ -5,10 +5,33 @@ import { guard } from "./errors.js";
 import { textValue } from "./values.js";
 
 const FIELDS: ReadonlyArray<keyof PushSubscription> = [
-  "id", "blogId", "kind", "hub", "topic", "callbackToken", "secret", "state", "leaseSeconds", "expiresAt", "lastError",
-  "requestedAt", "verifiedAt", "lastNotifiedAt", "distrustedUntil", "createdAt", "updatedAt",
+  "id",
+  "blogId",
+  "kind",
+  "hub",
+  "topic",
+  "callbackToken",
+  "secret",
+  "state",
+  "leaseSeconds",
+  "expiresAt",
+  "lastError",
+  "requestedAt",
+  "verifiedAt",
+  "lastNotifiedAt",
+  "distrustedUntil",
+  "createdAt",
+  "updatedAt",
 ];
-const DATES = new Set<keyof PushSubscription>(["expiresAt", "requestedAt", "verifiedAt", "lastNotifiedAt", "distrustedUntil", "createdAt", "updatedAt"]);
+const DATES = new Set<keyof PushSubscription>([
+  "expiresAt",
+  "requestedAt",
+  "verifiedAt",
+  "lastNotifiedAt",
+  "distrustedUntil",
+  "createdAt",
+  "updatedAt",
+]);
 
 /** A stored document as the port's record: dates as Dates, absent fields as null. */
 function toSubscription(doc: Document): PushSubscription {
@@ -34,23 +57,37 @@ export function createMongoPushStore({ push }: MongoCollections): PushStore {
     put: (subscription) =>
       guard("store a push subscription", async () => {
         const id = textValue(subscription.id, "subscription id");
-        await push.deleteMany({ blogId: textValue(subscription.blogId, "blog id"), kind: textValue(subscription.kind, "kind"), id: { $ne: id } });
+        await push.deleteMany({
+          blogId: textValue(subscription.blogId, "blog id"),
+          kind: textValue(subscription.kind, "kind"),
+          id: { $ne: id },
+        });
         await push.updateOne({ id }, { $set: toDocument(subscription) }, { upsert: true });
       }),
-    get: (id) => guard("read a push subscription", async () => {
-      const doc = await push.findOne({ id: textValue(id, "subscription id") });
-      return doc ? toSubscription(doc) : null;
-    }),
-    getByToken: (token) => guard("read a push subscription", async () => {
-      const doc = await push.findOne({ callbackToken: textValue(token, "callback") });
-      return doc ? toSubscription(doc) : null;
-    }),
+    get: (id) =>
+      guard("read a push subscription", async () => {
+        const doc = await push.findOne({ id: textValue(id, "subscription id") });
+        return doc ? toSubscription(doc) : null;
+      }),
+    getByToken: (token) =>
+      guard("read a push subscription", async () => {
+        const doc = await push.findOne({ callbackToken: textValue(token, "callback") });
+        return doc ? toSubscription(doc) : null;
+      }),
     listByBlog: (blogId) => guard("list push subscriptions", () => list({ blogId: textValue(blogId, "blog id") })),
     listByTopic: (kind: PushKind, topic) =>
       guard("list push subscriptions", () => list({ kind: textValue(kind, "kind"), topic: textValue(topic, "topic") })),
     list: () => guard("list push subscriptions", () => list({})),
     noteNotified: (id, at) =>
-      guard("note a push notification", async () => void (await push.updateOne({ id: textValue(id, "subscription id") }, { $set: { lastNotifiedAt: at } }))),
-    delete: (id) => guard("delete a push subscription", async () => (await push.deleteOne({ id: textValue(id, "subscription id") })).deletedCount > 0),
+      guard(
+        "note a push notification",
+        async () =>
+          void (await push.updateOne({ id: textValue(id, "subscription id") }, { $set: { lastNotifiedAt: at } })),
+      ),
+    delete: (id) =>
+      guard(
+        "delete a push subscription",
+        async () => (await push.deleteOne({ id: textValue(id, "subscription id") })).deletedCount > 0,
+      ),
   };
 }

@@ -20,11 +20,17 @@ const toEntry = (doc: Document): Recommendation => ({
  * (entries capped, so a document stays far below MongoDB's 16 MB) and one
  * `{ kind: "dismissed", feedKey }` document per dismissed suggestion.
  */
-export function createMongoRecommendationStore({ recommendations, blogs }: MongoCollections, ids: ObjectIds): RecommendationStore {
+export function createMongoRecommendationStore(
+  { recommendations, blogs }: MongoCollections,
+  ids: ObjectIds,
+): RecommendationStore {
   return {
     getBlogroll: (blogId) =>
       guard("read a blog's blogroll", async () => {
-        const doc = await recommendations.findOne({ kind: "blogroll", blogId: textValue(blogId, "blog id") }, { projection: { entries: 0 } });
+        const doc = await recommendations.findOne(
+          { kind: "blogroll", blogId: textValue(blogId, "blog id") },
+          { projection: { entries: 0 } },
+        );
         if (!doc) return null;
         return {
           blogId: doc.blogId,
@@ -60,12 +66,19 @@ export function createMongoRecommendationStore({ recommendations, blogs }: Mongo
             description: entry.description,
           }));
         }
-        await recommendations.updateOne({ kind: "blogroll", blogId }, { $set: set, $setOnInsert: entries ? {} : { entries: [] } }, { upsert: true });
+        await recommendations.updateOne(
+          { kind: "blogroll", blogId },
+          { $set: set, $setOnInsert: entries ? {} : { entries: [] } },
+          { upsert: true },
+        );
       }),
 
     entries: (blogId) =>
       guard("read a blog's recommendations", async () => {
-        const doc = await recommendations.findOne({ kind: "blogroll", blogId: textValue(blogId, "blog id") }, { projection: { entries: 1 } });
+        const doc = await recommendations.findOne(
+          { kind: "blogroll", blogId: textValue(blogId, "blog id") },
+          { projection: { entries: 1 } },
+        );
         return Array.isArray(doc?.entries) ? doc.entries.map(toEntry) : [];
       }),
 
@@ -77,7 +90,8 @@ export function createMongoRecommendationStore({ recommendations, blogs }: Mongo
           if (typeof blog.feedKey === "string") excluded.add(blog.feedKey);
           for (const alias of Array.isArray(blog.feedKeyAliases) ? blog.feedKeyAliases : []) excluded.add(alias);
         }
-        for await (const doc of recommendations.find({ kind: "dismissed" }, { projection: { feedKey: 1 } })) excluded.add(doc.feedKey);
+        for await (const doc of recommendations.find({ kind: "dismissed" }, { projection: { feedKey: 1 } }))
+          excluded.add(doc.feedKey);
         const groups = await recommendations
           .aggregate([
             { $match: { kind: "blogroll" } },
@@ -104,19 +118,21 @@ export function createMongoRecommendationStore({ recommendations, blogs }: Mongo
             { $limit: Math.max(1, Math.floor(limit)) },
           ])
           .toArray();
-        return groups.map(
-          (group): SuggestionCandidate => ({
-            outlines: (group.outlines as Document[])
-              .map((outline) => ({ ...toEntry(outline), blogId: String(outline.blogId) }))
-              .sort((a, b) => (a.blogId < b.blogId ? -1 : a.blogId > b.blogId ? 1 : 0)),
-          }),
-        );
+        return groups.map((group): SuggestionCandidate => ({
+          outlines: (group.outlines as Document[])
+            .map((outline) => ({ ...toEntry(outline), blogId: String(outline.blogId) }))
+            .sort((a, b) => (a.blogId < b.blogId ? -1 : a.blogId > b.blogId ? 1 : 0)),
+        }));
       }),
 
     dismiss: (feedUrl, at = new Date()) =>
       guard("dismiss a suggestion", async () => {
         const feedKey = feedUrlKey(textValue(feedUrl, "feed address"));
-        await recommendations.updateOne({ kind: "dismissed", feedKey }, { $setOnInsert: { feedUrl, dismissedAt: dateValue(at, "time") } }, { upsert: true });
+        await recommendations.updateOne(
+          { kind: "dismissed", feedKey },
+          { $setOnInsert: { feedUrl, dismissedAt: dateValue(at, "time") } },
+          { upsert: true },
+        );
       }),
   };
 }

@@ -12,7 +12,11 @@ import { objectIdsFor, refHex } from "./object-ids.js";
 /** An existing index with the same keys but other options (85) or the same name (86) is kept as it is. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
 
-async function ensureIndex(collection: Collection, keys: IndexSpecification, options: CreateIndexesOptions = {}): Promise<void> {
+async function ensureIndex(
+  collection: Collection,
+  keys: IndexSpecification,
+  options: CreateIndexesOptions = {},
+): Promise<void> {
   try {
     await collection.createIndex(keys, options);
   } catch (error) {
@@ -44,10 +48,16 @@ async function convertTextDates(collections: MongoCollections): Promise<void> {
 
 /** Gives documents without a normalised key (Microsub's, older ones) their key, unless a twin holds it. */
 async function backfillFeedKeys(blogs: Collection): Promise<void> {
-  const docs = await blogs.find({ feedKey: { $exists: false }, feedUrl: { $type: "string" } }).project({ feedUrl: 1 }).toArray();
+  const docs = await blogs
+    .find({ feedKey: { $exists: false }, feedUrl: { $type: "string" } })
+    .project({ feedUrl: 1 })
+    .toArray();
   for (const doc of docs) {
     try {
-      await blogs.updateOne({ _id: doc._id, feedKey: { $exists: false } }, { $set: { feedKey: feedUrlKey(doc.feedUrl) } });
+      await blogs.updateOne(
+        { _id: doc._id, feedKey: { $exists: false } },
+        { $set: { feedKey: feedUrlKey(doc.feedUrl) } },
+      );
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
@@ -59,8 +69,12 @@ async function backfillFeedKeys(blogs: Collection): Promise<void> {
  * post, and a failing blog's last failure for the start of its failures.
  */
 async function backfillSchedules(blogs: Collection): Promise<void> {
-  await blogs.updateMany({ lastPostAt: { $exists: false } }, [{ $set: { lastPostAt: { $ifNull: ["$lastItemAt", null] } } }]);
-  await blogs.updateMany({ failingSince: { $exists: false }, status: "error" }, [{ $set: { failingSince: { $ifNull: ["$lastFetchAt", null] } } }]);
+  await blogs.updateMany({ lastPostAt: { $exists: false } }, [
+    { $set: { lastPostAt: { $ifNull: ["$lastItemAt", null] } } },
+  ]);
+  await blogs.updateMany({ failingSince: { $exists: false }, status: "error" }, [
+    { $set: { failingSince: { $ifNull: ["$lastFetchAt", null] } } },
+  ]);
 }
 
 /**
@@ -69,7 +83,10 @@ async function backfillSchedules(blogs: Collection): Promise<void> {
  * so one missing field stands for all of them (one pass over the blogs).
  */
 async function backfillOwnerFields(blogs: Collection): Promise<void> {
-  await blogs.updateMany({ relationship: { $exists: false } }, { $set: { relationship: [], note: null, fediverse: null, fediverseUrl: null } });
+  await blogs.updateMany(
+    { relationship: { $exists: false } },
+    { $set: { relationship: [], note: null, fediverse: null, fediverseUrl: null } },
+  );
 }
 
 /**
@@ -82,7 +99,10 @@ async function untypeHostTitles(blogs: Collection): Promise<void> {
   for (const doc of typed) {
     if (typeof doc.title !== "string" || typeof doc.feedUrl !== "string") continue;
     if (!isHostTitle(doc.title, doc.feedUrl, typeof doc.movedFrom === "string" ? doc.movedFrom : null)) continue;
-    await blogs.updateOne({ _id: doc._id }, { $pull: { ownerEdited: "title" } as Document, $set: { etag: null, lastModified: null } });
+    await blogs.updateOne(
+      { _id: doc._id },
+      { $pull: { ownerEdited: "title" } as Document, $set: { etag: null, lastModified: null } },
+    );
   }
 }
 
@@ -106,16 +126,24 @@ async function backfillOrigins(collections: MongoCollections): Promise<void> {
   const { blogs, sources } = collections;
   const ids = objectIdsFor(blogs);
   const kinds = new Map<string, string>();
-  for await (const source of sources.find({}, { projection: { type: 1 } })) kinds.set(refHex(source._id) ?? "", originKind(source.type as SourceType));
+  for await (const source of sources.find({}, { projection: { type: 1 } }))
+    kinds.set(refHex(source._id) ?? "", originKind(source.type as SourceType));
   let hadSources = false;
   for await (const doc of blogs.find({ origins: { $exists: false } })) {
     const legacy = legacyBlogOf(doc);
     hadSources ||= legacy.sourceIds.length > 0;
     const origins = legacyOrigins(legacy, (id) => kinds.get(id));
-    const set: Document = { origins: originDocs(origins, ids), feedValues: legacyFeedValues(legacy), source: origins[0]?.kind ?? null };
+    const set: Document = {
+      origins: originDocs(origins, ids),
+      feedValues: legacyFeedValues(legacy),
+      source: origins[0]?.kind ?? null,
+    };
     // A blog no longer listed is one without origins; its status is its feed's again.
     if (doc.status === "inactive") set.status = doc.lastFetchAt ? "active" : "pending";
-    await blogs.updateOne({ _id: doc._id, origins: { $exists: false } }, { $set: set, $unset: { sourceId: "", sourceIds: "" } });
+    await blogs.updateOne(
+      { _id: doc._id, origins: { $exists: false } },
+      { $set: set, $unset: { sourceId: "", sourceIds: "" } },
+    );
   }
   if (hadSources) await sources.updateMany({}, { $set: { etag: null, lastModified: null } });
 }
@@ -138,7 +166,11 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   const { blogs, items, meta, push } = collections;
   await convertTextDates(collections);
 
-  await ensureIndex(blogs, { feedKey: 1 }, { unique: true, partialFilterExpression: { feedKey: { $exists: true } }, name: "feedKey_unique" });
+  await ensureIndex(
+    blogs,
+    { feedKey: 1 },
+    { unique: true, partialFilterExpression: { feedKey: { $exists: true } }, name: "feedKey_unique" },
+  );
   await ensureIndex(blogs, { feedUrl: 1 });
   await ensureIndex(blogs, { status: 1, hidden: 1, category: 1 });
   await dropIndex(blogs, "sourceIds_1");
@@ -169,8 +201,16 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(push, { callbackToken: 1 }, { unique: true });
   await ensureIndex(push, { blogId: 1, kind: 1 });
   await ensureIndex(push, { kind: 1, topic: 1 });
-  await ensureIndex(collections.recommendations, { kind: 1, blogId: 1 }, { unique: true, partialFilterExpression: { kind: "blogroll" }, name: "blogroll_unique" });
+  await ensureIndex(
+    collections.recommendations,
+    { kind: 1, blogId: 1 },
+    { unique: true, partialFilterExpression: { kind: "blogroll" }, name: "blogroll_unique" },
+  );
   await ensureIndex(collections.events, { seq: 1 }, { unique: true });
   await ensureIndex(collections.events, { at: 1 });
-  await ensureIndex(collections.recommendations, { kind: 1, feedKey: 1 }, { unique: true, partialFilterExpression: { kind: "dismissed" }, name: "dismissed_unique" });
+  await ensureIndex(
+    collections.recommendations,
+    { kind: 1, feedKey: 1 },
+    { unique: true, partialFilterExpression: { kind: "dismissed" }, name: "dismissed_unique" },
+  );
 }

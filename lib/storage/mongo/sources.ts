@@ -20,7 +20,8 @@ function patchChanges(patch: SourcePatch): Document {
     set.status = patch.status;
   }
   if (patch.lastError !== undefined) set.lastError = optionalTextValue(patch.lastError, "error");
-  if (patch.lastSyncAt !== undefined) set.lastSyncAt = patch.lastSyncAt === null ? null : dateValue(patch.lastSyncAt, "sync time");
+  if (patch.lastSyncAt !== undefined)
+    set.lastSyncAt = patch.lastSyncAt === null ? null : dateValue(patch.lastSyncAt, "sync time");
   if (patch.lastImport !== undefined) {
     const counts = patch.lastImport;
     set.lastImport =
@@ -77,7 +78,11 @@ export function createMongoSourceStore({ sources }: MongoCollections, ids: Objec
         const _id = ids.of(id);
         if (!_id) return null;
         const set = patchChanges(patch);
-        const doc = await sources.findOneAndUpdate({ _id }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: "after" });
+        const doc = await sources.findOneAndUpdate(
+          { _id },
+          { $set: { ...set, updatedAt: new Date() } },
+          { returnDocument: "after" },
+        );
         return doc ? toSource(doc) : null;
       }),
 

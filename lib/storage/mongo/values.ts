@@ -40,5 +40,5 @@ export function dateValue(value: unknown, what: string): Date {
 
 /** Escapes regular-expression metacharacters so user text matches literally. */
 export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }

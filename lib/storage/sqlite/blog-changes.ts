@@ -37,7 +37,10 @@ export function applyFetch(stored: Blog, record: FetchRecord, newFeedUrl: string
 }
 
 /** The schedule fields a fetch sets; the newest post date only ever moves forward. */
-export function scheduleFields(blog: Pick<Blog, "lastPostAt">, schedule: NonNullable<FetchRecord["schedule"]>): Partial<Blog> {
+export function scheduleFields(
+  blog: Pick<Blog, "lastPostAt">,
+  schedule: NonNullable<FetchRecord["schedule"]>,
+): Partial<Blog> {
   const recentPosts = [...schedule.recentPosts].sort((a, b) => b.getTime() - a.getTime());
   const newest = recentPosts[0] ?? null;
   return {

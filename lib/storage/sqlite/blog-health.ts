@@ -7,12 +7,21 @@ import { toIso } from "./rows.js";
 const WATCHED = `b.status != 'deleted' AND ${LISTED_BLOG}`;
 
 /** The WHERE condition (table alias `b`) of a health condition, shared by the list filter and the counts. */
-export function healthSql(condition: "dormant" | "failing" | "moved", query: BlogHealthQuery): { sql: string; params: unknown[] } {
+export function healthSql(
+  condition: "dormant" | "failing" | "moved",
+  query: BlogHealthQuery,
+): { sql: string; params: unknown[] } {
   switch (condition) {
     case "dormant":
-      return { sql: `(${WATCHED} AND b.last_post_at IS NOT NULL AND b.last_post_at < ?)`, params: [toIso(query.dormantBefore)] };
+      return {
+        sql: `(${WATCHED} AND b.last_post_at IS NOT NULL AND b.last_post_at < ?)`,
+        params: [toIso(query.dormantBefore)],
+      };
     case "failing":
-      return { sql: `(${WATCHED} AND b.status = 'error' AND b.failing_since <= ?)`, params: [toIso(query.failingSince)] };
+      return {
+        sql: `(${WATCHED} AND b.status = 'error' AND b.failing_since <= ?)`,
+        params: [toIso(query.failingSince)],
+      };
     case "moved":
       return { sql: `(${WATCHED} AND b.moved_from IS NOT NULL)`, params: [] };
   }

@@ -27,12 +27,15 @@ export function blogListSql(query: BlogListQuery): BlogListSql {
   if (query.origin !== undefined) {
     conditions.push("EXISTS (SELECT 1 FROM json_each(b.origins) WHERE json_extract(value, '$.id') = ?)");
     params.push(query.origin.id);
-    if (query.origin.shared !== undefined) conditions.push(`json_array_length(b.origins) ${query.origin.shared ? ">" : "="} 1`);
+    if (query.origin.shared !== undefined)
+      conditions.push(`json_array_length(b.origins) ${query.origin.shared ? ">" : "="} 1`);
   }
   if (query.search) {
     // instr, not LIKE: the search text is literal, "%" and "_" included.
     const needle = query.search.toLowerCase();
-    conditions.push("(instr(b.title_sort, ?) > 0 OR instr(lower(b.feed_url), ?) > 0 OR instr(lower(coalesce(b.site_url, '')), ?) > 0)");
+    conditions.push(
+      "(instr(b.title_sort, ?) > 0 OR instr(lower(b.feed_url), ?) > 0 OR instr(lower(coalesce(b.site_url, '')), ?) > 0)",
+    );
     params.push(needle, needle, needle);
   }
   if (query.status === "hidden") conditions.push("b.hidden = 1");
@@ -46,7 +49,11 @@ export function blogListSql(query: BlogListQuery): BlogListSql {
     conditions.push(health.sql);
     params.push(...health.params);
   }
-  return { where: conditions.join(" AND "), params, orderBy: query.sort === "recent" ? ORDER_BY_RECENT : ORDER_BY_TITLE };
+  return {
+    where: conditions.join(" AND "),
+    params,
+    orderBy: query.sort === "recent" ? ORDER_BY_RECENT : ORDER_BY_TITLE,
+  };
 }
 
 /** A non-negative whole number for LIMIT/OFFSET (SQLite reads a negative LIMIT as "no limit"). */

@@ -12,7 +12,9 @@ import { refreshBlogItemStats } from "./item-stats.js";
 import { BLOG_COLUMNS, blogToParams, rowToBlog, toIso, type BlogRow } from "./rows.js";
 
 const INSERT_BLOG = `INSERT INTO blogs (${BLOG_COLUMNS.join(", ")}) VALUES (${BLOG_COLUMNS.map((c) => `@${c}`).join(", ")})`;
-const UPDATE_BLOG = `UPDATE blogs SET ${BLOG_COLUMNS.filter((c) => c !== "id").map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`;
+const UPDATE_BLOG = `UPDATE blogs SET ${BLOG_COLUMNS.filter((c) => c !== "id")
+  .map((c) => `${c} = @${c}`)
+  .join(", ")} WHERE id = @id`;
 /** Blogs an origin lists (parameter @origin), by the origins column of alias `b`. */
 const LISTED_BY_ORIGIN = "EXISTS (SELECT 1 FROM json_each(b.origins) WHERE json_extract(value, '$.id') = @origin)";
 
@@ -40,17 +42,22 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
   /** The blog holding a feed URL key, or else the one a permanent redirect moved away from it. */
   const byKey = (key: string) =>
     (ctx.statement("SELECT * FROM blogs WHERE feed_url_key = ?").get(key) as BlogRow | undefined) ??
-    (ctx.statement("SELECT b.* FROM blog_feed_aliases a JOIN blogs b ON b.id = a.blog_id WHERE a.key = ?").get(key) as BlogRow | undefined);
+    (ctx.statement("SELECT b.* FROM blog_feed_aliases a JOIN blogs b ON b.id = a.blog_id WHERE a.key = ?").get(key) as
+      BlogRow | undefined);
   const insert = (blog: Blog) => ctx.statement(INSERT_BLOG).run(blogToParams(blog, feedUrlKey(blog.feedUrl)));
   const save = (blog: Blog) => ctx.statement(UPDATE_BLOG).run(blogToParams(blog, feedUrlKey(blog.feedUrl)));
   const listedBy = (origin: string) =>
-    (ctx.statement(`SELECT * FROM blogs b WHERE ${LISTED_BY_ORIGIN} ORDER BY b.id`).all({ origin }) as BlogRow[]).map(rowToBlog);
+    (ctx.statement(`SELECT * FROM blogs b WHERE ${LISTED_BY_ORIGIN} ORDER BY b.id`).all({ origin }) as BlogRow[]).map(
+      rowToBlog,
+    );
 
   return {
     list: (query) =>
       ctx.guard("blogs.list", () => {
         const { where, params, orderBy } = blogListSql(query);
-        const { total } = ctx.statement(`SELECT count(*) AS total FROM blogs b WHERE ${where}`).get(...params) as { total: number };
+        const { total } = ctx.statement(`SELECT count(*) AS total FROM blogs b WHERE ${where}`).get(...params) as {
+          total: number;
+        };
         const limit = wholeNumber(query.limit);
         if (limit === 0 || total === 0) return { items: [], total };
         const rows = ctx
@@ -74,7 +81,9 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
     getMany: (ids) =>
       ctx.guard("blogs.getMany", () => {
         if (ids.length === 0) return [];
-        const rows = ctx.statement("SELECT * FROM blogs WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as BlogRow[];
+        const rows = ctx
+          .statement("SELECT * FROM blogs WHERE id IN (SELECT value FROM json_each(?))")
+          .all(JSON.stringify(ids)) as BlogRow[];
         return rows.map(rowToBlog);
       }),
 
@@ -140,7 +149,10 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           const orphans: string[] = [];
           for (const blog of listedBy(sourceId)) {
             // Deleted blogs only forget it: purging them would free their URL for re-creation.
-            const after = keep && blog.status !== "deleted" ? withoutSourceKept(blog, sourceId, now) : withoutOrigin(blog, sourceId, now);
+            const after =
+              keep && blog.status !== "deleted"
+                ? withoutSourceKept(blog, sourceId, now)
+                : withoutOrigin(blog, sourceId, now);
             save(after);
             if (!isListed(after) && after.status !== "deleted") orphans.push(after.id);
           }
@@ -155,14 +167,16 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
       }),
 
     categories: () =>
-      ctx.guard("blogs.categories", () =>
-        ctx
-          .statement(
-            `SELECT b.category AS name, count(*) AS count FROM blogs b
+      ctx.guard(
+        "blogs.categories",
+        () =>
+          ctx
+            .statement(
+              `SELECT b.category AS name, count(*) AS count FROM blogs b
              WHERE ${PUBLIC_BLOG} AND b.category IS NOT NULL AND b.category != ''
              GROUP BY b.category ORDER BY b.category`,
-          )
-          .all() as CategoryCount[],
+            )
+            .all() as CategoryCount[],
       ),
 
     listDue: (now, limit, options = {}) =>
@@ -171,17 +185,27 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
         const after = options.after;
         if (wanted === 0) return [];
         if (options.everyone) {
-          return (ctx.statement(EVERY_FETCHABLE_BLOG_SQL).all({ now: toIso(now), afterId: after?.id ?? "", limit: wanted }) as BlogRow[]).map(rowToBlog);
+          return (
+            ctx
+              .statement(EVERY_FETCHABLE_BLOG_SQL)
+              .all({ now: toIso(now), afterId: after?.id ?? "", limit: wanted }) as BlogRow[]
+          ).map(rowToBlog);
         }
         const rows: BlogRow[] = [];
         if (!after || after.nextFetchAt === null) {
-          rows.push(...(ctx.statement(DUE_UNSCHEDULED_SQL).all({ afterId: after?.id ?? "", limit: wanted }) as BlogRow[]));
+          rows.push(
+            ...(ctx.statement(DUE_UNSCHEDULED_SQL).all({ afterId: after?.id ?? "", limit: wanted }) as BlogRow[]),
+          );
         }
         if (rows.length < wanted) {
           // Past the never-scheduled ones: from the start of the scheduled range, or after the cursor within it.
           const afterAt = after?.nextFetchAt ? toIso(after.nextFetchAt) : "";
           const afterId = after?.nextFetchAt ? after.id : "";
-          rows.push(...(ctx.statement(DUE_SCHEDULED_SQL).all({ now: toIso(now), afterAt, afterId, limit: wanted - rows.length }) as BlogRow[]));
+          rows.push(
+            ...(ctx
+              .statement(DUE_SCHEDULED_SQL)
+              .all({ now: toIso(now), afterAt, afterId, limit: wanted - rows.length }) as BlogRow[]),
+          );
         }
         return rows.map(rowToBlog);
       }),
@@ -200,9 +224,11 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           save(blog);
           if (newFeedUrl) {
             // Lists that still name the old address find the moved blog, not a new twin.
-            ctx.statement(
-              "INSERT INTO blog_feed_aliases (key, blog_id) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blog_id = excluded.blog_id",
-            ).run(row.feed_url_key, id);
+            ctx
+              .statement(
+                "INSERT INTO blog_feed_aliases (key, blog_id) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET blog_id = excluded.blog_id",
+              )
+              .run(row.feed_url_key, id);
             ctx.statement("DELETE FROM blog_feed_aliases WHERE key = ?").run(feedUrlKey(newFeedUrl));
           }
           return blog;
@@ -212,10 +238,13 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
     recordHint: (id, hint) =>
       ctx.guard("blogs.recordHint", () => {
         const budgetAt = toIso(hint.budgetAt);
-        if (!hint.nextFetchAt) return void ctx.statement("UPDATE blogs SET hint_budget_at = ? WHERE id = ?").run(budgetAt, id);
+        if (!hint.nextFetchAt)
+          return void ctx.statement("UPDATE blogs SET hint_budget_at = ? WHERE id = ?").run(budgetAt, id);
         const at = toIso(hint.nextFetchAt);
         ctx
-          .statement("UPDATE blogs SET hint_budget_at = ?, next_fetch_at = CASE WHEN next_fetch_at > ? THEN ? ELSE next_fetch_at END WHERE id = ?")
+          .statement(
+            "UPDATE blogs SET hint_budget_at = ?, next_fetch_at = CASE WHEN next_fetch_at > ? THEN ? ELSE next_fetch_at END WHERE id = ?",
+          )
           .run(budgetAt, at, at, id);
       }),
 
@@ -241,7 +270,9 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           conditions.push("substr(b.source, 1, ?) = ?");
           params.push(filter.sourcePrefix.length, filter.sourcePrefix);
         }
-        const row = ctx.statement(`SELECT count(*) AS n FROM blogs b WHERE ${conditions.join(" AND ")}`).get(...params) as { n: number };
+        const row = ctx
+          .statement(`SELECT count(*) AS n FROM blogs b WHERE ${conditions.join(" AND ")}`)
+          .get(...params) as { n: number };
         return row.n;
       }),
 
@@ -249,9 +280,12 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
 
     publicTotals: () =>
       ctx.guard("blogs.publicTotals", () => {
-        const row = ctx.statement(`SELECT count(*) AS blogs, coalesce(sum(b.item_count), 0) AS items FROM blogs b WHERE ${PUBLIC_BLOG}`).get() as { blogs: number; items: number };
+        const row = ctx
+          .statement(
+            `SELECT count(*) AS blogs, coalesce(sum(b.item_count), 0) AS items FROM blogs b WHERE ${PUBLIC_BLOG}`,
+          )
+          .get() as { blogs: number; items: number };
         return { blogs: row.blogs, items: row.items };
       }),
   };
 }
-

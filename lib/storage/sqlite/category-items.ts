@@ -28,7 +28,15 @@ export const CATEGORY_UNDATED_SQL = `SELECT i.* FROM blogs b CROSS JOIN items i 
 
 /** Newest first, as the items_newest index orders: published desc (ISO text), then id desc. */
 const newerFirst = (a: ItemRow, b: ItemRow) =>
-  a.published === b.published ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : (a.published ?? "") < (b.published ?? "") ? 1 : -1;
+  a.published === b.published
+    ? a.id < b.id
+      ? 1
+      : a.id > b.id
+        ? -1
+        : 0
+    : (a.published ?? "") < (b.published ?? "")
+      ? 1
+      : -1;
 
 /**
  * The first `wanted` posts of a category in list order, driven from the

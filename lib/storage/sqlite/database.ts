@@ -51,7 +51,9 @@ export function openSqlite(file: string): SqliteContext {
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     db = new Database(file);
     // WAL lets readers (the API) run while a sync writes; NORMAL sync is safe with WAL.
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`);
+    db.exec(
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`,
+    );
   } catch (error) {
     throw toStorageError("open", error);
   }

@@ -9,7 +9,10 @@ import { rowToItem, toIso, toIsoOrNull, type ItemRow } from "./rows.js";
 import { futureHorizon } from "../future.js";
 
 /** The columns an upsert compares and rewrites; `fetched_at` keeps the first sighting. */
-type ItemContent = Pick<ItemRow, "url" | "title" | "summary" | "content" | "published" | "author" | "photo" | "categories">;
+type ItemContent = Pick<
+  ItemRow,
+  "url" | "title" | "summary" | "content" | "published" | "author" | "photo" | "categories"
+>;
 const CONTENT_COLUMNS = ["url", "title", "summary", "content", "published", "author", "photo", "categories"] as const;
 
 function itemContent(item: NewItem): ItemContent {
@@ -25,7 +28,8 @@ function itemContent(item: NewItem): ItemContent {
   };
 }
 
-const sameContent = (row: ItemContent, next: ItemContent) => CONTENT_COLUMNS.every((column) => row[column] === next[column]);
+const sameContent = (row: ItemContent, next: ItemContent) =>
+  CONTENT_COLUMNS.every((column) => row[column] === next[column]);
 
 // Newest first; DESC puts undated (NULL) items after dated ones.
 const NEWEST_FIRST = "ORDER BY i.published DESC, i.id DESC";
@@ -38,7 +42,10 @@ const NEWEST_FIRST = "ORDER BY i.published DESC, i.id DESC";
  * CROSS JOIN keeps items as the outer loop: SQLite walks the newest-first
  * index and checks each item's blog by primary key, stopping at the limit.
  */
-export function itemListSql(query: ItemListQuery, now = new Date()): Array<{ sql: string; count: string; params: unknown[] }> {
+export function itemListSql(
+  query: ItemListQuery,
+  now = new Date(),
+): Array<{ sql: string; count: string; params: unknown[] }> {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (query.blogId !== undefined) {
@@ -63,7 +70,12 @@ export function itemListSql(query: ItemListQuery, now = new Date()): Array<{ sql
 }
 
 /** One page over parts that follow one another: a part is counted only when the page starts past it. */
-function pageOverParts(ctx: SqliteContext, parts: ReturnType<typeof itemListSql>, limit: number, offset: number): ItemRow[] {
+function pageOverParts(
+  ctx: SqliteContext,
+  parts: ReturnType<typeof itemListSql>,
+  limit: number,
+  offset: number,
+): ItemRow[] {
   const rows: ItemRow[] = [];
   let skip = offset;
   for (const part of parts) {
@@ -78,7 +90,16 @@ function pageOverParts(ctx: SqliteContext, parts: ReturnType<typeof itemListSql>
 }
 
 /** Newest first within one part of a blog's items: published desc (ISO text sorts as dates), then id desc. */
-const newestFirst = (a: ItemRow, b: ItemRow) => ((b.published ?? "") > (a.published ?? "") ? 1 : (b.published ?? "") < (a.published ?? "") ? -1 : b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
+const newestFirst = (a: ItemRow, b: ItemRow) =>
+  (b.published ?? "") > (a.published ?? "")
+    ? 1
+    : (b.published ?? "") < (a.published ?? "")
+      ? -1
+      : b.id > a.id
+        ? 1
+        : b.id < a.id
+          ? -1
+          : 0;
 
 /**
  * The parts of latestByBlog, in list order: for each blog of a JSON array,
@@ -131,12 +152,16 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
       ctx.guard("items.upsertMany", () =>
         ctx.write(() => {
           const fetched = toIso(fetchedAt);
-          const find = ctx.statement(`SELECT id, ${CONTENT_COLUMNS.join(", ")} FROM items WHERE blog_id = ? AND uid = ?`);
+          const find = ctx.statement(
+            `SELECT id, ${CONTENT_COLUMNS.join(", ")} FROM items WHERE blog_id = ? AND uid = ?`,
+          );
           const insert = ctx.statement(
             `INSERT INTO items (id, blog_id, uid, fetched_at, ${CONTENT_COLUMNS.join(", ")})
              VALUES (@id, @blog_id, @uid, @fetched_at, ${CONTENT_COLUMNS.map((c) => `@${c}`).join(", ")})`,
           );
-          const update = ctx.statement(`UPDATE items SET ${CONTENT_COLUMNS.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`);
+          const update = ctx.statement(
+            `UPDATE items SET ${CONTENT_COLUMNS.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`,
+          );
           let added = 0;
           let updated = 0;
           for (const item of items) {
@@ -161,7 +186,9 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
         const offset = wholeNumber(query.offset);
         if (query.category !== undefined && query.blogId === undefined) {
           const horizon = toIso(futureHorizon());
-          return categoryItemRows(ctx, query.category, horizon, offset + limit).slice(offset, offset + limit).map(rowToItem);
+          return categoryItemRows(ctx, query.category, horizon, offset + limit)
+            .slice(offset, offset + limit)
+            .map(rowToItem);
         }
         return pageOverParts(ctx, itemListSql(query), limit, offset).map(rowToItem);
       }),
@@ -178,14 +205,17 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
         let short = [...new Set(blogIds)];
         for (const part of LATEST_PARTS) {
           if (short.length === 0) break;
-          const found = ctx.statement(part.sql).all(JSON.stringify(short), ...(part.dated ? [horizon] : []), wanted) as ItemRow[];
+          const found = ctx
+            .statement(part.sql)
+            .all(JSON.stringify(short), ...(part.dated ? [horizon] : []), wanted) as ItemRow[];
           const byBlog = new Map<string, ItemRow[]>();
           for (const row of found) {
             const own = byBlog.get(row.blog_id);
             if (own) own.push(row);
             else byBlog.set(row.blog_id, [row]);
           }
-          for (const [blogId, own] of byBlog) rows.set(blogId, [...(rows.get(blogId) ?? []), ...own.sort(newestFirst)].slice(0, wanted));
+          for (const [blogId, own] of byBlog)
+            rows.set(blogId, [...(rows.get(blogId) ?? []), ...own.sort(newestFirst)].slice(0, wanted));
           short = short.filter((blogId) => (rows.get(blogId)?.length ?? 0) < wanted);
         }
         for (const [blogId, own] of rows) latest.set(blogId, own.map(rowToItem));
@@ -210,11 +240,16 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
       ctx.guard("items.deleteAll", () =>
         ctx.write(() => {
           const deleted = ctx.statement("DELETE FROM items").run().changes;
-          ctx.statement("UPDATE blogs SET item_count = 0, last_item_at = NULL WHERE item_count != 0 OR last_item_at IS NOT NULL").run();
+          ctx
+            .statement(
+              "UPDATE blogs SET item_count = 0, last_item_at = NULL WHERE item_count != 0 OR last_item_at IS NOT NULL",
+            )
+            .run();
           return deleted;
         }),
       ),
 
-    count: () => ctx.guard("items.count", () => (ctx.statement("SELECT count(*) AS n FROM items").get() as { n: number }).n),
+    count: () =>
+      ctx.guard("items.count", () => (ctx.statement("SELECT count(*) AS n FROM items").get() as { n: number }).n),
   };
 }

@@ -81,23 +81,34 @@ export function createSqliteLiveEventStore(ctx: SqliteContext): LiveEventStore {
     after: (after, limit) =>
       ctx.guard("events.after", () => {
         const rows = ctx
-          .statement("SELECT seq, at, kind, blog_id, item_id, change FROM live_events WHERE seq > ? ORDER BY seq LIMIT ?")
+          .statement(
+            "SELECT seq, at, kind, blog_id, item_id, change FROM live_events WHERE seq > ? ORDER BY seq LIMIT ?",
+          )
           .all(Math.floor(after), wholeNumber(limit)) as EventRow[];
         if (rows.length === 0) return [];
         const itemIds = rows.flatMap((row) => (row.item_id ? [row.item_id] : []));
         // Every column but the content, which may be long and which events never carry.
         const postRows = ctx
-          .statement(`SELECT id, blog_id, uid, url, title, summary, NULL AS content, published, author, photo, categories, fetched_at FROM items WHERE id IN (${inList})`)
+          .statement(
+            `SELECT id, blog_id, uid, url, title, summary, NULL AS content, published, author, photo, categories, fetched_at FROM items WHERE id IN (${inList})`,
+          )
           .all(JSON.stringify(itemIds)) as ItemRow[];
         const items = new Map(postRows.map((row) => [row.id, livePost(rowToItem(row))]));
         const blogIds = [...new Set(rows.map((row) => row.blog_id))];
         const blogs = new Map(
-          (ctx.statement(`SELECT b.* FROM blogs b WHERE b.id IN (${inList}) AND ${publicBlogSql("b")}`).all(JSON.stringify(blogIds)) as BlogRow[]).map(
-            (row) => [row.id, rowToBlog(row)],
-          ),
+          (
+            ctx
+              .statement(`SELECT b.* FROM blogs b WHERE b.id IN (${inList}) AND ${publicBlogSql("b")}`)
+              .all(JSON.stringify(blogIds)) as BlogRow[]
+          ).map((row) => [row.id, rowToBlog(row)]),
         );
         return rows.map((row): LiveEvent => {
-          const common = { seq: row.seq, at: new Date(row.at), blogId: row.blog_id, blog: blogs.get(row.blog_id) ?? null };
+          const common = {
+            seq: row.seq,
+            at: new Date(row.at),
+            blogId: row.blog_id,
+            blog: blogs.get(row.blog_id) ?? null,
+          };
           return row.kind === "post"
             ? { kind: "post", ...common, item: (row.item_id && items.get(row.item_id)) || null }
             : { kind: "blog", ...common, change: row.change as BlogChange };
@@ -118,7 +129,9 @@ export function createSqliteLiveEventStore(ctx: SqliteContext): LiveEventStore {
       ctx.guard("events.trimBefore", () =>
         ctx.write(
           () =>
-            ctx.statement("DELETE FROM live_events WHERE seq <= (SELECT max(seq) FROM live_events WHERE at < ?)").run(toIso(cutoff)).changes,
+            ctx
+              .statement("DELETE FROM live_events WHERE seq <= (SELECT max(seq) FROM live_events WHERE at < ?)")
+              .run(toIso(cutoff)).changes,
         ),
       ),
   };

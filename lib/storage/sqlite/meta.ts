@@ -14,7 +14,9 @@ export function createSqliteMetaStore(ctx: SqliteContext): MetaStore {
     set: (key, value) =>
       ctx.guard("meta.set", () => {
         ctx
-          .statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+          .statement(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          )
           .run(key, JSON.stringify(value ?? null));
       }),
 

@@ -196,7 +196,8 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    description: "a schedule per blog (recent post dates, chosen interval, Retry-After) and its health (failing since, moved from)",
+    description:
+      "a schedule per blog (recent post dates, chosen interval, Retry-After) and its health (failing since, moved from)",
     up(db) {
       db.exec(`
         ALTER TABLE blogs ADD COLUMN failing_since TEXT;
@@ -215,7 +216,8 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    description: "what the owner says about a blog: relationship (XFN), public note, fediverse handle and its profile page",
+    description:
+      "what the owner says about a blog: relationship (XFN), public note, fediverse handle and its profile page",
     up(db) {
       db.exec(`
         ALTER TABLE blogs ADD COLUMN relationship TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(relationship));
@@ -226,7 +228,8 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    description: "gone blogs are checked weekly (the due index keeps them) and a run of redirects ending in 404/410 is dated",
+    description:
+      "gone blogs are checked weekly (the due index keeps them) and a run of redirects ending in 404/410 is dated",
     up(db) {
       db.exec(`
         ALTER TABLE blogs ADD COLUMN dead_end_since TEXT;
@@ -237,15 +240,25 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    description: "a title stored as the owner's that is only the host name (a saved placeholder) is untyped again, and read afresh",
+    description:
+      "a title stored as the owner's that is only the host name (a saved placeholder) is untyped again, and read afresh",
     up(db) {
       // Kept statements: Node 24 aborts when the GC collects one (see keptStatement).
       const typed = keptStatement(
         db,
         "SELECT id, title, feed_url, moved_from, owner_edited FROM blogs WHERE EXISTS (SELECT 1 FROM json_each(owner_edited) WHERE value = 'title')",
-      ).all() as Array<{ id: string; title: string; feed_url: string; moved_from: string | null; owner_edited: string }>;
+      ).all() as Array<{
+        id: string;
+        title: string;
+        feed_url: string;
+        moved_from: string | null;
+        owner_edited: string;
+      }>;
       // The validators go too: the next fetch reads the feed whole, and its own title replaces the placeholder.
-      const untype = keptStatement(db, "UPDATE blogs SET owner_edited = ?, etag = NULL, last_modified = NULL WHERE id = ?");
+      const untype = keptStatement(
+        db,
+        "UPDATE blogs SET owner_edited = ?, etag = NULL, last_modified = NULL WHERE id = ?",
+      );
       for (const blog of typed) {
         if (!isHostTitle(blog.title, blog.feed_url, blog.moved_from)) continue;
         const fields = (JSON.parse(blog.owner_edited) as string[]).filter((field) => field !== "title");
@@ -271,7 +284,8 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    description: "every origin that lists a blog (its sources and the owner) and what its feed says of itself, replacing source ids and the inactive status",
+    description:
+      "every origin that lists a blog (its sources and the owner) and what its feed says of itself, replacing source ids and the inactive status",
     up(db) {
       db.exec(`
         ALTER TABLE blogs ADD COLUMN origins TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(origins));
@@ -321,7 +335,10 @@ interface LegacyBlogRow {
 function backfillOrigins(db: Database.Database): void {
   // Kept statements: Node 24 aborts when the GC collects one (see keptStatement).
   const kinds = new Map(
-    (keptStatement(db, "SELECT id, type FROM sources").all() as Array<{ id: string; type: SourceType }>).map((row) => [row.id, originKind(row.type)]),
+    (keptStatement(db, "SELECT id, type FROM sources").all() as Array<{ id: string; type: SourceType }>).map((row) => [
+      row.id,
+      originKind(row.type),
+    ]),
   );
   const update = keptStatement(db, "UPDATE blogs SET origins = ?, feed_values = ?, source = ? WHERE id = ?");
   const rows = keptStatement(
@@ -329,7 +346,9 @@ function backfillOrigins(db: Database.Database): void {
     "SELECT id, status, source, source_id, source_ids, owner_edited, feed_url, title, description, site_url, category, photo, author, created_at FROM blogs",
   ).all() as LegacyBlogRow[];
   for (const row of rows) {
-    const sourceIds = [...new Set([...(row.source_id ? [row.source_id] : []), ...(JSON.parse(row.source_ids) as string[])])];
+    const sourceIds = [
+      ...new Set([...(row.source_id ? [row.source_id] : []), ...(JSON.parse(row.source_ids) as string[])]),
+    ];
     const legacy = {
       status: row.status,
       source: row.source,
@@ -375,7 +394,9 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
   });
   let current = userVersion(db);
   if (current > migrations.length) {
-    throw new StorageError(`The database has schema version ${current}, newer than this code knows (${migrations.length})`);
+    throw new StorageError(
+      `The database has schema version ${current}, newer than this code knows (${migrations.length})`,
+    );
   }
   while (current < migrations.length) {
     stepOnce.immediate(current + 1);

@@ -23,8 +23,23 @@ interface PushRow {
 }
 
 const COLUMNS: ReadonlyArray<keyof PushRow> = [
-  "id", "blog_id", "kind", "hub", "topic", "callback_token", "secret", "state", "lease_seconds", "expires_at", "last_error",
-  "requested_at", "verified_at", "last_notified_at", "distrusted_until", "created_at", "updated_at",
+  "id",
+  "blog_id",
+  "kind",
+  "hub",
+  "topic",
+  "callback_token",
+  "secret",
+  "state",
+  "lease_seconds",
+  "expires_at",
+  "last_error",
+  "requested_at",
+  "verified_at",
+  "last_notified_at",
+  "distrusted_until",
+  "created_at",
+  "updated_at",
 ];
 
 function toRow(s: PushSubscription): PushRow {
@@ -72,7 +87,9 @@ function fromRow(row: PushRow): PushSubscription {
 }
 
 const UPSERT = `INSERT INTO push_subscriptions (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})
-  ON CONFLICT (id) DO UPDATE SET ${COLUMNS.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`).join(", ")}`;
+  ON CONFLICT (id) DO UPDATE SET ${COLUMNS.filter((c) => c !== "id")
+    .map((c) => `${c} = excluded.${c}`)
+    .join(", ")}`;
 
 /** The push_subscriptions table behind the PushStore port. */
 export function createSqlitePushStore(ctx: SqliteContext): PushStore {
@@ -85,18 +102,30 @@ export function createSqlitePushStore(ctx: SqliteContext): PushStore {
     put: (subscription) =>
       ctx.guard("push.put", () =>
         ctx.write(() => {
-          ctx.statement("DELETE FROM push_subscriptions WHERE blog_id = ? AND kind = ? AND id <> ?").run(subscription.blogId, subscription.kind, subscription.id);
+          ctx
+            .statement("DELETE FROM push_subscriptions WHERE blog_id = ? AND kind = ? AND id <> ?")
+            .run(subscription.blogId, subscription.kind, subscription.id);
           ctx.statement(UPSERT).run(toRow(subscription));
         }),
       ),
     get: (id) => ctx.guard("push.get", () => one("SELECT * FROM push_subscriptions WHERE id = ?", id)),
-    getByToken: (token) => ctx.guard("push.getByToken", () => one("SELECT * FROM push_subscriptions WHERE callback_token = ?", token)),
-    listByBlog: (blogId) => ctx.guard("push.listByBlog", () => all("SELECT * FROM push_subscriptions WHERE blog_id = ? ORDER BY kind", blogId)),
+    getByToken: (token) =>
+      ctx.guard("push.getByToken", () => one("SELECT * FROM push_subscriptions WHERE callback_token = ?", token)),
+    listByBlog: (blogId) =>
+      ctx.guard("push.listByBlog", () =>
+        all("SELECT * FROM push_subscriptions WHERE blog_id = ? ORDER BY kind", blogId),
+      ),
     listByTopic: (kind, topic) =>
-      ctx.guard("push.listByTopic", () => all("SELECT * FROM push_subscriptions WHERE kind = ? AND topic = ? ORDER BY id", kind, topic)),
+      ctx.guard("push.listByTopic", () =>
+        all("SELECT * FROM push_subscriptions WHERE kind = ? AND topic = ? ORDER BY id", kind, topic),
+      ),
     list: () => ctx.guard("push.list", () => all("SELECT * FROM push_subscriptions ORDER BY id")),
     noteNotified: (id, at) =>
-      ctx.guard("push.noteNotified", () => void ctx.statement("UPDATE push_subscriptions SET last_notified_at = ? WHERE id = ?").run(toIso(at), id)),
-    delete: (id) => ctx.guard("push.delete", () => ctx.statement("DELETE FROM push_subscriptions WHERE id = ?").run(id).changes > 0),
+      ctx.guard(
+        "push.noteNotified",
+        () => void ctx.statement("UPDATE push_subscriptions SET last_notified_at = ? WHERE id = ?").run(toIso(at), id),
+      ),
+    delete: (id) =>
+      ctx.guard("push.delete", () => ctx.statement("DELETE FROM push_subscriptions WHERE id = ?").run(id).changes > 0),
   };
 }

@@ -21,7 +21,12 @@ interface EntryRow {
   description: string | null;
 }
 
-const toEntry = (row: EntryRow): Recommendation => ({ feedUrl: row.feed_url, siteUrl: row.site_url, title: row.title, description: row.description });
+const toEntry = (row: EntryRow): Recommendation => ({
+  feedUrl: row.feed_url,
+  siteUrl: row.site_url,
+  title: row.title,
+  description: row.description,
+});
 
 /**
  * The blogrolls of followed blogs (blog_blogrolls), what each lists
@@ -33,7 +38,8 @@ export function createSqliteRecommendationStore(ctx: SqliteContext): Recommendat
   return {
     getBlogroll: (blogId) =>
       ctx.guard("recommendations.getBlogroll", () => {
-        const row = ctx.statement("SELECT * FROM blog_blogrolls WHERE blog_id = ?").get(blogId) as BlogrollRow | undefined;
+        const row = ctx.statement("SELECT * FROM blog_blogrolls WHERE blog_id = ?").get(blogId) as
+          BlogrollRow | undefined;
         if (!row) return null;
         return {
           blogId: row.blog_id,
@@ -89,7 +95,13 @@ export function createSqliteRecommendationStore(ctx: SqliteContext): Recommendat
 
     entries: (blogId) =>
       ctx.guard("recommendations.entries", () =>
-        (ctx.statement("SELECT feed_url, site_url, title, description FROM recommendations WHERE blog_id = ? ORDER BY position").all(blogId) as EntryRow[]).map(toEntry),
+        (
+          ctx
+            .statement(
+              "SELECT feed_url, site_url, title, description FROM recommendations WHERE blog_id = ? ORDER BY position",
+            )
+            .all(blogId) as EntryRow[]
+        ).map(toEntry),
       ),
 
     candidates: ({ minRecommenders, limit }) =>
@@ -108,7 +120,9 @@ export function createSqliteRecommendationStore(ctx: SqliteContext): Recommendat
              ORDER BY n DESC, r.feed_key
              LIMIT @limit`,
           )
-          .all({ min: Math.max(1, Math.floor(minRecommenders)), limit: Math.max(0, Math.floor(limit)) }) as Array<{ outlines: string }>;
+          .all({ min: Math.max(1, Math.floor(minRecommenders)), limit: Math.max(0, Math.floor(limit)) }) as Array<{
+          outlines: string;
+        }>;
         return rows.map((row) => ({
           outlines: (JSON.parse(row.outlines) as Array<EntryRow & { blogId: string }>)
             .map((outline) => ({ ...toEntry(outline), blogId: outline.blogId }))
@@ -119,7 +133,9 @@ export function createSqliteRecommendationStore(ctx: SqliteContext): Recommendat
     dismiss: (feedUrl, at = new Date()) =>
       ctx.guard("recommendations.dismiss", () => {
         ctx
-          .statement("INSERT INTO dismissed_suggestions (feed_key, feed_url, dismissed_at) VALUES (?, ?, ?) ON CONFLICT (feed_key) DO NOTHING")
+          .statement(
+            "INSERT INTO dismissed_suggestions (feed_key, feed_url, dismissed_at) VALUES (?, ?, ?) ON CONFLICT (feed_key) DO NOTHING",
+          )
           .run(feedUrlKey(feedUrl), feedUrl, toIso(at));
       }),
   };

@@ -1,4 +1,16 @@
-import type { Blog, BlogOrigin, BlogStatus, EditableBlogField, FeedType, FeedValues, ImportCounts, Item, ListedValues, Source, SourceType } from "../types.js";
+import type {
+  Blog,
+  BlogOrigin,
+  BlogStatus,
+  EditableBlogField,
+  FeedType,
+  FeedValues,
+  ImportCounts,
+  Item,
+  ListedValues,
+  Source,
+  SourceType,
+} from "../types.js";
 import { StorageError } from "../types.js";
 
 /*
@@ -84,11 +96,23 @@ interface OriginJson {
 }
 
 const originsFromJson = (text: string): BlogOrigin[] =>
-  (JSON.parse(text) as OriginJson[]).map((origin) => ({ id: origin.id, kind: origin.kind, since: new Date(origin.since), values: origin.values }));
+  (JSON.parse(text) as OriginJson[]).map((origin) => ({
+    id: origin.id,
+    kind: origin.kind,
+    since: new Date(origin.since),
+    values: origin.values,
+  }));
 
 /** The origins column's text; `[]` exactly when none (the listed-blog conditions compare with it). */
 export const originsToJson = (origins: BlogOrigin[]): string =>
-  JSON.stringify(origins.map((origin): OriginJson => ({ id: origin.id, kind: origin.kind, since: toIso(origin.since), values: origin.values })));
+  JSON.stringify(
+    origins.map((origin): OriginJson => ({
+      id: origin.id,
+      kind: origin.kind,
+      since: toIso(origin.since),
+      values: origin.values,
+    })),
+  );
 
 export function rowToBlog(row: BlogRow): Blog {
   return {
@@ -201,13 +225,54 @@ export function blogToParams(blog: Blog, feedUrlKey: string): BlogRow {
 
 /** The blog columns in table order, for INSERT and UPDATE statements. */
 export const BLOG_COLUMNS: readonly (keyof BlogRow)[] = [
-  "id", "title", "title_sort", "description", "feed_url", "feed_url_key", "site_url", "feed_type", "category",
-  "tags", "photo", "author", "status", "item_count", "pinned", "hidden", "notes", "source",
-  "origins", "feed_values", "microsub_feed_id", "microsub_channel_id", "microsub_channel_name", "skip_item_fetch",
-  "last_fetch_at", "last_item_at", "last_error", "next_fetch_at", "failure_count", "etag", "last_modified",
-  "icon_url", "owner_edited", "created_at", "updated_at", "deleted_at",
-  "failing_since", "recent_posts", "last_post_at", "fetch_interval", "fetch_reason", "wait_until", "moved_from", "moved_at",
-  "relationship", "note", "fediverse", "fediverse_url",
+  "id",
+  "title",
+  "title_sort",
+  "description",
+  "feed_url",
+  "feed_url_key",
+  "site_url",
+  "feed_type",
+  "category",
+  "tags",
+  "photo",
+  "author",
+  "status",
+  "item_count",
+  "pinned",
+  "hidden",
+  "notes",
+  "source",
+  "origins",
+  "feed_values",
+  "microsub_feed_id",
+  "microsub_channel_id",
+  "microsub_channel_name",
+  "skip_item_fetch",
+  "last_fetch_at",
+  "last_item_at",
+  "last_error",
+  "next_fetch_at",
+  "failure_count",
+  "etag",
+  "last_modified",
+  "icon_url",
+  "owner_edited",
+  "created_at",
+  "updated_at",
+  "deleted_at",
+  "failing_since",
+  "recent_posts",
+  "last_post_at",
+  "fetch_interval",
+  "fetch_reason",
+  "wait_until",
+  "moved_from",
+  "moved_at",
+  "relationship",
+  "note",
+  "fediverse",
+  "fediverse_url",
   "dead_end_since",
   "hint_budget_at",
 ];

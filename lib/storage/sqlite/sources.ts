@@ -5,11 +5,24 @@ import type { SqliteContext } from "./database.js";
 import { rowToSource, sourceToParams, type SourceRow } from "./rows.js";
 
 const COLUMNS = [
-  "id", "type", "name", "enabled", "settings", "status", "last_error", "last_sync_at", "last_import", "etag",
-  "last_modified", "created_at", "updated_at",
+  "id",
+  "type",
+  "name",
+  "enabled",
+  "settings",
+  "status",
+  "last_error",
+  "last_sync_at",
+  "last_import",
+  "etag",
+  "last_modified",
+  "created_at",
+  "updated_at",
 ] as const;
 const INSERT = `INSERT INTO sources (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})`;
-const UPDATE = `UPDATE sources SET ${COLUMNS.filter((c) => c !== "id").map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`;
+const UPDATE = `UPDATE sources SET ${COLUMNS.filter((c) => c !== "id")
+  .map((c) => `${c} = @${c}`)
+  .join(", ")} WHERE id = @id`;
 
 /** The sources table behind the SourceStore port. */
 export function createSqliteSourceStore(ctx: SqliteContext): SourceStore {
@@ -55,8 +68,10 @@ export function createSqliteSourceStore(ctx: SqliteContext): SourceStore {
         }),
       ),
 
-    delete: (id) => ctx.guard("sources.delete", () => ctx.statement("DELETE FROM sources WHERE id = ?").run(id).changes > 0),
+    delete: (id) =>
+      ctx.guard("sources.delete", () => ctx.statement("DELETE FROM sources WHERE id = ?").run(id).changes > 0),
 
-    count: () => ctx.guard("sources.count", () => (ctx.statement("SELECT count(*) AS n FROM sources").get() as { n: number }).n),
+    count: () =>
+      ctx.guard("sources.count", () => (ctx.statement("SELECT count(*) AS n FROM sources").get() as { n: number }).n),
   };
 }

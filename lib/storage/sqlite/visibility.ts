@@ -8,7 +8,8 @@
 export const listedBlogSql = (row: string): string => `${row}.origins != '[]'`;
 
 /** Publicly visible: listed, not hidden, not deleted, not gone (error and pending still show). */
-export const publicBlogSql = (row: string): string => `${row}.hidden = 0 AND ${row}.status NOT IN ('deleted', 'gone') AND ${listedBlogSql(row)}`;
+export const publicBlogSql = (row: string): string =>
+  `${row}.hidden = 0 AND ${row}.status NOT IN ('deleted', 'gone') AND ${listedBlogSql(row)}`;
 
 /** Listed, for the alias `b`. */
 export const LISTED_BLOG = listedBlogSql("b");
