@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DomUtils, parseDocument } from "htmlparser2";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { addBlog, addItems, item } from "../support/seed.js";
+import { seedEveryAdminPage } from "./every-admin-page.js";
 import { logIn, type AdminSession } from "./admin-session.js";
 
 type Element = ReturnType<typeof DomUtils.findAll>[number];
@@ -65,66 +65,7 @@ describe("admin pages: labels, heading order, CSRF tokens (every page, standalon
   before(async () => {
     server = await startTestServer("sqlite");
     admin = await logIn(server);
-    const mount = server.plugin.mountPath;
-    const blog = await addBlog(server.storage, { title: "Checked", category: "Tech" });
-    await addItems(server.storage, blog.id, [item("a", new Date())]);
-    await server.storage.blogs.recordFetch(blog.id, {
-      at: new Date(),
-      status: "error",
-      error: "HTTP 500",
-      nextFetchAt: null,
-      failureCount: 1,
-    });
-    const source = await server.storage.sources.create({
-      type: "opml_url",
-      name: "List",
-      settings: { url: "https://lists.example/a.opml" },
-    });
-    // A suggestion (two blogs recommend one feed) and a blog whose own blogroll is known.
-    const second = (
-      await server.storage.blogs.upsertFromSource({
-        feedUrl: "https://second.example/feed.xml",
-        title: "Second",
-        source: "manual",
-      })
-    ).blog;
-    for (const recommender of [blog, second]) {
-      await server.storage.recommendations.saveBlogroll(
-        {
-          blogId: recommender.id,
-          url: "https://list.example/b.opml",
-          via: "well-known",
-          checkedAt: new Date(),
-          etag: null,
-          lastModified: null,
-          count: 1,
-        },
-        [
-          {
-            feedUrl: "https://suggested.example/feed.xml",
-            siteUrl: "https://suggested.example/",
-            title: "Suggested",
-            description: "A blog",
-          },
-        ],
-      );
-    }
-    pages.push(
-      mount,
-      `${mount}/clear-resync`,
-      `${mount}/sources`,
-      `${mount}/sources/new`,
-      ...["opml_url", "opml_file", "feedland", "blogroll"].map((type) => `${mount}/sources/new?type=${type}`),
-      `${mount}/sources/${source.id}/edit`,
-      `${mount}/sources/${source.id}/delete`,
-      `${mount}/blogs`,
-      `${mount}/blogs?q=check&status=error`,
-      `${mount}/blogs/new`,
-      `${mount}/blogs/${blog.id}`,
-      `${mount}/blogs/${blog.id}/delete`,
-      `${mount}/blogs/ffffffffffffffffffffffff`,
-      `${mount}/suggestions`,
-    );
+    pages.push(...(await seedEveryAdminPage(server)));
   });
   after(() => server.close());
 

@@ -4,7 +4,7 @@ import type { Page } from "playwright-core";
 import { axeViolations } from "../support/axe.js";
 import { browserSkip as skip, launchBrowser, logInPage, type TestBrowser } from "../support/browser.js";
 import { startFixtureSite, type FixtureSite } from "./fixture-site.js";
-import { addBlog, addItems, item } from "../support/seed.js";
+import { seedEveryAdminPage } from "./every-admin-page.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../support/server.js";
 
 /**
@@ -25,68 +25,7 @@ describe("admin pages pass axe-core (Chromium, standalone host)", { skip }, () =
     server = await startTestServer("sqlite");
     site = await startFixtureSite();
     mount = server.plugin.mountPath;
-    const blog = await addBlog(server.storage, { title: "Checked", category: "Tech" });
-    await addItems(server.storage, blog.id, [item("a", new Date())]);
-    await server.storage.blogs.recordFetch(blog.id, {
-      at: new Date(),
-      status: "error",
-      error: "HTTP 500",
-      nextFetchAt: null,
-      failureCount: 1,
-    });
-    const fine = await addBlog(server.storage, { title: "Fine", category: "Tech", siteUrl: "https://fine.example/" });
-    await addItems(server.storage, fine.id, [item("b", new Date())]);
-    const source = await server.storage.sources.create({
-      type: "opml_url",
-      name: "List",
-      settings: { url: "https://lists.example/a.opml" },
-    });
-    const second = (
-      await server.storage.blogs.upsertFromSource({
-        feedUrl: "https://second.example/feed.xml",
-        title: "Second",
-        source: "manual",
-      })
-    ).blog;
-    for (const recommender of [blog, second]) {
-      await server.storage.recommendations.saveBlogroll(
-        {
-          blogId: recommender.id,
-          url: "https://list.example/b.opml",
-          via: "well-known",
-          checkedAt: new Date(),
-          etag: null,
-          lastModified: null,
-          count: 1,
-        },
-        [
-          {
-            feedUrl: "https://suggested.example/feed.xml",
-            siteUrl: "https://suggested.example/",
-            title: "Suggested",
-            description: "A blog",
-          },
-        ],
-      );
-    }
-    pages.push(
-      mount,
-      `${mount}/clear-resync`,
-      `${mount}/sources`,
-      `${mount}/sources/new`,
-      ...["opml_url", "opml_file", "feedland", "blogroll"].map((type) => `${mount}/sources/new?type=${type}`),
-      `${mount}/sources/${source.id}/edit`,
-      `${mount}/sources/${source.id}/delete`,
-      `${mount}/blogs`,
-      `${mount}/blogs?q=check&status=error`,
-      `${mount}/blogs/new`,
-      `${mount}/blogs/${blog.id}`,
-      `${mount}/blogs/${fine.id}`,
-      `${mount}/blogs/${blog.id}/delete`,
-      `${mount}/blogs/ffffffffffffffffffffffff`,
-      `${mount}/suggestions`,
-      "/session/login",
-    );
+    pages.push(...(await seedEveryAdminPage(server)), "/session/login");
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await logInPage(page, server, ADMIN_TOKEN);
