@@ -1,8 +1,9 @@
 /**
  * `npm run docs:options`: writes the options tables of docs/configuration.md
- * from the descriptors in lib/options/table.ts, between marker comments; the
- * rest of the page is written by hand. test/docs/options-table.test.ts fails
- * when the committed tables differ from what this makes.
+ * and the README's short table of the most used options from the descriptors
+ * in lib/options/table.ts, between marker comments; the rest of each page is
+ * written by hand. test/docs/options-table.test.ts fails when the committed
+ * tables differ from what this makes.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -10,12 +11,17 @@ import { fileURLToPath } from "node:url";
 import { expectedValue } from "../lib/options/kinds.js";
 import { OPTION_GROUPS, OPTIONS, type OptionDescriptor } from "../lib/options/table.js";
 
-export const CONFIGURATION_PAGE = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
-
-/** The generated parts, by the name their markers carry. */
-export function generatedParts(): Record<string, string> {
-  return { options: optionsTables(), "option-variables": variablesTable() };
-}
+/** Each page with tables made from the descriptors: its generated parts, by the name their markers carry. */
+export const GENERATED_PAGES: { file: string; parts: () => Record<string, string> }[] = [
+  {
+    file: fileURLToPath(new URL("../docs/configuration.md", import.meta.url)),
+    parts: () => ({ options: optionsTables(), "option-variables": variablesTable() }),
+  },
+  {
+    file: fileURLToPath(new URL("../README.md", import.meta.url)),
+    parts: () => ({ "most-used-options": readmeTable() }),
+  },
+];
 
 function optionsTables(): string {
   return Object.entries(OPTION_GROUPS)
@@ -40,6 +46,14 @@ function variablesTable(): string {
     return `| \`${option.env}\` | ${valueCell(option)} | The \`${name}\` option${inside}${written}. |`;
   });
   return `| Variable | Default | Meaning |\n|---|---|---|\n${rows.join("\n")}`;
+}
+
+/** The options a newcomer meets first: those whose descriptor carries a `readme` line. */
+function readmeTable(): string {
+  const rows = OPTIONS.filter(([, option]) => option.readme !== undefined).map(
+    ([name, option]) => `| \`${name}\` | ${defaultCell(option)} | ${cell(option.readme ?? "")} |`,
+  );
+  return `| Option | Default | What it does |\n|---|---|---|\n${rows.join("\n")}`;
 }
 
 function defaultCell(option: OptionDescriptor): string {
@@ -68,21 +82,23 @@ function cell(text: string): string {
 }
 
 /** The page with each marked part replaced by what the table makes. */
-export function withGeneratedParts(markdown: string): string {
-  let page = markdown;
-  for (const [name, content] of Object.entries(generatedParts())) {
+export function withGeneratedParts(markdown: string, page: (typeof GENERATED_PAGES)[number]): string {
+  let text = markdown;
+  for (const [name, content] of Object.entries(page.parts())) {
     const start = `<!-- ${name}: made by npm run docs:options from lib/options/table.ts -->`;
     const end = `<!-- end of ${name} -->`;
-    const from = page.indexOf(start);
-    const to = page.indexOf(end);
+    const from = text.indexOf(start);
+    const to = text.indexOf(end);
     if (from === -1 || to < from)
-      throw new Error(`${path.basename(CONFIGURATION_PAGE)} lacks the markers of "${name}": ${start} … ${end}`);
-    page = `${page.slice(0, from + start.length)}\n\n${content}\n\n${page.slice(to)}`;
+      throw new Error(`${path.basename(page.file)} lacks the markers of "${name}": ${start} … ${end}`);
+    text = `${text.slice(0, from + start.length)}\n\n${content}\n\n${text.slice(to)}`;
   }
-  return page;
+  return text;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(CONFIGURATION_PAGE, withGeneratedParts(readFileSync(CONFIGURATION_PAGE, "utf8")));
-  console.log(`wrote the options tables of ${path.relative(process.cwd(), CONFIGURATION_PAGE)}`);
+  for (const page of GENERATED_PAGES) {
+    writeFileSync(page.file, withGeneratedParts(readFileSync(page.file, "utf8"), page));
+    console.log(`wrote the options tables of ${path.relative(process.cwd(), page.file)}`);
+  }
 }

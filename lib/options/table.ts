@@ -27,6 +27,8 @@ interface DescriptorBase {
   group: keyof typeof OPTION_GROUPS;
   /** The docs' "Meaning" cell, one line of Markdown. */
   doc: string;
+  /** A shorter line for the README's table of the most used options; only the options a newcomer meets first have one. */
+  readme?: string;
   /** The docs' "Default" cell when the value alone does not say it (a null filled in at run time). */
   defaultDoc?: string;
   /** The standalone server's environment variable for it; it wins over the config file. */
@@ -59,6 +61,7 @@ export const OPTION_TABLE = {
     group: "routes",
     kind: "mount-path",
     default: "/blogrollapi",
+    readme: "Where the routes are mounted.",
     doc: "Where the routes are mounted. Must start with `/`; a trailing `/` is dropped.",
   },
   cors: {
@@ -74,6 +77,7 @@ export const OPTION_TABLE = {
     min: 0,
     // A year is the longest cache lifetime HTTP caches honour.
     max: 31_536_000,
+    readme: "`Cache-Control` lifetime of public answers, in seconds.",
     doc: "`Cache-Control: public, max-age` of public GET responses, in seconds (at most a year).",
   },
   publicUrl: {
@@ -82,6 +86,7 @@ export const OPTION_TABLE = {
     default: null,
     env: "BLOGROLL_PUBLIC_URL",
     defaultDoc: "none (inside Indiekit the host's `application.url` serves for push)",
+    readme: "The address at which the server is reachable from outside.",
     doc: "The address at which the server is reachable from outside. Standalone it also names the blogroll's owner (the OPML export's `ownerId`); inside Indiekit the owner is `publication.me`. WebSub hubs and rssCloud servers call back under it (the mount path added); see [Push](push.md). Public responses that link to this server (the page, the river feeds, the OPML export's head, their `Link` headers) name it; without it they name the host each request came to and say `Vary: Host`.",
   },
   ownerName: {
@@ -121,6 +126,7 @@ export const OPTION_TABLE = {
     kind: "http-url",
     default: null,
     defaultDoc: "the site's root",
+    readme: "The page the river feeds name as their home.",
     doc: "The web page the river feeds name as their home (`alternate` link, `home_page_url`): set it to the page of your site that shows the widget.",
   },
 
@@ -153,6 +159,7 @@ export const OPTION_TABLE = {
     default: 86_400_000,
     min: 1000,
     max: MAX_TIMER_DELAY,
+    readme: "Longest time between two fetches of one blog, in milliseconds.",
     doc: "Longest time between two scheduled fetches of one blog, in milliseconds, at least `minFetchInterval`; also the most a server's caching headers or `Retry-After` can make us wait, and the safety poll of a pushed blog.",
   },
   initialSyncDelay: {
@@ -222,6 +229,7 @@ export const OPTION_TABLE = {
     kind: "boolean",
     default: false,
     env: "BLOGROLL_ALLOW_PRIVATE_NETWORKS",
+    readme: "Allow fetching loopback and private addresses.",
     doc: "Allow outbound requests to loopback and private addresses: feeds on your own network, a test setup. Off, such addresses are refused, and the refusal names this option (see [the private-network guard](sync.md#the-private-network-guard)).",
   },
   push: {
@@ -282,6 +290,7 @@ export const OPTION_TABLE = {
     env: "MONGODB_URL",
     envInsideIndiekit: true,
     secret: "credentials",
+    readme: "A MongoDB to use when the host has none (or `MONGODB_URL`).",
     doc: "A MongoDB to use when the host has no database.",
   },
   databasePath: {
@@ -289,6 +298,7 @@ export const OPTION_TABLE = {
     kind: "file-path",
     default: "data/blogroll.db",
     env: "BLOGROLL_DATABASE",
+    readme: "The SQLite file, when there is no MongoDB.",
     doc: "The SQLite file used when there is no MongoDB (relative to the working directory; the folder is created).",
   },
 } as const satisfies Record<string, OptionDescriptor>;
