@@ -4,11 +4,10 @@ import type { MicrosubStore } from "./microsub/types.js";
 import type { HostLink } from "./host/indiekit-host.js";
 import { Scheduler } from "./sync/scheduler.js";
 import { closeParsePool } from "./sync/parse-pool.js";
-import { createSyncRunner } from "./sync/run.js";
+import { createScheduledRun } from "./sync/run.js";
 import { detectMicrosub } from "./microsub/detect.js";
 import { refreshSources } from "./sources/refresh.js";
 import { blogrollOwner, type BlogrollOwner } from "./owner.js";
-import { recordBlogrollDates } from "./api/blogroll-dates.js";
 import { PushManager } from "./push/manager.js";
 import { LiveHub } from "./live/hub.js";
 import { FirstReads } from "./sync/first-reads.js";
@@ -61,29 +60,25 @@ export function createBlogrollContext(
   // Inside Indiekit push callbacks go to the host's address, read late (the host may learn it from its first request).
   const push = new PushManager({ options, getStorage, publicUrl: () => host.publicUrl(), log });
   const firstReads = new FirstReads();
-  const runSync = createSyncRunner({
-    options,
-    firstReads,
-    refreshSources: async (storage, signal) => {
-      const counts = await refreshSources(storage, options, getMicrosub(), signal);
-      // A source may have dropped pushed blogs: their hubs are told now, not at their next renewal.
-      push.reconcileSoon();
-      return counts;
+  const runSync = createScheduledRun(
+    {
+      options,
+      firstReads,
+      refreshSources: async (storage, signal) => {
+        const counts = await refreshSources(storage, options, getMicrosub(), signal);
+        // A source may have dropped pushed blogs: their hubs are told now, not at their next renewal.
+        push.reconcileSoon();
+        return counts;
+      },
+      log: (message) => log.warn(message),
+      onFeedRead: push.observe,
+      pushSignal: push,
     },
-    log: (message) => log.warn(message),
-    onFeedRead: push.observe,
-    pushSignal: push,
-  });
+    (message, error) => log.error(message, error),
+  );
   const scheduler = new Scheduler({
     getStorage,
-    run: async (storage, run) => {
-      const stats = await runSync(storage, run);
-      // A sync may change the blogroll: the OPML export's dateModified says so now, not at its next request.
-      await recordBlogrollDates(storage).catch((error: unknown) =>
-        log.error("Recording when the blogroll changed failed", error),
-      );
-      return stats;
-    },
+    run: runSync,
     interval: options.syncInterval,
     initialDelay: options.initialSyncDelay,
     log: (message) => log.warn(message),

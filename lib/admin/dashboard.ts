@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
-import { readStatus } from "../api/status.js";
+import { readOwnerStatus } from "../api/status.js";
 import type { Blog, Item } from "../storage/types.js";
 
 const LATEST_ITEMS = 10;
@@ -18,20 +18,22 @@ export async function withBlogTitles(blogsById: (ids: string[]) => Promise<Blog[
 export function dashboardController(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
     const storage = await context.getStorage();
-    // Counts are read fresh here: the status record's are cached a few seconds for widgets.
-    const [status, sources, blogCount, itemCount, errorCount, errorBlogs, items] = await Promise.all([
-      readStatus(context),
+    // The figures are the owner's status record's: counted again after a write (every few seconds during a sync), not per view.
+    const [status, sources, errorBlogs, items] = await Promise.all([
+      readOwnerStatus(context),
       storage.sources.list(),
-      storage.blogs.count(),
-      storage.items.count(),
-      storage.blogs.count({ status: "error" }),
       storage.blogs.list({ visibility: "admin", status: "error", sort: "recent", limit: ERROR_BLOGS, offset: 0 }),
       storage.items.list({ limit: LATEST_ITEMS, offset: 0 }),
     ]);
     response.render("blogroll-dashboard", {
       title: response.locals.__("blogroll.title"),
       status,
-      counts: { sources: sources.length, blogs: blogCount, items: itemCount, errors: errorCount },
+      counts: {
+        sources: sources.length,
+        blogs: status.owner.blogs.count,
+        items: status.owner.items.count,
+        errors: errorBlogs.total,
+      },
       errorBlogs: errorBlogs.items,
       errorSources: sources.filter((source) => source.status === "error"),
       // Poll for progress only while a run goes on or was just started from this page.

@@ -3,7 +3,8 @@ import type { BlogrollContext } from "../context.js";
 import { buildOpml, type OpmlHeadLink } from "../opml/build.js";
 import type { BlogrollOwner } from "../owner.js";
 import type { Blog, Storage } from "../storage/types.js";
-import { blogrollDates, type BlogrollDates } from "./blogroll-dates.js";
+import { recordBlogrollDates, type BlogrollDates } from "../sync/blogroll-dates.js";
+import { cachedPerContext } from "./short-cache.js";
 import { mountUrl, riverHeadLinks } from "./public-urls.js";
 import { sendCacheable } from "./respond.js";
 
@@ -17,6 +18,9 @@ export interface OpmlExportHead {
 
 /** Spec 8: at most this many blogs in one export. */
 export const OPML_EXPORT_LIMIT = 1000;
+
+/** The blogroll's dates for a request: recomputed after a write of this process, else at most every 5 s. */
+const blogrollDates = cachedPerContext(5000, (storage) => recordBlogrollDates(storage));
 
 /**
  * The OPML export of the public blogroll: all visible blogs grouped in one

@@ -2,6 +2,9 @@ import type { BlogrollContext } from "../context.js";
 import { changeCount } from "../storage/change-count.js";
 import type { Storage } from "../storage/types.js";
 
+/** How long a figure holds during a sync run, however much the run writes. */
+export const BUSY_HOLD_MS = 2000;
+
 /**
  * A value computed from the whole blog list, kept per plugin instance until
  * the data changes: widgets poll these endpoints, and a count or grouping
@@ -14,13 +17,24 @@ import type { Storage } from "../storage/types.js";
  * caller that knows more passes a `stamp` (the last sync's time): an entry
  * made under another stamp is stale too.
  */
-export function cachedPerContext<T>(ttlMs: number, load: (storage: Storage, context: BlogrollContext) => Promise<T>) {
+export function cachedPerContext<T>(
+  ttlMs: number,
+  load: (storage: Storage, context: BlogrollContext) => Promise<T>,
+  busyHoldMs = BUSY_HOLD_MS,
+) {
   const cache = new WeakMap<BlogrollContext, { at: number; changes: number; stamp: string; value: Promise<T> }>();
-  return async (context: BlogrollContext, stamp = ""): Promise<T> => {
+  /**
+   * `busy`: a sync run is writing (every fetch is a write): an entry then
+   * holds up to `busyHoldMs` whatever was written, so polling during a run
+   * costs one computation per interval, not one per request.
+   */
+  return async (context: BlogrollContext, stamp = "", busy = false): Promise<T> => {
     const storage = await context.getStorage();
     const changes = changeCount(storage);
     const hit = cache.get(context);
-    if (hit && hit.changes === changes && hit.stamp === stamp && Date.now() - hit.at < ttlMs) return hit.value;
+    const age = hit ? Date.now() - hit.at : Infinity;
+    if (hit && hit.stamp === stamp && age < ttlMs && (hit.changes === changes || (busy && age < busyHoldMs)))
+      return hit.value;
     const value = load(storage, context);
     const entry = { at: Date.now(), changes, stamp, value };
     cache.set(context, entry);

@@ -13,7 +13,8 @@ const publicCounts = cachedPerContext(5000, (storage) => storage.blogs.publicTot
 export async function readStatus(context: BlogrollContext) {
   // The status first: once it says a run is over, that run's writes have settled and the counts include them.
   const status = await context.scheduler.getStatus();
-  const counts = await publicCounts(context, `${status.lastSync ?? ""}|${status.isRunning}`);
+  // During a run the counts move with every fetch: recounted every few seconds, not per request.
+  const counts = await publicCounts(context, `${status.lastSync ?? ""}|${status.isRunning}`, status.isRunning);
   return {
     status: "ok",
     isRunning: status.isRunning,
@@ -35,20 +36,18 @@ export async function readStatus(context: BlogrollContext) {
  */
 export async function readOwnerStatus(context: BlogrollContext) {
   const record = await readStatus(context);
-  const storage = await context.getStorage();
-  const [blogs, hidden, items, health] = await Promise.all([
-    storage.blogs.count(),
-    storage.blogs.list({ visibility: "admin", status: "hidden", limit: 0, offset: 0 }),
-    storage.items.count(),
-    storage.blogs.healthCounts(healthQuery(context.options, new Date())),
-  ]);
+  const { blogs, hidden, items, health } = await ownerCounts(
+    context,
+    `${record.lastSync ?? ""}|${record.isRunning}`,
+    record.isRunning,
+  );
   return {
     ...record,
     owner: {
       blogs: {
         count: blogs,
         public: record.blogs.count,
-        hidden: hidden.total,
+        hidden,
         byFreshness: health.freshness,
         byHealth: health.health,
       },
@@ -56,3 +55,14 @@ export async function readOwnerStatus(context: BlogrollContext) {
     },
   };
 }
+
+/** The owner's counts, computed once per change like the public ones (dormancy moves with the clock: at most 5 s late). */
+const ownerCounts = cachedPerContext(5000, async (storage, context) => {
+  const [blogs, hidden, items, health] = await Promise.all([
+    storage.blogs.count(),
+    storage.blogs.list({ visibility: "admin", status: "hidden", limit: 0, offset: 0 }),
+    storage.items.count(),
+    storage.blogs.healthCounts(healthQuery(context.options, new Date())),
+  ]);
+  return { blogs, hidden: hidden.total, items, health };
+});

@@ -18,6 +18,7 @@ import { nextFetch, type FetchFacts } from "./next-fetch.js";
 import type { IconNeed } from "./site-icons.js";
 import { storeItems } from "./store-items.js";
 import { DAY } from "../time/durations.js";
+import { changesBlogroll } from "./blogroll-dates.js";
 
 const FEED_ACCEPT =
   "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, " +
@@ -84,6 +85,8 @@ export interface BlogSyncResult {
   icon?: IconNeed;
   /** Set when the feed was read (2xx) and names a blogroll (`<source:blogroll>`): its address. */
   feedBlogroll?: string;
+  /** Set when this fetch changed what the blogroll's exports show of the blog (see changesBlogroll). */
+  blogrollChanged?: true;
 }
 
 type SyncOptions = Pick<
@@ -178,7 +181,10 @@ export async function syncBlog(
         lastModified: response.lastModified ?? undefined,
         feedUrl: await movedFeedUrl(storage, blog, response),
       });
-      return withIcon({ outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 }, iconNeed(saved, response));
+      return withIcon(
+        noting(blog, saved, { outcome: "not-modified", itemsAdded: 0, itemsDeleted: 0 }),
+        iconNeed(saved, response),
+      );
     }
     if (response.status === 410 && !deadEnd)
       return await recordGone(storage, blog, fetchedAt, httpStatusMessage(410), schedule);
@@ -245,7 +251,11 @@ export async function syncBlog(
       parsed.feed.type === "hfeed"
         ? { url: response.url, body: response.body, contentType: response.contentType }
         : undefined;
-    const read = { outcome: parsed.problem ? "failed" : "updated", itemsAdded: added, itemsDeleted: trimmed } as const;
+    const read = noting(blog, saved, {
+      outcome: parsed.problem ? "failed" : "updated",
+      itemsAdded: added,
+      itemsDeleted: trimmed,
+    });
     return withIcon(
       parsed.feed.blogroll ? { ...read, feedBlogroll: parsed.feed.blogroll } : read,
       iconNeed(saved, response, page),
@@ -282,7 +292,7 @@ async function recordFailure(
 ): Promise<BlogSyncResult> {
   if (blog.status === "gone") return recordGone(storage, blog, at, message, schedule, deadEnd);
   const failureCount = blog.failureCount + 1;
-  await storage.blogs.recordFetch(blog.id, {
+  const saved = await storage.blogs.recordFetch(blog.id, {
     at,
     status: "error",
     error: message,
@@ -290,7 +300,12 @@ async function recordFailure(
     failureCount,
     ...schedule({ outcome: "failed", failureCount, response }),
   });
-  return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };
+  return noting(blog, saved, { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 });
+}
+
+/** The result, marked when the write changed what the blogroll's exports show of the blog. */
+function noting(before: Blog, saved: Blog | null, result: BlogSyncResult): BlogSyncResult {
+  return changesBlogroll(before, saved) ? { ...result, blogrollChanged: true } : result;
 }
 
 /** The feed is gone: off every public surface until a weekly check (or the owner's Refresh) finds it again. */
@@ -303,7 +318,7 @@ async function recordGone(
   deadEnd = false,
 ): Promise<BlogSyncResult> {
   const failureCount = blog.failureCount + 1;
-  await storage.blogs.recordFetch(blog.id, {
+  const saved = await storage.blogs.recordFetch(blog.id, {
     at,
     status: "gone",
     error: message,
@@ -311,7 +326,7 @@ async function recordGone(
     failureCount,
     ...schedule({ outcome: "gone", failureCount }),
   });
-  return { outcome: "gone", itemsAdded: 0, itemsDeleted: 0 };
+  return noting(blog, saved, { outcome: "gone", itemsAdded: 0, itemsDeleted: 0 });
 }
 
 /** The permanent-redirect target, unless it is where the blog already is or another blog already has it. */

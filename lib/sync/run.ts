@@ -12,6 +12,7 @@ import { createSiteIconLookups } from "./site-icons.js";
 import { createBlogrollLookups } from "../network/blogroll-lookups.js";
 import { LIVE_LOG_KEPT_MS } from "../storage/live-log.js";
 import { DAY, HOUR } from "../time/durations.js";
+import { recordBlogrollDates } from "./blogroll-dates.js";
 
 /** How often scheduled runs re-read the sources (OPML, FeedLand, Microsub): lists change far more slowly than blogs. */
 export const SOURCE_REFRESH_INTERVAL = HOUR;
@@ -41,6 +42,8 @@ export interface SyncRunnerDeps {
   pushSignal?: SyncBlogDeps["pushSignal"];
   /** Feeds read while being added (see SyncBlogDeps.firstReads). */
   firstReads?: SyncBlogDeps["firstReads"];
+  /** Told when a run may have changed the exported blogroll (sources re-read, a blog's shown fields or status changed). */
+  onBlogrollChange?: () => void;
 }
 
 /**
@@ -73,6 +76,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       ? { total: 0, success: 0, failed: 0 }
       : await refreshSourcesInTurn(storage, deps, runAt, context.everyone === true, signal, log);
     signal.throwIfAborted();
+    if (sources.total > 0) deps.onBlogrollChange?.();
 
     const blogs = { total: 0, success: 0, failed: 0, notModified: 0 };
     const items = { added: 0, deleted: 0 };
@@ -84,6 +88,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       if (result.outcome === "not-modified") blogs.notModified++;
       items.added += result.itemsAdded;
       items.deleted += result.itemsDeleted;
+      if (result.blogrollChanged) deps.onBlogrollChange?.();
     };
     const limiter = new HostLimiter(options.perHostConcurrency);
     const blogDeps = {
@@ -166,6 +171,29 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       icons: iconStats,
       blogrolls: blogrollStats,
     };
+  };
+}
+
+/**
+ * The scheduler's run: a sync, then, when it changed the blogroll, its dates
+ * recorded, so the OPML export's dateModified says so at once rather than at
+ * its next request. (Digesting every blog after every run would cost each
+ * run as much as the blogroll is long.)
+ */
+export function createScheduledRun(
+  deps: Omit<SyncRunnerDeps, "onBlogrollChange">,
+  logError: (message: string, error: unknown) => void,
+): SyncRunner {
+  let blogrollChanged = false;
+  const runSync = createSyncRunner({ ...deps, onBlogrollChange: () => void (blogrollChanged = true) });
+  return async (storage, context) => {
+    blogrollChanged = false;
+    const stats = await runSync(storage, context);
+    if (blogrollChanged)
+      await recordBlogrollDates(storage).catch((error: unknown) =>
+        logError("Recording when the blogroll changed failed", error),
+      );
+    return stats;
   };
 }
 

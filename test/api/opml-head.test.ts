@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { recordBlogrollDates } from "../../lib/api/blogroll-dates.js";
+import { recordBlogrollDates } from "../../lib/sync/blogroll-dates.js";
 import { openStorage } from "../../lib/storage/open.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { addBlog } from "../support/seed.js";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { child, parseXml, type XmlNode } from "../support/xml.js";
+import { startFeedServer } from "../sync/feed-server.js";
 
 const RFC822 =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/;
@@ -149,6 +150,47 @@ for (const backend of httpBackends()) {
     });
   });
 }
+
+describe("sync runs and the blogroll's dates (SQLite)", () => {
+  it("a run that changes nothing the export shows does not digest the blogroll; one that renames a blog records a new date", async () => {
+    const feeds = await startFeedServer();
+    let title = "First title";
+    feeds.route("/feed.xml", (_request, response) => {
+      response.writeHead(200, { "content-type": "application/rss+xml" });
+      response.end(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>${title}</title><link>${feeds.origins[0]}/</link><image><url>${feeds.origins[0]}/logo.png</url></image></channel></rss>`,
+      );
+    });
+    const server = await startTestServer("sqlite");
+    try {
+      await server.storage.blogs.upsertFromSource({
+        feedUrl: `${feeds.origins[0]}/feed.xml`,
+        title: "127.0.0.1",
+        source: "manual",
+      });
+      // Every read of the whole public list in pages (the digest) is counted.
+      let digests = 0;
+      const list = server.storage.blogs.list.bind(server.storage.blogs);
+      server.storage.blogs.list = (query) => {
+        if (query.visibility === "public" && query.offset === 0 && query.limit >= 1000) digests++;
+        return list(query);
+      };
+      const dates = () => server.storage.meta.get<{ modified: string }>("opml:blogroll");
+      await server.plugin.context.scheduler.syncNow();
+      assert.equal(digests, 1, "the first fetch names the blog: digested");
+      const first = await dates();
+      await server.plugin.context.scheduler.syncNow();
+      assert.equal(digests, 1, "the same feed again: nothing to digest");
+      title = "Second title";
+      await server.plugin.context.scheduler.syncNow();
+      assert.equal(digests, 2, "renamed by its feed: digested");
+      assert.ok(Date.parse((await dates())!.modified) > Date.parse(first!.modified));
+    } finally {
+      await server.close();
+      await feeds.close();
+    }
+  });
+});
 
 describe("OPML export owner", () => {
   it("ownerName is the option when set; without a publicUrl the head names no owner", async () => {

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { recordBlogrollDates } from "../../lib/api/blogroll-dates.js";
+import { recordBlogrollDates } from "../../lib/sync/blogroll-dates.js";
 import { exportOpml } from "../../lib/api/opml-export.js";
 import { strongEtag } from "../../lib/api/respond.js";
 import { importFeeds } from "../../lib/sources/import.js";

@@ -285,6 +285,44 @@ describe("sqlite specifics", () => {
     }
   });
 
+  it("counts the items already stored when it starts counting them, and keeps counting", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    const { blog } = await storage.blogs.upsertFromSource({
+      feedUrl: "https://counted.example/feed",
+      title: "Counted",
+      source: "manual",
+    });
+    const item = (uid: string) => ({
+      uid,
+      url: null,
+      title: uid,
+      summary: null,
+      content: null,
+      published: new Date("2024-01-02T00:00:00Z"),
+      author: null,
+      photo: null,
+      categories: [],
+    });
+    await storage.items.upsertMany(blog.id, [item("a"), item("b"), item("c")], new Date());
+    await storage.close();
+    // The database as the step before the counting one left it.
+    const before = MIGRATIONS.findIndex((step) => step.description.startsWith("counts without reading every row"));
+    const db = openSqliteFile(file);
+    db.exec(
+      `DROP TRIGGER items_counted_in; DROP TRIGGER items_counted_out; DROP TABLE counters; DROP INDEX blogs_by_state; DROP INDEX blogs_moved; DROP INDEX blogs_public; PRAGMA user_version = ${before}`,
+    );
+    db.close();
+    const reopened = createSqliteStorage(file);
+    await reopened.init();
+    assert.equal(await reopened.items.count(), 3);
+    await reopened.items.upsertMany(blog.id, [item("d")], new Date());
+    assert.equal(await reopened.items.trimBlog(blog.id, 2), 2);
+    assert.equal(await reopened.items.count(), 2);
+    await reopened.close();
+  });
+
   it("refuses a database written by a newer schema", async () => {
     const file = freshFile();
     const storage = createSqliteStorage(file);

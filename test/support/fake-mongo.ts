@@ -10,7 +10,7 @@
  * Supported: find (sort/skip/limit/project, toArray, async iteration),
  * findOne, insertOne, insertMany, updateOne/updateMany (update operators,
  * $setOnInsert, pipeline updates, upsert), findOneAndUpdate, deleteOne,
- * deleteMany, countDocuments, aggregate, bulkWrite (ordered or not),
+ * deleteMany, countDocuments, estimatedDocumentCount, aggregate, bulkWrite (ordered or not),
  * createIndex (unique, partialFilterExpression), dropIndex and indexes(), and the
  * public `collection.db.options.pkFactory` the driver makes new ids with.
  *
@@ -211,6 +211,11 @@ class FakeCollection {
   ): Promise<Document | null> {
     const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray();
     return doc ?? null;
+  }
+
+  /** The server answers from the collection's metadata; here, the documents held. */
+  async estimatedDocumentCount(): Promise<number> {
+    return this.docs.length;
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {

@@ -312,6 +312,26 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec("ALTER TABLE blogs ADD COLUMN hint_budget_at TEXT;");
     },
   },
+  {
+    description:
+      "counts without reading every row: indexes the blog counts read alone, moved blogs indexed, items counted as they come and go",
+    up(db) {
+      db.exec(`
+        CREATE INDEX blogs_by_state ON blogs (status, hidden, skip_item_fetch, fetch_reason, last_post_at, failing_since, moved_from IS NOT NULL, item_count, origins);
+        CREATE INDEX blogs_moved ON blogs (moved_from) WHERE moved_from IS NOT NULL;
+        -- The public totals (listed, not hidden, not deleted or gone: visibility.ts's rule word for word) read this one alone.
+        CREATE INDEX blogs_public ON blogs (hidden, status, origins, item_count) WHERE hidden = 0 AND status NOT IN ('deleted', 'gone') AND origins != '[]';
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT;
+        INSERT INTO counters (name, value) VALUES ('items', (SELECT count(*) FROM items));
+        CREATE TRIGGER items_counted_in AFTER INSERT ON items BEGIN
+          UPDATE counters SET value = value + 1 WHERE name = 'items';
+        END;
+        CREATE TRIGGER items_counted_out AFTER DELETE ON items BEGIN
+          UPDATE counters SET value = value - 1 WHERE name = 'items';
+        END;
+      `);
+    },
+  },
 ];
 
 interface LegacyBlogRow {

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Storage } from "../storage/types.js";
+import type { Blog, Storage } from "../storage/types.js";
 import { SECOND } from "../time/durations.js";
 import { wholeSecond } from "../time/whole-second.js";
-import { cachedPerContext } from "./short-cache.js";
 
 /** When the public blogroll began and last changed, as the OPML export's head says. */
 export interface BlogrollDates {
@@ -21,6 +20,30 @@ const PAGE = 1000;
 /** The OPML import's outline cap: a blogroll beyond it is not fingerprinted further. */
 const MAX_BLOGS = 20_000;
 
+/** What the exports and the blogroll page say about a blog: a change to any of these changes the blogroll's `modified` date. */
+function exportedFields(blog: Blog): unknown[] {
+  // What the owner says about a blog joins only when said, so a blogroll without any keeps its dates.
+  const said =
+    blog.note || blog.relationship.length > 0 || blog.fediverse
+      ? [blog.note, blog.relationship, blog.fediverse, blog.fediverseUrl]
+      : [];
+  return [blog.id, blog.title, blog.feedUrl, blog.siteUrl, blog.description, blog.category, blog.pinned, ...said];
+}
+
+/**
+ * Whether a write may have changed the exported blogroll: a field it shows,
+ * or whether the blog shows at all (status, hidden). Sync runs record the
+ * dates only then, rather than digesting every blog after each run.
+ */
+export function changesBlogroll(before: Blog, after: Blog | null): boolean {
+  if (!after) return false;
+  return (
+    before.status !== after.status ||
+    before.hidden !== after.hidden ||
+    JSON.stringify(exportedFields(before)) !== JSON.stringify(exportedFields(after))
+  );
+}
+
 /** A digest of what the exports and the blogroll page say about every visible blog, and the oldest blog's creation. */
 async function fingerprint(storage: Storage): Promise<{ digest: string; oldest: Date | null }> {
   const hash = createHash("sha1");
@@ -28,23 +51,7 @@ async function fingerprint(storage: Storage): Promise<{ digest: string; oldest: 
   for (let offset = 0; offset < MAX_BLOGS; offset += PAGE) {
     const { items } = await storage.blogs.list({ visibility: "public", sort: "title", limit: PAGE, offset });
     for (const blog of items) {
-      // What the owner says about a blog joins the digest only when said, so a blogroll without any keeps its dates.
-      const said =
-        blog.note || blog.relationship.length > 0 || blog.fediverse
-          ? [blog.note, blog.relationship, blog.fediverse, blog.fediverseUrl]
-          : [];
-      hash.update(
-        JSON.stringify([
-          blog.id,
-          blog.title,
-          blog.feedUrl,
-          blog.siteUrl,
-          blog.description,
-          blog.category,
-          blog.pinned,
-          ...said,
-        ]),
-      );
+      hash.update(JSON.stringify(exportedFields(blog)));
       if (!oldest || blog.createdAt < oldest) oldest = blog.createdAt;
     }
     if (items.length < PAGE) break;
@@ -79,6 +86,3 @@ export async function recordBlogrollDates(storage: Storage, now = new Date()): P
   } satisfies DatesRecord);
   return { created, modified };
 }
-
-/** The dates for a request: recomputed after a write of this process, else at most every 5 s. */
-export const blogrollDates = cachedPerContext(5000, (storage) => recordBlogrollDates(storage));
