@@ -20,7 +20,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { createGuardedAgent } from "../../lib/http/guarded-agent.js";
 import { generateFeed, generateHomePage, type GeneratedFeed } from "./feeds.js";
 
@@ -59,6 +59,8 @@ export interface FeedFixture {
   /** Format and size of feed `index`, as served. */
   describe(index: number): { format: string; bytes: number; items: number };
   stats(): Promise<FixtureStats>;
+  /** From now on: responses held back `delayMs`; feeds sent with `Cache-Control: max-age` when `maxAgeSeconds` is set. */
+  configure(settings: { delayMs?: number; maxAgeSeconds?: number | null }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,7 +91,7 @@ export async function startFeedFixture(options: FixtureOptions = {}): Promise<Fe
     blogrolls: options.blogrolls ?? false,
   };
   const child = fork(new URL(import.meta.url), ["--fixture-child", JSON.stringify(settings)], {
-    execArgv: ["--import", "tsx"],
+    execArgv: import.meta.url.endsWith(".ts") ? ["--import", "tsx"] : [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const ready = await nextMessage<{ port: number; feeds: Array<{ format: string; bytes: number; items: number }> }>(
@@ -105,6 +107,10 @@ export async function startFeedFixture(options: FixtureOptions = {}): Promise<Fe
     stats: async () => {
       child.send("stats");
       return nextMessage<FixtureStats>(child);
+    },
+    configure: async (changes) => {
+      child.send({ configure: changes });
+      await nextMessage<string>(child);
     },
     close: async () => {
       if (child.exitCode !== null) return;
@@ -128,7 +134,8 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
 
 interface Served {
   contentType: string;
-  body: Buffer;
+  /** Uncompressed length; the body itself is kept gzipped only (10 000 feeds are 1 GB uncompressed). */
+  length: number;
   gzip: Buffer;
   etag: string;
   lastModified: string;
@@ -152,7 +159,7 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
     const body = Buffer.from(text);
     const etag = `"${createHash("sha1").update(body).digest("hex").slice(0, 16)}"`;
     // Compressed up front: gzip during the run would take CPU from the process being measured.
-    served.set(path, { contentType, body, gzip: gzipSync(body), etag, lastModified });
+    served.set(path, { contentType, length: body.length, gzip: gzipSync(body), etag, lastModified });
     return body.length;
   };
 
@@ -171,7 +178,11 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
       response.writeHead(404, { "content-type": "text/plain" }).end("not found");
       return;
     }
-    const validators = { etag: entry.etag, "last-modified": entry.lastModified };
+    const validators = {
+      etag: entry.etag,
+      "last-modified": entry.lastModified,
+      ...(maxAgeSeconds !== null && kind === "feed" ? { "cache-control": `max-age=${maxAgeSeconds}` } : {}),
+    };
     if (
       request.headers["if-none-match"] === entry.etag ||
       (!request.headers["if-none-match"] && request.headers["if-modified-since"] === entry.lastModified)
@@ -181,9 +192,9 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
       return;
     }
     const gzip = /\bgzip\b/.test(String(request.headers["accept-encoding"] ?? ""));
-    const body = gzip ? entry.gzip : entry.body;
+    const body = gzip ? entry.gzip : gunzipSync(entry.gzip);
     finish(200);
-    if (kind === "feed") stats.feedBytes += entry.body.length;
+    if (kind === "feed") stats.feedBytes += entry.length;
     response.writeHead(200, {
       "content-type": entry.contentType,
       "content-length": body.length,
@@ -193,8 +204,11 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
     response.end(body);
   };
 
+  let delayMs = settings.delayMs;
+  let maxAgeSeconds: number | null = null;
   const server = createServer((request, response) => {
-    setTimeout(() => respond(request, response), settings.delayMs);
+    if (delayMs > 0) setTimeout(() => respond(request, response), delayMs);
+    else respond(request, response);
   });
   server.keepAliveTimeout = 30_000;
   server.on("connection", (socket) => {
@@ -242,6 +256,11 @@ async function runChild(settings: Required<FixtureOptions>): Promise<void> {
       let open = 0;
       for (const socket of sockets) open += socket.bytesWritten;
       process.send!({ ...stats, bytesSent: closedSocketBytes + open });
+    } else if (typeof message === "object" && message !== null && "configure" in message) {
+      const changes = message.configure as { delayMs?: number; maxAgeSeconds?: number | null };
+      if (changes.delayMs !== undefined) delayMs = changes.delayMs;
+      if (changes.maxAgeSeconds !== undefined) maxAgeSeconds = changes.maxAgeSeconds;
+      process.send!("configured");
     } else if (message === "close") {
       server.closeAllConnections();
       server.close(() => process.exit(0));
