@@ -142,6 +142,61 @@ async function microsubFollow(blogs: Collection, feedUrl: string, feedId: unknow
 
 function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   it(
+    "lists a blog the Microsub plugin wrote (no stored sort key) in title order among the others",
+    withStorage(makeBackend, async (storage, raw, backend) => {
+      await storage.blogs.upsertFromSource({ feedUrl: "https://alpha.example/feed", title: "alpha", source: "manual" });
+      await storage.blogs.upsertFromSource({ feedUrl: "https://zulu.example/feed", title: "Zulu", source: "manual" });
+      await microsubFollow(
+        raw.blogs,
+        "https://followed.example/feed.xml",
+        new backend.ObjectId(),
+        new backend.ObjectId(),
+      );
+      assert.equal((await raw.blogs.findOne({ feedUrl: "https://followed.example/feed.xml" }))?.titleSort, undefined);
+      const titles = async () =>
+        (await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((blog) => blog.title);
+      assert.deepEqual(await titles(), ["alpha", "Followed in Microsub", "Zulu"]);
+      assert.equal(
+        (await raw.blogs.findOne({ feedUrl: "https://followed.example/feed.xml" }))?.titleSort,
+        "followed in microsub",
+        "given its key",
+      );
+    }),
+  );
+
+  it(
+    "keeps the stored title sort key with the title on every write: a listing, a fetch, an origin gone, an edit",
+    withStorage(makeBackend, async (storage, raw, backend) => {
+      const keyed = async (id: string, title: string) => {
+        const doc = await raw.blogs.findOne({ _id: new backend.ObjectId(id) });
+        assert.deepEqual([doc?.title, doc?.titleSort], [title, title.toLowerCase()]);
+      };
+      const sourceA = String(new backend.ObjectId());
+      const sourceB = String(new backend.ObjectId());
+      const feedUrl = "https://keys.example/feed";
+      const { blog } = await storage.blogs.upsertFromSource({
+        feedUrl,
+        title: "Listed By A",
+        source: "opml",
+        sourceId: sourceA,
+      });
+      await keyed(blog.id, "Listed By A");
+      await storage.blogs.upsertFromSource({ feedUrl, source: "opml", sourceId: sourceB });
+      const fetched = { at: new Date(), status: "active" as const, error: null, nextFetchAt: null, failureCount: 0 };
+      await storage.blogs.recordFetch(blog.id, { ...fetched, metadata: { title: "The Feed's Own Title" } });
+      await keyed(blog.id, "Listed By A");
+      // A's list drops it: the title now comes from the feed (B's listing names none).
+      await storage.blogs.unlist(sourceA, { only: [blog.id] });
+      await keyed(blog.id, "The Feed's Own Title");
+      await storage.blogs.recordFetch(blog.id, { ...fetched, metadata: { title: "Renamed Feed" } });
+      await keyed(blog.id, "Renamed Feed");
+      await storage.blogs.edit(blog.id, { title: "ÉDITED By Owner", pinned: true });
+      await keyed(blog.id, "ÉDITED By Owner");
+      assert.equal((await raw.blogs.findOne({ _id: new backend.ObjectId(blog.id) }))?.pinned, true);
+    }),
+  );
+
+  it(
     "reads and updates a blog the Microsub plugin wrote directly, in its shape",
     withStorage(makeBackend, async (storage, raw, backend) => {
       const feedId = new backend.ObjectId();

@@ -14,6 +14,10 @@
  * createIndex (unique, partialFilterExpression), dropIndex and indexes(), and the
  * public `collection.db.options.pkFactory` the driver makes new ids with.
  *
+ * Given `onQuery`, it tells of every query it runs (collection, operation,
+ * filter, sort, limit), as the server would receive it, so tests can check
+ * that an index serves each one (test/support/mongo-plans.ts).
+ *
  * Given a BSON library (`createFakeDb({ bson })`), it plays a driver built on
  * that library, as Indiekit's own driver is for this plugin: every filter,
  * document, update and pipeline it is handed goes through that library's
@@ -34,6 +38,17 @@ interface IndexInfo {
   key: Record<string, 1 | -1>;
   unique: boolean;
   partialFilterExpression?: Document;
+}
+
+/** One query as the server would plan it: the collection, the operation, its filter, sort and limit. */
+export interface LoggedQuery {
+  collection: string;
+  op: string;
+  filter: Document;
+  sort?: SortSpec;
+  limit?: number;
+  /** An aggregation that sorts documents after computing (a $sort neither right after the leading $match nor of groups): every document it matched is read and sorted. */
+  sortsInMemory?: boolean;
 }
 
 /** The part of a BSON library (bson 6, bson 7) the stand-in uses to play a driver built on it. */
@@ -137,6 +152,7 @@ class FakeCursor {
   constructor(
     private readonly source: () => Document[],
     private readonly filter: () => Filter,
+    private readonly log: (query: Omit<LoggedQuery, "collection">) => void = () => undefined,
   ) {}
 
   sort(spec: SortSpec): this {
@@ -156,7 +172,14 @@ class FakeCursor {
     return this;
   }
   async toArray(): Promise<Document[]> {
-    const pipeline: Document[] = [{ $match: this.filter() }];
+    const filter = this.filter();
+    this.log({
+      op: "find",
+      filter,
+      ...(this.sortSpec ? { sort: this.sortSpec } : {}),
+      ...(this.limitCount > 0 ? { limit: this.limitCount } : {}),
+    });
+    const pipeline: Document[] = [{ $match: filter }];
     if (this.sortSpec) pipeline.push({ $sort: this.sortSpec });
     if (this.skipCount > 0) pipeline.push({ $skip: this.skipCount });
     if (this.limitCount > 0) pipeline.push({ $limit: this.limitCount });
@@ -181,7 +204,13 @@ class FakeCollection {
     readonly collectionName: string,
     readonly db: FakeDbShape,
     private readonly bson: BsonLibrary | null,
+    private readonly onQuery: ((query: LoggedQuery) => void) | null = null,
   ) {}
+
+  /** Tells the database's query log (when it has one) of a query this collection ran. */
+  private logQuery(query: Omit<LoggedQuery, "collection">): void {
+    this.onQuery?.({ collection: this.collectionName, ...clone(query) });
+  }
 
   /** A value as the server receives it: through the driver's BSON serializer and back. */
   private wire<T>(value: T): T {
@@ -197,6 +226,7 @@ class FakeCollection {
     const cursor = new FakeCursor(
       () => this.docs,
       () => clone(this.wire(filter)),
+      (query) => this.logQuery(query),
     );
     if (options.sort) cursor.sort(options.sort);
     if (options.skip) cursor.skip(options.skip);
@@ -220,12 +250,29 @@ class FakeCollection {
 
   async countDocuments(filter: Filter = {}): Promise<number> {
     const query = this.wire(filter);
+    this.logQuery({ op: "count", filter: query });
     return this.docs.filter((doc) => matches(query, doc)).length;
   }
 
   aggregate(pipeline: Document[]): { toArray(): Promise<Document[]> } {
     return {
-      toArray: async () => new Aggregator(clone(this.wire(pipeline)), {}).run(this.docs.map(clone)) as Document[],
+      toArray: async () => {
+        const stages = clone(this.wire(pipeline));
+        // Planned as the server plans it: the leading $match, and a $sort right after it (a $sort after other stages sorts in memory).
+        const match = stages[0]?.$match as Document | undefined;
+        const sort = (match ? stages[1] : stages[0])?.$sort as SortSpec | undefined;
+        // A $sort of documents (not of $group's few groups) after other stages: every document matched is read and sorted.
+        const sortAt = stages.findIndex((stage: Document) => "$sort" in stage);
+        const grouped = stages.slice(0, Math.max(0, sortAt)).some((stage: Document) => "$group" in stage);
+        const later = sortAt > (match ? 1 : 0) && !grouped;
+        this.logQuery({
+          op: "aggregate",
+          filter: match ?? {},
+          ...(sort ? { sort } : {}),
+          ...(later && !sort ? { sortsInMemory: true } : {}),
+        });
+        return new Aggregator(stages, {}).run(this.docs.map(clone)) as Document[];
+      },
     };
   }
 
@@ -247,10 +294,12 @@ class FakeCollection {
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
+    this.logQuery({ op: "updateOne", filter: this.wire(filter) });
     return { acknowledged: true, ...this.update(this.wire(filter), this.wire(update), options.upsert === true, false) };
   }
 
   async updateMany(filter: Filter, update: Update, options: { upsert?: boolean } = {}) {
+    this.logQuery({ op: "updateMany", filter: this.wire(filter) });
     return { acknowledged: true, ...this.update(this.wire(filter), this.wire(update), options.upsert === true, true) };
   }
 
@@ -261,6 +310,7 @@ class FakeCollection {
   ): Promise<Document | null> {
     const filter = this.wire(sentFilter);
     const update = this.wire(sentUpdate);
+    this.logQuery({ op: "findOneAndUpdate", filter, ...(options.sort ? { sort: options.sort } : {}) });
     const target = options.sort ? await this.findOne(filter, { sort: options.sort, projection: { _id: 1 } }) : null;
     const scope = target ? { _id: target._id } : filter;
     const before = this.docs.find((doc) => matches(scope, doc));
@@ -273,6 +323,7 @@ class FakeCollection {
 
   async deleteOne(sentFilter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
     const filter = this.wire(sentFilter);
+    this.logQuery({ op: "deleteOne", filter });
     const index = this.docs.findIndex((doc) => matches(filter, doc));
     if (index !== -1) this.docs.splice(index, 1);
     return { acknowledged: true, deletedCount: index === -1 ? 0 : 1 };
@@ -280,6 +331,7 @@ class FakeCollection {
 
   async deleteMany(sentFilter: Filter = {}): Promise<{ acknowledged: true; deletedCount: number }> {
     const filter = this.wire(sentFilter);
+    this.logQuery({ op: "deleteMany", filter });
     const before = this.docs.length;
     this.docs = this.docs.filter((doc) => !matches(filter, doc));
     return { acknowledged: true, deletedCount: before - this.docs.length };
@@ -433,6 +485,7 @@ class FakeCollection {
 
   private bulkStep(operation: Document, index: number, result: Document): void {
     const [kind, spec] = Object.entries(operation)[0] as [string, Document];
+    if (kind !== "insertOne") this.logQuery({ op: `bulk ${kind}`, filter: spec.filter });
     if (kind === "insertOne") {
       this.insert(spec.document);
       result.insertedCount++;
@@ -463,7 +516,7 @@ class FakeCollection {
  * (collections are created on first use), and each collection has only the
  * methods listed at the top of this file.
  */
-export function createFakeDb(options: { bson?: BsonLibrary } = {}): Db {
+export function createFakeDb(options: { bson?: BsonLibrary; onQuery?: (query: LoggedQuery) => void } = {}): Db {
   const collections = new Map<string, FakeCollection>();
   const bson = options.bson ?? null;
   const ObjectIdClass = bson?.ObjectId ?? ObjectId;
@@ -472,7 +525,7 @@ export function createFakeDb(options: { bson?: BsonLibrary } = {}): Db {
     collection(name: string): Collection {
       let collection = collections.get(name);
       if (!collection) {
-        collection = new FakeCollection(name, db, bson);
+        collection = new FakeCollection(name, db, bson, options.onQuery ?? null);
         collections.set(name, collection);
       }
       return collection as unknown as Collection;

@@ -8,7 +8,7 @@ import { createStandaloneApp } from "../../lib/standalone/app.js";
 import { COLLECTION_NAMES } from "../../lib/storage/open.js";
 import type { Storage } from "../../lib/storage/types.js";
 import type { Logger } from "../../lib/context.js";
-import { createFakeDb } from "./fake-mongo.js";
+import { createFakeDb, type LoggedQuery } from "./fake-mongo.js";
 
 export type Backend = "sqlite" | "mongo-standin" | "mongodb";
 
@@ -62,6 +62,7 @@ export async function startTestServer(
   backend: Backend,
   pluginOptions: Record<string, unknown> = {},
   sharing?: TestServer,
+  serverOptions: { onMongoQuery?: (query: LoggedQuery) => void } = {},
 ): Promise<TestServer> {
   const folder = mkdtempSync(path.join(tmpdir(), "blogroll-test-"));
   const collections = new Map<string, unknown>();
@@ -71,7 +72,7 @@ export async function startTestServer(
     options.databasePath = path.join(folder, "blogroll.db");
     options.mongodbUrl = null;
   } else if (backend === "mongo-standin") {
-    fakeDb = sharing?.fakeDb ?? createFakeDb();
+    fakeDb = sharing?.fakeDb ?? createFakeDb({ onQuery: serverOptions.onMongoQuery });
     for (const name of Object.values(COLLECTION_NAMES)) collections.set(name, fakeDb.collection(name));
   } else {
     const url = new URL(process.env.MONGODB_URL as string);

@@ -22,9 +22,21 @@ export function publicBlogFilter(): Filter<Document> {
   return { status: { $nin: ["deleted", "gone"] }, hidden: { $ne: true }, ...listedBlogFilter() };
 }
 
-/** The complement of publicBlogFilter. */
+/**
+ * The complement of publicBlogFilter, each branch a range of an index (a
+ * bare `hidden` or `origins: { $size: 0 }` would read every blog): the
+ * {status, hidden} index, and {origins.id}, whose null entries are the blogs
+ * with no origin id (an empty list keys as null; the empty lists are the
+ * unlisted ones, the documents without origins are the Microsub plugin's).
+ */
 export function notPublicBlogFilter(): Filter<Document> {
-  return { $or: [{ status: { $in: ["deleted", "gone"] } }, { hidden: true }, unlistedBlogFilter()] };
+  return {
+    $or: [
+      { status: { $in: ["deleted", "gone"] } },
+      { status: { $nin: ["deleted", "gone"] }, hidden: true },
+      { "origins.id": { $exists: false }, ...unlistedBlogFilter() },
+    ],
+  };
 }
 
 /** Blogs the admin sees: everything but soft-deleted ones. */
@@ -54,6 +66,7 @@ export async function findBlogDocByFeedUrl(
   if (keyed) return keyed;
   const host = hostOfKey(key);
   const hostPattern = `^https?://${escapeRegex(host).replace(/:\d+$/, "")}(?::\\d+)?(?:[/?#]|$)`;
+  // Only documents without a key are read (index feedKey_feedUrl), never every blog.
   const candidates = await blogs
     .find({ feedKey: { $exists: false }, feedUrl: { $regex: hostPattern, $options: "i" } })
     .sort({ _id: 1 })

@@ -19,6 +19,7 @@ import {
 } from "../types.js";
 import { checkedEdit, checkedListing, checkedMetadata, fetchChanges } from "./blog-changes.js";
 import { countHealth, healthFilter } from "./blog-health.js";
+import { sortKeyBackfill } from "./sort-keys.js";
 import {
   adminBlogFilter,
   findBlogDocByFeedUrl,
@@ -64,24 +65,21 @@ function listFilter(query: BlogListQuery, ids: ObjectIds): Filter<Document> {
   return { $and: and };
 }
 
-/** Sort keys computed per query, so Microsub-written documents need no extra fields. */
-function listSortStages(sort: BlogListQuery["sort"]): Document[] {
-  const keys = {
-    $addFields: {
-      _pinnedKey: { $cond: [{ $eq: ["$pinned", true] }, 1, 0] },
-      _titleKey: { $toLower: { $ifNull: ["$title", ""] } },
-    },
-  };
-  const order =
-    sort === "recent"
-      ? { _pinnedKey: -1, lastItemAt: -1, lastFetchAt: -1, _titleKey: 1, _id: 1 }
-      : { _pinnedKey: -1, _titleKey: 1, _id: 1 };
-  return [keys, { $sort: order }];
+/**
+ * The blogs list's order, on stored keys (see blogDoc) that the indexes
+ * blogs_by_title and blogs_by_recent hold: a page is a walk of the index to
+ * its limit, not a sort of every blog.
+ */
+export function listSort(sort: BlogListQuery["sort"]): Record<string, 1 | -1> {
+  return sort === "recent"
+    ? { pinned: -1, lastItemAt: -1, lastFetchAt: -1, titleSort: 1, _id: 1 }
+    : { pinned: -1, titleSort: 1, _id: 1 };
 }
 
 /** BlogStore on the `blogrollBlogs` collection. */
 export function createMongoBlogStore(collections: MongoCollections, ids: ObjectIds): BlogStore {
   const { blogs } = collections;
+  const sortKeys = sortKeyBackfill(blogs);
 
   async function docById(id: string): Promise<Document | null> {
     const _id = ids.of(id);
@@ -141,12 +139,10 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         const filter = listFilter(query, ids);
         const limit = countValue(query.limit);
         const offset = countValue(query.offset);
+        await sortKeys.backfillSoon();
         const total = await blogs.countDocuments(filter);
         if (limit === 0 || offset >= total) return { items: [], total };
-        const pipeline: Document[] = [{ $match: filter }, ...listSortStages(query.sort)];
-        if (offset > 0) pipeline.push({ $skip: offset });
-        pipeline.push({ $limit: limit });
-        const docs = await blogs.aggregate(pipeline).toArray();
+        const docs = await blogs.find(filter).sort(listSort(query.sort)).skip(offset).limit(limit).toArray();
         return { items: docs.map(toBlog), total };
       }),
 

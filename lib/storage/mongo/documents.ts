@@ -14,6 +14,7 @@ import {
   type SourceType,
 } from "../types.js";
 import { isObjectId, refHex, type ObjectIds } from "./object-ids.js";
+import { titleSortKey } from "./sort-keys.js";
 import { BLOG_STATUSES } from "./values.js";
 
 /*
@@ -209,17 +210,29 @@ function docValue(key: keyof Blog, blog: Blog, ids: ObjectIds): unknown {
   }
 }
 
-/** A new blog's complete document (`_id` from its id; feedKey is the caller's). */
+/**
+ * A new blog's complete document (`_id` from its id; feedKey is the caller's),
+ * with its stored sort key: the blogs list sorts on `pinned` (a boolean here)
+ * and `titleSort` through an index, as a sort on keys computed per query
+ * would read every blog.
+ */
 export function blogDoc(blog: Blog, ids: ObjectIds): Document {
   const doc: Document = { _id: ids.of(blog.id) };
   for (const key of Object.keys(blog) as (keyof Blog)[]) if (key !== "id") doc[key] = docValue(key, blog, ids);
+  doc.titleSort = titleSortKey(blog.title);
   return doc;
 }
 
-/** The `$set` that turns the document of `before` into `after`: only the fields that differ (never `id`). */
+/**
+ * The `$set` that turns the document of `before` into `after`: only the
+ * fields that differ (never `id`), and the title's sort key with the title.
+ * Every write of a blog's fields (a listing, an edit, a fetch, an origin
+ * removed) goes through here, so the key never lags its title.
+ */
 export function blogChanges(before: Blog, after: Blog, ids: ObjectIds): Document {
   const set: Document = {};
   for (const key of changedFields(before, after)) if (key !== "id") set[key] = docValue(key, after, ids);
+  if (set.title !== undefined) set.titleSort = titleSortKey(after.title);
   return set;
 }
 

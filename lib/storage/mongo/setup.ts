@@ -8,6 +8,7 @@ import { legacyBlogOf, originDocs } from "./documents.js";
 import { codeOf, isDuplicateKey } from "./errors.js";
 import { BLOG_NEWEST_INDEX } from "./items.js";
 import { objectIdsFor, refHex } from "./object-ids.js";
+import { backfillSortKeys } from "./sort-keys.js";
 
 /** An existing index with the same keys but other options (85) or the same name (86) is kept as it is. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
@@ -172,14 +173,25 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
     { unique: true, partialFilterExpression: { feedKey: { $exists: true } }, name: "feedKey_unique" },
   );
   await ensureIndex(blogs, { feedUrl: 1 });
+  // Documents without a normalised key (the Microsub plugin's) are found by address among themselves alone.
+  await ensureIndex(blogs, { feedKey: 1, feedUrl: 1 });
+  await ensureIndex(blogs, { source: 1, status: 1 });
   await ensureIndex(blogs, { status: 1, hidden: 1, category: 1 });
   await dropIndex(blogs, "sourceIds_1");
   await ensureIndex(blogs, { "origins.id": 1 });
   await ensureIndex(blogs, { feedKeyAliases: 1 }, { sparse: true });
   await ensureIndex(blogs, { nextFetchAt: 1, _id: 1 });
   await ensureIndex(blogs, { lastPostAt: 1 });
+  // The blogs list walks these in its order (stored keys: see blogDoc) to a page's limit.
+  await ensureIndex(blogs, { pinned: -1, titleSort: 1, _id: 1 }, { name: "blogs_by_title" });
+  await ensureIndex(
+    blogs,
+    { pinned: -1, lastItemAt: -1, lastFetchAt: -1, titleSort: 1, _id: 1 },
+    { name: "blogs_by_recent" },
+  );
   await backfillFeedKeys(blogs);
   await backfillSchedules(blogs);
+  await backfillSortKeys(blogs, true);
   await backfillOwnerFields(blogs);
   await untypeHostTitles(blogs);
   await backfillOrigins(collections);
