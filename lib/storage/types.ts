@@ -246,6 +246,13 @@ export interface BlogListQuery {
   origin?: { id: string; shared?: boolean };
 }
 
+/**
+ * The blogs a bulk action covers: ticked ones by id, or every blog the
+ * admin's list shows under a query's filters (its sort, limit and offset do
+ * not matter; deleted blogs are never covered).
+ */
+export type BlogSelection = { ids: string[] } | { matching: Omit<BlogListQuery, "visibility"> };
+
 export interface Page<T> {
   items: T[];
   total: number;
@@ -380,6 +387,14 @@ export interface BlogStore {
   /** Admin edit; marks the given fields owner-edited (and the owner an origin, unless only `hidden` changes). */
   edit(id: string, edit: BlogEdit): Promise<Blog | null>;
   softDelete(id: string, at?: Date): Promise<boolean>;
+  /**
+   * Hides the selected blogs as the owner's edit of `hidden` would, in one
+   * write however many (one statement in SQLite, one updateMany in MongoDB);
+   * already hidden and unknown ones are left alone. Returns the ids it hid.
+   */
+  hideMany(selection: BlogSelection): Promise<string[]>;
+  /** Soft-deletes the selected blogs in one write however many (unknown ones left alone); returns the ids it deleted. */
+  softDeleteMany(selection: BlogSelection, at?: Date): Promise<string[]>;
   /**
    * The origin no longer lists some blogs: those it lists `except` the given
    * ids, or `only` the given ids. Returns the ids of blogs no origin lists any

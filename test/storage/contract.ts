@@ -776,6 +776,46 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal((await s.blogs.getByFeedUrl(blog.feedUrl))?.id, blog.id, "deleted blogs keep their key");
       });
 
+      it("hides and soft-deletes many blogs in one call: as the single edit and delete do, skipping deleted and unknown ones", async () => {
+        const blogs: Blog[] = [];
+        for (let i = 0; i < 6; i++) blogs.push(await add({ status: "active" }));
+        await s.blogs.softDelete(blogs[5].id);
+        await s.blogs.edit(blogs[4].id, { hidden: true });
+        const unknown = "0123456789abcdef01234567";
+        const ids = [blogs[0].id, blogs[1].id, blogs[1].id, blogs[4].id, blogs[5].id, unknown];
+        assert.deepEqual((await s.blogs.hideMany({ ids })).sort(), [blogs[0].id, blogs[1].id].sort());
+        for (const blog of blogs.slice(0, 2)) {
+          const read = (await s.blogs.get(blog.id)) as Blog;
+          assert.equal(read.hidden, true);
+          assert.deepEqual(read.ownerEdited, ["hidden"], "hidden as the owner's edit, once");
+          assert.deepEqual(read.origins, blog.origins, "hiding alone does not make the owner an origin");
+        }
+        assert.equal((await s.blogs.get(blogs[5].id))?.status, "deleted", "a deleted blog stays as it was");
+        const deleted = await s.blogs.softDeleteMany({ ids: [blogs[2].id, blogs[3].id, blogs[5].id, unknown] }, T0);
+        assert.deepEqual(deleted.sort(), [blogs[2].id, blogs[3].id].sort());
+        for (const blog of blogs.slice(2, 4)) {
+          const read = (await s.blogs.get(blog.id)) as Blog;
+          assert.deepEqual([read.status, read.hidden, read.deletedAt?.getTime()], ["deleted", true, T0.getTime()]);
+        }
+        assert.equal((await list({ visibility: "admin" })).total, 3);
+        assert.deepEqual(await s.blogs.hideMany({ ids: [] }), []);
+        assert.deepEqual(await s.blogs.softDeleteMany({ ids: [] }), []);
+      });
+
+      it("hides and soft-deletes every blog a list's filters match, whatever the page", async () => {
+        const tech: Blog[] = [];
+        for (let i = 0; i < 5; i++) tech.push(await add({ category: "Tech", title: `Tech ${i}` }));
+        const life = await add({ category: "Life", title: "Life" });
+        const matching = { category: "Tech", search: "tech", limit: 2, offset: 0 };
+        const hidden = await s.blogs.hideMany({ matching });
+        assert.deepEqual(hidden.sort(), tech.map((blog) => blog.id).sort(), "every match, not a page of 2");
+        assert.equal((await s.blogs.get(life.id))?.hidden, false);
+        assert.deepEqual(await s.blogs.hideMany({ matching }), [], "already hidden: nothing to do");
+        assert.equal((await s.blogs.softDeleteMany({ matching: { ...matching, status: "hidden" } })).length, 5);
+        assert.equal((await list({ visibility: "admin" })).total, 1);
+        assert.deepEqual(await s.blogs.softDeleteMany({ matching }), [], "deleted ones are never matched again");
+      });
+
       it("purges a blog and its items", async () => {
         const blog = await add();
         const other = await add();

@@ -144,6 +144,21 @@ describe("query plans: a sync, the API and the admin read index ranges, not whol
       redirect: "manual",
     });
     assert.equal(bulk.status, 303, "bulk hide");
+    // Every blog the list's filters match, in one write.
+    for (const back of ["?category=Category+4", "?q=blog+2"]) {
+      const all = await server.get(`${base}/bulk`, {
+        method: "POST",
+        headers: { Cookie: admin.cookie, "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams([
+          ["_csrf", admin.csrf],
+          ["action", "hide"],
+          ["all", "1"],
+          ["back", `${base}${back}`],
+        ]),
+        redirect: "manual",
+      });
+      assert.equal(all.status, 303, `bulk hide of all that match ${back}`);
+    }
   });
 
   after(async () => {

@@ -13,6 +13,7 @@ import {
   StorageError,
   type Blog,
   type BlogListQuery,
+  type BlogSelection,
   type BlogStore,
   type FetchRecord,
   type UpsertOutcome,
@@ -63,6 +64,12 @@ function listFilter(query: BlogListQuery, ids: ObjectIds): Filter<Document> {
   }
   if (query.health !== undefined) and.push(healthFilter(query.health.condition, query.health));
   return { $and: and };
+}
+
+/** A bulk action's blogs: by id, or the admin list's filters; never a deleted blog. */
+function selectionFilter(selection: BlogSelection, ids: ObjectIds): Filter<Document> {
+  if ("ids" in selection) return { $and: [adminBlogFilter(), { _id: { $in: ids.ofList(selection.ids) } }] };
+  return listFilter({ ...selection.matching, visibility: "admin" }, ids);
 }
 
 /**
@@ -120,6 +127,10 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
       if (result.matchedCount === 1) return after;
     }
     throw new StorageError("MongoDB could not store a blog: it kept changing meanwhile");
+  }
+
+  async function selectedIds(filter: Filter<Document>): Promise<ObjectId[]> {
+    return (await blogs.find(filter).project({ _id: 1 }).toArray()).map((doc) => doc._id);
   }
 
   /** Rewrites each blog of a filter with `change`; returns the ids of those no origin lists afterwards (deleted ones aside). */
@@ -216,6 +227,30 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
           { $set: { status: "deleted", hidden: true, deletedAt, updatedAt: deletedAt }, $inc: { rev: 1 } },
         );
         return result.matchedCount > 0;
+      }),
+
+    hideMany: (selection) =>
+      guard("hide blogs", async () => {
+        // The ids first (for the caller's push subscriptions), then one write; as applyEdit with { hidden: true }.
+        const targets = await selectedIds({ $and: [selectionFilter(selection, ids), { hidden: { $ne: true } }] });
+        if (targets.length === 0) return [];
+        await blogs.updateMany(
+          { _id: { $in: targets }, status: { $ne: "deleted" }, hidden: { $ne: true } },
+          { $set: { hidden: true, updatedAt: new Date() }, $addToSet: { ownerEdited: "hidden" }, $inc: { rev: 1 } },
+        );
+        return targets.map((_id) => refHex(_id) as string);
+      }),
+
+    softDeleteMany: (selection, at = new Date()) =>
+      guard("delete blogs", async () => {
+        const deletedAt = dateValue(at, "deletion date");
+        const targets = await selectedIds(selectionFilter(selection, ids));
+        if (targets.length === 0) return [];
+        await blogs.updateMany(
+          { _id: { $in: targets }, status: { $ne: "deleted" } },
+          { $set: { status: "deleted", hidden: true, deletedAt, updatedAt: new Date() }, $inc: { rev: 1 } },
+        );
+        return targets.map((_id) => refHex(_id) as string);
       }),
 
     unlist: (originId, which) =>

@@ -1,7 +1,7 @@
 import { feedUrlKey } from "../../url/normalise.js";
 import { newId } from "../id.js";
 import { isListed, listedBlog, withListing, withoutOrigin, withoutSourceKept } from "../provenance.js";
-import type { Blog, BlogStatus, BlogStore, CategoryCount } from "../types.js";
+import type { Blog, BlogSelection, BlogStatus, BlogStore, CategoryCount } from "../types.js";
 import { applyEdit } from "../owner-edits.js";
 import { applyFetch, markDeleted } from "./blog-changes.js";
 import { blogListSql, wholeNumber } from "./blog-list.js";
@@ -35,6 +35,17 @@ export const DUE_SCHEDULED_SQL = `SELECT * FROM blogs WHERE ${FETCHABLE} AND nex
 export const EVERY_FETCHABLE_BLOG_SQL = `SELECT * FROM blogs WHERE id > @afterId AND ${FETCHABLE} AND (wait_until IS NULL OR wait_until <= @now)
     AND (status != 'gone' OR next_fetch_at IS NULL OR next_fetch_at <= @now)
   ORDER BY id LIMIT @limit`;
+
+/** The WHERE clause (alias `b`) of a bulk action's blogs: by id, or the admin list's filters; never a deleted blog. */
+function selectionSql(selection: BlogSelection): { where: string; params: unknown[] } {
+  if ("ids" in selection)
+    return {
+      where: `${ADMIN_BLOG} AND b.id IN (SELECT value FROM json_each(?))`,
+      params: [JSON.stringify(selection.ids)],
+    };
+  const { where, params } = blogListSql({ ...selection.matching, visibility: "admin" });
+  return { where, params };
+}
 
 /** The blogs table behind the BlogStore port. Every read-modify-write runs in one immediate transaction. */
 export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
@@ -124,6 +135,34 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           return true;
         }),
       ),
+
+    hideMany: (selection) =>
+      ctx.guard("blogs.hideMany", () => {
+        const { where, params } = selectionSql(selection);
+        // As applyEdit with { hidden: true }: `hidden` owner-edited (once), nothing else but the time.
+        const rows = ctx
+          .statement(
+            `UPDATE blogs AS b SET hidden = 1, updated_at = ?,
+               owner_edited = CASE WHEN EXISTS (SELECT 1 FROM json_each(b.owner_edited) WHERE value = 'hidden')
+                 THEN b.owner_edited ELSE json_insert(b.owner_edited, '$[#]', 'hidden') END
+             WHERE ${where} AND b.hidden = 0 RETURNING id`,
+          )
+          .all(toIso(new Date()), ...params) as { id: string }[];
+        return rows.map((row) => row.id);
+      }),
+
+    softDeleteMany: (selection, at) =>
+      ctx.guard("blogs.softDeleteMany", () => {
+        const { where, params } = selectionSql(selection);
+        const now = new Date();
+        // As markDeleted.
+        const rows = ctx
+          .statement(
+            `UPDATE blogs AS b SET status = 'deleted', hidden = 1, deleted_at = ?, updated_at = ? WHERE ${where} RETURNING id`,
+          )
+          .all(toIso(at ?? now), toIso(now), ...params) as { id: string }[];
+        return rows.map((row) => row.id);
+      }),
 
     unlist: (originId, which) =>
       ctx.guard("blogs.unlist", () =>
