@@ -8,6 +8,14 @@ import { OptionsError, resolveOptions } from "../lib/options.js";
 import { createFakeDb } from "./support/fake-mongo.js";
 import { memoryLogger } from "./support/server.js";
 
+/** The part of the database getBlogrollDb gives that the Microsub plugin uses. */
+interface MicrosubView {
+  collection(name: string): {
+    findOne(filter: object): Promise<Record<string, unknown> | null>;
+    updateOne(filter: object, update: object, options?: object): Promise<unknown>;
+  };
+}
+
 /** An object shaped like Indiekit, recording what the plugin asks of it. */
 function fakeIndiekit(withDatabase: boolean) {
   const db = createFakeDb();
@@ -241,12 +249,70 @@ describe("plugin class", () => {
     );
     const storage = await plugin.getStorage();
     assert.equal(storage.kind, "mongodb");
-    assert.equal((host.application.getBlogrollDb as () => unknown)(), host.db);
     await storage.blogs.upsertFromSource({ feedUrl: "https://a.example/feed", title: "A", source: "manual" });
     const raw = await (
       host.collections.get("blogrollBlogs") as { findOne(filter: object): Promise<Record<string, unknown> | null> }
     ).findOne({ feedUrl: "https://a.example/feed" });
     assert.equal(raw?.title, "A");
+    const shared = (host.application.getBlogrollDb as () => MicrosubView)();
+    const viaMicrosub = await shared.collection("blogrollBlogs").findOne({ feedUrl: "https://a.example/feed" });
+    assert.equal(viaMicrosub?.title, "A", "the Microsub plugin reads our blogs through it");
+    await plugin.destroy();
+  });
+
+  it("the Microsub plugin's follows and unfollows, written straight into blogrollBlogs, record live events", async () => {
+    const host = fakeIndiekit(true);
+    const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null }, memoryLogger([]));
+    await plugin.init(host);
+    const storage = await plugin.getStorage();
+    const { newest } = await storage.events.bounds();
+    // What the Microsub plugin does on a follow and an unfollow (see docs/indiekit.md).
+    const blogs = (host.application.getBlogrollDb as () => MicrosubView)().collection("blogrollBlogs");
+    const feedUrl = "https://followed.example/feed.xml";
+    const now = new Date();
+    await blogs.updateOne(
+      { feedUrl },
+      {
+        $set: {
+          title: "Followed",
+          siteUrl: "https://followed.example/",
+          feedType: "rss",
+          category: "News",
+          source: "microsub",
+          microsubFeedId: "f1",
+          microsubChannelId: "c1",
+          microsubChannelName: "News",
+          skipItemFetch: true,
+          status: "active",
+          updatedAt: now,
+        },
+        $setOnInsert: {
+          description: null,
+          tags: [],
+          photo: null,
+          author: null,
+          lastFetchAt: null,
+          lastError: null,
+          itemCount: 0,
+          pinned: false,
+          hidden: false,
+          notes: null,
+          createdAt: now,
+        },
+      },
+      { upsert: true },
+    );
+    const followed = await storage.blogs.getByFeedUrl(feedUrl);
+    assert.ok(followed, "the follow is a blog");
+    await blogs.updateOne(
+      { feedUrl, source: "microsub" },
+      { $set: { status: "deleted", hidden: true, deletedAt: new Date() } },
+    );
+    const events = await storage.events.after(newest, 100);
+    assert.deepEqual(
+      events.map((event) => (event.kind === "blog" ? `${event.blogId} ${event.change}` : event.kind)),
+      [`${followed.id} added`, `${followed.id} removed`],
+    );
     await plugin.destroy();
   });
 

@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { COLLECTION_NAMES } from "../storage/open.js";
+import { COLLECTION_NAMES, databaseForMicrosub } from "../storage/open.js";
 
 /** The parts of an Indiekit instance this plugin uses (all optional but addEndpoint). */
 export interface IndiekitHost {
@@ -33,9 +33,8 @@ export class HostLink {
     }
     const application = this.application();
     if (application) {
-      // The Microsub plugin writes follows/unfollows straight into blogrollBlogs through this.
-      application.getBlogrollDb = () =>
-        this.collections()?.get(COLLECTION_NAMES.blogs) ? (host.database ?? null) : null;
+      // The Microsub plugin writes follows/unfollows straight into blogrollBlogs through this: they record live events.
+      application.getBlogrollDb = () => databaseForMicrosub(host.database, this.collections());
     }
   }
 

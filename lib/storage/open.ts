@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Collection } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import { countingChanges } from "./change-count.js";
 import type { Storage } from "./types.js";
 import { createSqliteStorage } from "./sqlite/index.js";
 import { connectMongoStorage, createMongoStorage } from "./mongo/index.js";
+import { databaseRecordingLiveEvents } from "./mongo/live-events.js";
 
 export const COLLECTION_NAMES = {
   sources: "blogrollSources",
@@ -30,7 +31,7 @@ export function describeStorageChoice(choice: StorageChoice): string {
   return `SQLite (${path.resolve(choice.databasePath)})`;
 }
 
-function hostCollections(choice: StorageChoice) {
+function hostCollections(choice: Pick<StorageChoice, "hostCollections">) {
   const map = choice.hostCollections;
   if (!map) return null;
   const get = (name: string) => map.get(name) as Collection | undefined;
@@ -44,6 +45,16 @@ function hostCollections(choice: StorageChoice) {
   return sources && blogs && items && meta && push && recommendations && events
     ? { sources, blogs, items, meta, push, recommendations, events }
     : null;
+}
+
+/**
+ * The host's database as the Microsub plugin may write into it (see
+ * databaseRecordingLiveEvents), or null while the host has not given us our
+ * collections.
+ */
+export function databaseForMicrosub(db: Db | null | undefined, map: Map<string, unknown> | null): Db | null {
+  const collections = hostCollections({ hostCollections: map });
+  return db && collections ? databaseRecordingLiveEvents(db, collections) : null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Collection, Document, Filter, ObjectId } from "mongodb";
+import type { Collection, Db, Document, Filter, ObjectId } from "mongodb";
 import { PAGE_FIELDS } from "../live-log.js";
 import type { BlogChange, LiveEvent, LiveEventStore } from "../types.js";
 import { publicBlogFilter } from "./blog-queries.js";
@@ -256,4 +256,26 @@ export function createMongoLiveEventStore(collections: MongoCollections, ids: Ob
         return deletedCount;
       }),
   };
+}
+
+/**
+ * The database as the Microsub plugin is handed it: it writes its follows and
+ * unfollows straight into the blogs collection, so `collection()` gives it
+ * the blogs and items collections that record live events (what an unfollow
+ * hides leaves the live page as any other removal); other names pass through.
+ */
+export function databaseRecordingLiveEvents(db: Db, collections: MongoCollections): Db {
+  const recording = recordingLiveEvents(collections);
+  const byName = new Map<string, Collection>([
+    [collections.blogs.collectionName, recording.blogs],
+    [collections.items.collectionName, recording.items],
+  ]);
+  return new Proxy(db, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (key !== "collection" || typeof value !== "function")
+        return typeof value === "function" ? value.bind(target) : value;
+      return (name: string, ...rest: unknown[]) => byName.get(name) ?? value.apply(target, [name, ...rest]);
+    },
+  });
 }
