@@ -4,16 +4,21 @@
  * as a reference (manual, not in `npm run bench`). For each path, one request
  * after another over loopback:
  *
- * - rebuilt: each request follows a stored post, so the data is read and the
- *   body rendered anew (the cost after every change);
- * - repeat: nothing changed since the last request (the kept body is sent);
- * - 304: a revalidation with the current ETag.
+ * - after a change: each request follows a stored post (the page is rebuilt
+ *   in the background meanwhile: what a reader pays right after a change);
+ * - repeat: the next request;
+ * - 304: a revalidation with the ETag just received (a rebuild that ended in
+ *   between makes it a 200: counted apart, not timed).
+ *
+ * Then, per page path, how long a stored post takes to show (the first body
+ * with a new ETag), with writes more than a second apart.
  *
  * Prints median, p99 and max per path and case; targets: page and fragment
- * p99 ≤ 30 ms rebuilt, 304 p99 ≤ 5 ms.
+ * p99 ≤ 30 ms after a change, 304 p99 ≤ 5 ms.
  *
  *   node --import tsx bench/page.ts [rounds=200] [blogs=1000] [backend=sqlite|mongo-standin]
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { cpus, loadavg } from "node:os";
 import { addBlog, addItems, item } from "../test/support/seed.js";
 import { startTestServer, type Backend } from "../test/support/server.js";
@@ -48,13 +53,15 @@ const paths: Record<string, string> = {
   "/blogroll.json": `${mount}/blogroll.json`,
   "/api/blogs?limit=1000": `${mount}/api/blogs?limit=1000`,
 };
-type Case = "rebuilt" | "repeat" | "304";
+type Case = "after-change" | "repeat" | "304";
 const times = new Map<string, number[]>();
 const sizes = new Map<string, number>();
-const record = (name: string, which: Case, ms: number) => {
+const record = (name: string, which: Case | "shows-after", ms: number) => {
   const key = `${name} ${which}`;
   times.set(key, [...(times.get(key) ?? []), ms]);
 };
+/** Revalidations answered 200 because a rebuild ended between the two requests. */
+const changedMeanwhile = new Map<string, number>();
 
 async function timed(path: string, headers: Record<string, string> = {}) {
   const started = performance.now();
@@ -63,21 +70,45 @@ async function timed(path: string, headers: Record<string, string> = {}) {
   return { ms: performance.now() - started, response, bytes: body.byteLength };
 }
 
+// Each address built once first: a first request waits for its first build, which is not the case measured.
+for (const path of Object.values(paths)) await (await server.get(path)).arrayBuffer();
+
 let fresh = 0;
+const storePost = () =>
+  addItems(server.storage, blogIds[fresh++ % blogIds.length], [item(`fresh${fresh}`, new Date())]);
 for (let round = 0; round < rounds; round++) {
   for (const [name, path] of Object.entries(paths)) {
-    // A new post on one blog: the next answer is read and rendered anew.
-    await addItems(server.storage, blogIds[fresh++ % blogIds.length], [item(`fresh${fresh}`, new Date())]);
-    const rebuilt = await timed(path);
-    if (rebuilt.response.status !== 200) throw new Error(`${path}: ${rebuilt.response.status}`);
-    sizes.set(name, rebuilt.bytes);
-    record(name, "rebuilt", rebuilt.ms);
-    record(name, "repeat", (await timed(path)).ms);
-    const etag = rebuilt.response.headers.get("etag") ?? "";
+    // A new post on one blog: the page is rebuilt in the background, the API reads anew.
+    await storePost();
+    const afterChange = await timed(path);
+    if (afterChange.response.status !== 200) throw new Error(`${path}: ${afterChange.response.status}`);
+    sizes.set(name, afterChange.bytes);
+    record(name, "after-change", afterChange.ms);
+    const repeat = await timed(path);
+    record(name, "repeat", repeat.ms);
+    const etag = repeat.response.headers.get("etag") ?? "";
     const revalidated = await timed(path, { "If-None-Match": etag });
-    if (revalidated.response.status !== 304)
-      throw new Error(`${path}: expected 304, got ${revalidated.response.status}`);
-    record(name, "304", revalidated.ms);
+    if (revalidated.response.status === 304) record(name, "304", revalidated.ms);
+    else if (revalidated.response.status === 200) changedMeanwhile.set(name, (changedMeanwhile.get(name) ?? 0) + 1);
+    else throw new Error(`${path}: expected 304 or 200, got ${revalidated.response.status}`);
+  }
+}
+
+// How long a stored post takes to show: writes over a second apart (rebuilds of one body start at most a second apart).
+const showRounds = Math.min(10, rounds);
+for (const name of ["/blogroll", "/blogroll/embed", "/blogroll.json"]) {
+  for (let round = 0; round < showRounds; round++) {
+    await sleep(1100);
+    const before = (await server.get(paths[name])).headers.get("etag");
+    const written = performance.now();
+    await storePost();
+    for (;;) {
+      const response = await server.get(paths[name]);
+      await response.arrayBuffer();
+      if (response.headers.get("etag") !== before) break;
+      await sleep(2);
+    }
+    record(name, "shows-after", performance.now() - written);
   }
 }
 
@@ -106,11 +137,15 @@ for (const [key, list] of times) {
 }
 const p99 = (key: string) => percentile(times.get(key) ?? [], 99);
 const targets = [
-  target("page p99, rebuilt after a change", p99("/blogroll rebuilt"), "<=", 30, "ms"),
-  target("fragment p99, rebuilt after a change", p99("/blogroll/embed rebuilt"), "<=", 30, "ms"),
+  target("page p99, after a change", p99("/blogroll after-change"), "<=", 30, "ms"),
+  target("fragment p99, after a change", p99("/blogroll/embed after-change"), "<=", 30, "ms"),
   target("page p99, 304", p99("/blogroll 304"), "<=", 5, "ms"),
   target("fragment p99, 304", p99("/blogroll/embed 304"), "<=", 5, "ms"),
 ];
+for (const [name, count] of changedMeanwhile) {
+  console.log(`${name}: ${count} revalidations answered 200 (a rebuild ended between the two requests)`);
+  figures[`${name} 304 asked, 200 (rebuilt meanwhile)`] = count;
+}
 report({ scenario: `blogroll page at ${blogCount} blogs (${backend})`, figures, targets, notes: [] });
 await server.close();
 await closeParsePool();

@@ -1,3 +1,4 @@
+import { setImmediate as otherRequestsFirst } from "node:timers/promises";
 import type { BlogrollContext } from "../context.js";
 import { futureHorizon } from "../storage/future.js";
 import type { Blog, Item, Storage } from "../storage/types.js";
@@ -25,14 +26,24 @@ export interface BlogrollData {
   count: number;
 }
 
-/** Most blogs one page lists (the storage is read in pages of PAGE). */
+/** Most blogs one page lists. */
 export const MAX_PAGE_BLOGS = 10_000;
-const PAGE = 1000;
+/**
+ * Blogs read, or blogs' latest posts, per storage call. The build yields to
+ * other requests between calls (SQLite answers each in one piece, on this
+ * thread), so a rebuild never holds the server for more than one of them.
+ */
+const PAGE = 100;
 
-/** Every publicly visible blog of the category, as the storage's one public rule says. */
+/**
+ * Every publicly visible blog of the category, as the storage's one public
+ * rule says. A write between two pages may shift the list by one: a blog is
+ * kept once, and the page's rebuilds see the write and build again.
+ */
 async function visibleBlogs(storage: Storage, category: string | undefined): Promise<Blog[]> {
-  const blogs: Blog[] = [];
+  const blogs = new Map<string, Blog>();
   for (let offset = 0; offset < MAX_PAGE_BLOGS; offset += PAGE) {
+    if (offset > 0) await otherRequestsFirst();
     const { items, total } = await storage.blogs.list({
       category,
       visibility: "public",
@@ -40,10 +51,10 @@ async function visibleBlogs(storage: Storage, category: string | undefined): Pro
       limit: Math.min(PAGE, MAX_PAGE_BLOGS - offset),
       offset,
     });
-    blogs.push(...items);
+    for (const blog of items) blogs.set(blog.id, blog);
     if (items.length < PAGE || offset + items.length >= total) break;
   }
-  return blogs;
+  return [...blogs.values()];
 }
 
 /** The latest posts of each blog: our own from storage in one call, a Microsub blog's from the Microsub plugin. */
@@ -56,10 +67,13 @@ async function latestPosts(
   if (latest === 0) return new Map();
   const isMicrosub = (blog: Blog) => blog.source === "microsub" && blog.microsubFeedId !== null;
   // Counters say which blogs have posts: the others cost no read.
-  const posts = await storage.items.latestByBlog(
-    blogs.filter((blog) => !isMicrosub(blog) && blog.itemCount > 0).map((blog) => blog.id),
-    latest,
-  );
+  const withPosts = blogs.filter((blog) => !isMicrosub(blog) && blog.itemCount > 0).map((blog) => blog.id);
+  const posts = new Map<string, Item[]>();
+  for (let start = 0; start < withPosts.length; start += PAGE) {
+    await otherRequestsFirst();
+    for (const [id, items] of await storage.items.latestByBlog(withPosts.slice(start, start + PAGE), latest))
+      posts.set(id, items);
+  }
   const microsub = context.getMicrosub();
   if (!microsub) return posts;
   for (const blog of blogs.filter(isMicrosub)) {

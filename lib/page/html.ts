@@ -1,3 +1,4 @@
+import { setImmediate as otherRequestsFirst } from "node:timers/promises";
 import type { Item } from "../storage/types.js";
 import type { BlogrollData, PageBlog } from "./blogroll.js";
 import { fullDate, humanDate, relativeDate } from "./dates.js";
@@ -119,20 +120,41 @@ export function blogCard(entry: PageBlog, render: RenderContext): string {
   return `<li class="blogroll__blog h-card" data-blog="${blog.id}">${parts.join(" ")}</li>`;
 }
 
+/** Blogs whose cards are made between two turns of other requests (about a millisecond's work). */
+const CARDS_PER_TURN = 50;
+
+/**
+ * Every blog's h-card, made a few at a time with other requests served in
+ * between, for renderFragment and renderPage to put together (a page of
+ * thousands of blogs is never made in one piece).
+ */
+export async function cardsInTurns(data: BlogrollData, render: RenderContext): Promise<Map<PageBlog, string>> {
+  const cards = new Map<PageBlog, string>();
+  for (const group of data.groups) {
+    for (const entry of group.blogs) {
+      if (cards.size > 0 && cards.size % CARDS_PER_TURN === 0) await otherRequestsFirst();
+      cards.set(entry, blogCard(entry, render));
+    }
+  }
+  return cards;
+}
+
 /**
  * The blogroll as an HTML fragment: no document, no script, no style.
  * Categories are headings (left out when one category is asked for, or none
- * exists), each group one list; `group=none` is one list.
+ * exists), each group one list; `group=none` is one list. `cards` holds the
+ * blogs' cards when made beforehand (cardsInTurns).
  */
 export function renderFragment(
   data: BlogrollData,
   render: RenderContext,
-  options: { headingLevel: number; headed: boolean },
+  options: { headingLevel: number; headed: boolean; cards?: Map<PageBlog, string> },
 ): string {
   if (data.count === 0)
     return `<div class="blogroll"><p class="blogroll__status">${escapeHtml(render.__("blogroll.home.noBlogs"))}</p></div>`;
+  const card = (entry: PageBlog) => options.cards?.get(entry) ?? blogCard(entry, render);
   const list = (blogs: PageBlog[]) =>
-    `<ul class="blogroll__list blogroll__blogs">\n${blogs.map((blog) => blogCard(blog, render)).join("\n")}\n</ul>`;
+    `<ul class="blogroll__list blogroll__blogs">\n${blogs.map(card).join("\n")}\n</ul>`;
   const headed = options.headed && data.groups.some((group) => group.category !== null);
   const level = options.headingLevel;
   const groups = data.groups.map((group) => {
@@ -155,7 +177,7 @@ export interface PageLinks {
 export function renderPage(
   data: BlogrollData,
   render: RenderContext,
-  page: { title: string; links: PageLinks; headed: boolean },
+  page: { title: string; links: PageLinks; headed: boolean; cards?: Map<PageBlog, string> },
 ): string {
   const { title, links } = page;
   const __ = render.__;
@@ -190,7 +212,7 @@ ${head.join("\n")}
 <nav aria-label="${escapeHtml(__("blogroll.home.subscribe"))}"><ul class="page__feeds">${subscribe}</ul></nav>
 </header>
 <main>
-${renderFragment(data, render, { headingLevel: 2, headed: page.headed })}</main>
+${renderFragment(data, render, { headingLevel: 2, headed: page.headed, cards: page.cards })}</main>
 </body>
 </html>
 `;

@@ -6,12 +6,15 @@ import { blogrollLink, mountUrl, opmlUrl, riverUrls } from "../api/public-urls.j
 import { publicResponses, sendCacheable, strongEtag } from "../api/respond.js";
 import { packageRoot } from "../package-root.js";
 import { ChangeClock } from "../river/change-clock.js";
-import { changeCount } from "../storage/change-count.js";
+import { changeCount, onStorageWrite } from "../storage/change-count.js";
+import type { Storage } from "../storage/types.js";
+import { MINUTE } from "../time/durations.js";
 import { createTranslator, loadCatalogs } from "../standalone/i18n.js";
 import { loadBlogroll, type BlogrollData } from "./blogroll.js";
-import { BoundedMap, FreshValues } from "./cache.js";
-import { renderFragment, renderPage, type PageLinks, type RenderContext } from "./html.js";
-import { blogrollJson } from "./json.js";
+import { FreshValues } from "./cache.js";
+import { KeptAnswers, type KeptAnswersPolicy } from "./kept-answers.js";
+import { cardsInTurns, renderFragment, renderPage, type PageLinks, type RenderContext } from "./html.js";
+import { blogrollJsonText } from "./json.js";
 import { dataKey, pageSearch, parsePageQuery } from "./query.js";
 import { PAGE_CSS_HASH } from "./styles.js";
 
@@ -29,9 +32,18 @@ const CONTENT_TYPES: Record<PageFormat, string> = {
 const DATA_TTL_MS = 5000;
 /** Queries whose data is kept (each holds every listed blog and its latest posts). */
 const DATA_KEPT = 8;
-/** Built bodies kept (per format, query and address the request came to), and their bytes at most. */
-const BODIES_KEPT = 64;
-const BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * Bodies kept (per format, query and address the request came to), their
+ * bytes at most, and how they are rebuilt after a change (see KeptAnswers).
+ */
+const BODIES: KeptAnswersPolicy = {
+  capacity: 64,
+  maxBytes: 16 * 1024 * 1024,
+  ttlMs: DATA_TTL_MS,
+  maxStaleMs: 5000,
+  minGapMs: 1000,
+  interestMs: 10 * MINUTE,
+};
 
 /**
  * The policy of the page (and of the fragment opened on its own): nothing
@@ -45,9 +57,6 @@ const CSP: Partial<Record<PageFormat, string>> = {
 };
 
 interface Built {
-  bytes: number;
-  /** The data version it was built from. */
-  version: number;
   body: Buffer;
   etag: string;
   lastModified: Date;
@@ -56,19 +65,34 @@ interface Built {
 export type PageResponder = (format: PageFormat) => (request: Request, response: Response) => Promise<void>;
 
 /**
- * Answers the three formats from data kept per query while the blogroll is
- * unchanged (see FreshValues) and bodies kept per data version, so a
- * revalidation (If-None-Match) or a repeat costs no storage read and no
- * rendering; a change written by this process shows at the next request.
- * ETag is the body's digest, Last-Modified when this process first served
- * that body (the river's change clock).
+ * Answers the three formats from bodies kept per address, rebuilt in the
+ * background after a change (KeptAnswers): a revalidation (If-None-Match) or
+ * a repeat costs no storage read and no rendering, and a request after a
+ * change gets the kept body until its rebuild is ready. Builds of the three
+ * formats share one read of the data per query (FreshValues). ETag is the
+ * body's digest, Last-Modified when this process first built that body (the
+ * river's change clock).
  */
 export function createPageResponder(context: BlogrollContext): PageResponder {
   const { options } = context;
   const catalogs = loadCatalogs(path.join(packageRoot, "locales"));
   const data = new FreshValues<BlogrollData | null>(DATA_TTL_MS, DATA_KEPT);
-  const bodies = new BoundedMap<Built>(BODIES_KEPT, BODY_BYTES);
   const clock = new ChangeClock();
+  let kept: { storage: Storage; bodies: KeptAnswers<Built | null> } | null = null;
+
+  const bodiesOf = (storage: Storage) => {
+    if (kept?.storage === storage) return kept.bodies;
+    const bodies = new KeptAnswers<Built | null>({
+      policy: BODIES,
+      changes: () => changeCount(storage),
+      bytesOf: (built) => built?.body.length ?? 0,
+      keep: (built) => built !== null,
+      onError: (error) => context.log.error("Rebuilding the blogroll page failed", error),
+    });
+    onStorageWrite(storage, () => bodies.changed());
+    kept = { storage, bodies };
+    return bodies;
+  };
 
   return (format) =>
     guarded(context, { error: "Failed to fetch blogroll" }, async (request, response) => {
@@ -76,44 +100,45 @@ export function createPageResponder(context: BlogrollContext): PageResponder {
       const owner = context.owner();
       const storage = await context.getStorage();
       const dataSlot = JSON.stringify([dataKey(query), owner.locale]);
-      const loaded = data.get(dataSlot, changeCount(storage), () => loadBlogroll(context, query, owner.locale));
-      const blogroll = await loaded.value;
-      if (!blogroll) {
-        // Made-up category names take no slot from the blogroll's real queries.
-        data.forget(dataSlot);
-        response.status(404).json({ error: "Category not found" });
-        return;
-      }
       const base = mountUrl(request, response, options);
       const rivers = riverUrls(base, query.category);
       const links: PageLinks = { opml: opmlUrl(base, query.category), ...rivers };
       const key = JSON.stringify([format, base, dataKey(query), query.headingLevel, owner.locale]);
-      let built = bodies.get(key);
-      if (!built || built.version !== loaded.version) {
+      const build = async (): Promise<Built | null> => {
+        const blogroll = await data.get(dataSlot, changeCount(storage), () =>
+          loadBlogroll(context, query, owner.locale),
+        ).value;
+        if (!blogroll) {
+          // Made-up category names take no slot from the blogroll's real queries.
+          data.forget(dataSlot);
+          return null;
+        }
         const now = Date.now();
         const render: RenderContext = { locale: owner.locale, __: createTranslator(catalogs, owner.locale), now };
         const named = owner.name ? render.__("blogroll.home.title", { name: owner.name }) : options.riverTitle;
         const title = query.category === undefined ? named : `${named} – ${query.category}`;
         const headed = query.category === undefined && query.group === "category";
         let text: string;
-        if (format === "page") text = renderPage(blogroll, render, { title, links, headed });
-        else if (format === "embed")
-          text = renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed });
-        else {
+        if (format === "json") {
           const search = pageSearch(query);
           const own = { page: `${base}${PAGE_PATHS.page}${search}`, embed: `${base}${PAGE_PATHS.embed}${search}` };
-          text = JSON.stringify(
-            blogrollJson(
-              blogroll,
-              { title, owner: { name: owner.name, url: owner.url }, links: { ...own, ...links } },
-              new Date(now),
-            ),
-          );
+          const head = { title, owner: { name: owner.name, url: owner.url }, links: { ...own, ...links } };
+          text = await blogrollJsonText(blogroll, head, new Date(now));
+        } else {
+          const cards = await cardsInTurns(blogroll, render);
+          text =
+            format === "page"
+              ? renderPage(blogroll, render, { title, links, headed, cards })
+              : renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed, cards });
         }
         const body = Buffer.from(text);
         const etag = strongEtag(body);
-        built = { bytes: body.length, version: loaded.version, body, etag, lastModified: clock.since(key, etag) };
-        bodies.set(key, built);
+        return { body, etag, lastModified: clock.since(key, etag) };
+      };
+      const built = await bodiesOf(storage).get(key, build);
+      if (!built) {
+        response.status(404).json({ error: "Category not found" });
+        return;
       }
       response.set("Link", blogrollLink(links.opml));
       const csp = CSP[format];
