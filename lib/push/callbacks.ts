@@ -34,7 +34,8 @@ export interface PushCallbacksDeps {
   options: BlogrollOptions;
   getStorage(): Promise<Storage>;
   now: () => Date;
-  parse: (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
+  /** Parses a fat ping's body, which is not used afterwards (the worker pool takes it over). */
+  parse: (body: Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
   keeper: SubscriptionKeeper;
   notified: NotifiedFetches;
   limits: SenderLimits;
@@ -54,6 +55,11 @@ const CLOUD_BODY_CAP = 8 * 1024;
 /** How long a cloud server's resolved addresses are believed. */
 const ADDRESS_TTL_MS = 5 * 60_000;
 const MAX_CACHED_HOSTS = 1000;
+
+/** A subscription we ended or the hub refused: its callback is gone (with an ineligible blog, see eligibleForPush). */
+function ended(subscription: PushSubscription): boolean {
+  return subscription.state === "unsubscribing" || subscription.state === "denied" || subscription.state === "failed";
+}
 
 /** Two spellings of one URL (a hub may normalise the topic it echoes). */
 function sameUrl(a: unknown, b: string): boolean {
@@ -104,26 +110,40 @@ export class PushCallbacks {
   async receiveWebSub(token: string, inbound: Inbound): Promise<CallbackAnswer> {
     const storage = await this.deps.getStorage();
     const subscription = await storage.push.getByToken(token);
-    if (!subscription || subscription.kind !== "websub") return unread(GONE);
-    if (!(await this.current(storage, subscription))) return unread(GONE);
+    if (!subscription || subscription.kind !== "websub" || ended(subscription)) return unread(GONE);
+    // Past the budget a notice changes nothing: answered before its body is read, unless it may be a fat ping to store.
+    const quiet = subscription.state === "active" && this.deps.notified.quiet(subscription.blogId);
+    if (quiet && inbound.stream !== null && !this.mayStore(subscription, inbound)) return unread({ status: 202 });
+    if (!eligibleForPush(await storage.blogs.get(subscription.blogId))) return unread(GONE);
     // Not verified yet: nothing we asked for is being delivered.
     if (subscription.state !== "active") return unread({ status: 202 });
     if (inbound.stream === null) return this.refuseParsed(storage, subscription, inbound);
     const release = this.deps.limits.take(subscription.id);
     if (!release) return unread({ status: 503, body: "Busy, try again later", headers: { "Retry-After": "30" } });
     try {
-      return await this.receiveBody(storage, subscription, inbound, inbound.stream);
+      return await this.receiveBody(storage, subscription, inbound, inbound.stream, quiet);
     } finally {
       release();
     }
+  }
+
+  /** True when a body sent to this subscription could be a fat ping we would parse: signed, not empty, small enough, within the rate. */
+  private mayStore(subscription: PushSubscription, inbound: Inbound): boolean {
+    const length = Number(inbound.header("content-length") ?? Number.NaN);
+    return (
+      subscription.secret !== null &&
+      length !== 0 &&
+      !(length > FAT_PING_MAX_BYTES) &&
+      this.deps.limits.fatPingAvailable(subscription.id)
+    );
   }
 
   /** An rssCloud notification POST: `url` names the feed that changed. */
   async receiveCloud(token: string, inbound: Inbound): Promise<CallbackAnswer> {
     const storage = await this.deps.getStorage();
     const subscription = await storage.push.getByToken(token);
-    if (!subscription || subscription.kind !== "rsscloud") return unread(GONE);
-    if (!(await this.current(storage, subscription))) return unread(GONE);
+    if (!subscription || subscription.kind !== "rsscloud" || ended(subscription)) return unread(GONE);
+    if (!eligibleForPush(await storage.blogs.get(subscription.blogId))) return unread(GONE);
     if (subscription.state !== "active") return unread({ status: 200, body: "ignored" });
     if (!(await this.fromCloudServer(subscription.hub, inbound.address))) {
       this.deps.remoteLog.note(
@@ -133,6 +153,8 @@ export class PushCallbacks {
       );
       return unread({ status: 403, body: "Not from the cloud server this feed was registered with" });
     }
+    // Past the budget a notice from the cloud server changes nothing, whatever feed it names: its body is not read.
+    if (this.deps.notified.quiet(subscription.blogId)) return unread({ status: 200, body: "thanks" });
     let url = (inbound.parsed as Record<string, unknown> | undefined)?.url;
     if (inbound.stream) {
       const release = this.deps.limits.take(subscription.id);
@@ -157,13 +179,6 @@ export class PushCallbacks {
     if (!sameUrl(url, subscription.topic)) return { status: 200, body: "ignored" };
     await this.deps.notified.notice(subscription);
     return { status: 200, body: "thanks" };
-  }
-
-  /** True while a subscription is in effect: the blog is still pushed, and we have not ended it. */
-  private async current(storage: Storage, subscription: PushSubscription): Promise<boolean> {
-    if (subscription.state === "unsubscribing" || subscription.state === "denied" || subscription.state === "failed")
-      return false;
-    return eligibleForPush(await storage.blogs.get(subscription.blogId));
   }
 
   /**
@@ -198,6 +213,7 @@ export class PushCallbacks {
     subscription: PushSubscription,
     inbound: Inbound,
     stream: Readable,
+    quiet: boolean,
   ): Promise<CallbackAnswer> {
     const { limits, remoteLog } = this.deps;
     const check = subscription.secret ? signatureCheck(inbound.header("x-hub-signature"), subscription.secret) : null;
@@ -218,9 +234,12 @@ export class PushCallbacks {
       check,
       contentLength: inbound.header("content-length"),
       contentEncoding: inbound.header("content-encoding"),
+      // A quiet blog's notice matters only as a fat ping: no more is read than one may hold.
+      cap: quiet ? FAT_PING_MAX_BYTES : undefined,
     });
     if (body.outcome !== "read") {
       if (keep) limits.returnFatPing(subscription.id);
+      if (quiet && body.outcome === "too-large") return unread({ status: 202 });
       remoteLog.note(
         subscription.id,
         body.outcome,

@@ -7,7 +7,7 @@ import type { BlogrollOptions } from "../options.js";
 import type { Blog, PushKind, PushSubscription, Storage } from "../storage/types.js";
 import { errorText } from "../sync/failure-message.js";
 import type { FeedRead, PushSignal } from "../sync/fetch-blog.js";
-import { parseFeedInWorker } from "../sync/parse-pool.js";
+import { parseFeedInWorker, parseOwnedFeedInWorker } from "../sync/parse-pool.js";
 import { pushAddress, type PushAddress } from "./address.js";
 import { PushCallbacks, type CallbackAnswer, type Inbound } from "./callbacks.js";
 import { NotifiedFetches } from "./notified-fetches.js";
@@ -47,6 +47,7 @@ export class PushManager implements PushSignal {
   private readonly remoteLog: RemoteLog;
   private readonly keeper: SubscriptionKeeper;
   private readonly callbacks: PushCallbacks;
+  private readonly notified: NotifiedFetches;
 
   constructor(private readonly deps: PushManagerDeps) {
     const { options } = deps;
@@ -65,7 +66,7 @@ export class PushManager implements PushSignal {
       post: (url, fields) => this.post(url, fields),
       track,
     });
-    const notified = new NotifiedFetches({
+    const notified = (this.notified = new NotifiedFetches({
       options,
       getStorage: deps.getStorage,
       now,
@@ -75,7 +76,7 @@ export class PushManager implements PushSignal {
       log: deps.log,
       pushSignal: this,
       track,
-    });
+    }));
     const limits = new SenderLimits({
       maxBodySize: options.maxBodySize,
       readTimeout: options.fetchTimeout,
@@ -85,7 +86,7 @@ export class PushManager implements PushSignal {
       options,
       getStorage: deps.getStorage,
       now,
-      parse,
+      parse: deps.parse ?? parseOwnedFeedInWorker,
       keeper: this.keeper,
       notified,
       limits,
@@ -153,7 +154,10 @@ export class PushManager implements PushSignal {
   }
 
   /** Told of each fetch of a blog's feed (SyncBlogDeps.onFeedRead). */
-  readonly observe = (blog: Blog, read: FeedRead): void => this.keeper.observe(blog, read);
+  readonly observe = (blog: Blog, read: FeedRead): void => {
+    this.notified.fetched(blog.id);
+    this.keeper.observe(blog, read);
+  };
 
   /** One pass over the subscriptions now (the timer runs these; tests call it). */
   maintain(): Promise<void> {
@@ -162,6 +166,7 @@ export class PushManager implements PushSignal {
 
   /** Lets go of a blog's subscriptions now (the owner deleted or hid it). */
   release(blogId: string): void {
+    this.notified.fetched(blogId);
     this.keeper.release(blogId);
   }
 

@@ -16,6 +16,11 @@ export function eligibleForPush(blog: Blog | null): blog is Blog {
   );
 }
 
+/** How long a blog whose fetch is overdue (due now, not yet run) stays quiet after a folded notice. */
+const OVERDUE_QUIET_MS = 1000;
+/** Quiet blogs remembered at once (pushed blogs; a blogroll of 10 000 fits). */
+const MAX_QUIET = 20_000;
+
 /** What a notice came to: a fetch now, the next fetch brought forward, or nothing beyond the fetch already due. */
 export type HintOutcome = "fetching" | "scheduled" | "folded" | "ignored";
 
@@ -42,17 +47,45 @@ export interface NotifiedFetchesDeps {
  * notice before then is folded into that fetch. Notices of one blog are taken
  * one after another; one arriving while its blog is fetched asks for one
  * more fetch after it, under the same rule.
+ *
+ * Once a notice has been folded or has brought the next fetch forward, more
+ * notices of that blog change nothing until that fetch: the blog is quiet
+ * until then (or until any fetch of it is observed), and its notices are
+ * answered at once, without storage, a queue or even their bodies (see
+ * PushCallbacks). A flood past the budget costs a map lookup per notice.
  */
 export class NotifiedFetches {
   /** Per blog: the tail of the notices being taken, so one blog's notices never race each other. */
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Blogs fetched now because of a notice, and whether another notice came meanwhile. */
   private readonly running = new Map<string, { again: boolean }>();
+  /** Per blog: until when (ms) a notice changes nothing, its next fetch being already set (see quiet). */
+  private readonly quietUntil = new Map<string, number>();
 
   constructor(private readonly deps: NotifiedFetchesDeps) {}
 
+  /**
+   * True while a notice of this blog would change nothing: one came during
+   * its notified fetch (another fetch follows it), or one was folded into or
+   * brought forward its next fetch, which has not happened yet.
+   */
+  quiet(blogId: string): boolean {
+    if (this.running.get(blogId)?.again) return true;
+    const until = this.quietUntil.get(blogId);
+    if (until === undefined) return false;
+    if (until > this.deps.now().getTime()) return true;
+    this.quietUntil.delete(blogId);
+    return false;
+  }
+
+  /** The blog was fetched (or let go): its next notice is weighed afresh. */
+  fetched(blogId: string): void {
+    this.quietUntil.delete(blogId);
+  }
+
   /** Takes a verified notice of `subscription` (read just now). */
   notice(subscription: PushSubscription): Promise<HintOutcome> {
+    if (this.quiet(subscription.blogId)) return Promise.resolve("folded");
     return this.serially(subscription.blogId, async () => {
       const storage = await this.deps.getStorage();
       const blog = await storage.blogs.get(subscription.blogId);
@@ -81,9 +114,24 @@ export class NotifiedFetches {
       return "fetching";
     }
     // Due sooner already (or now): that fetch will see what the notice announced.
-    if (blog.nextFetchAt === null || blog.nextFetchAt <= decision.at) return "folded";
+    if (blog.nextFetchAt === null || blog.nextFetchAt <= decision.at) {
+      // An overdue blog is fetched any moment: quiet for a moment only, so a notice after that fetch still counts.
+      this.quietFor(blog.id, Math.max(blog.nextFetchAt?.getTime() ?? 0, now.getTime() + OVERDUE_QUIET_MS));
+      return "folded";
+    }
     await storage.blogs.recordHint(blog.id, { budgetAt: decision.budgetAt, nextFetchAt: decision.at });
+    this.quietFor(blog.id, decision.at.getTime());
     return "scheduled";
+  }
+
+  private quietFor(blogId: string, until: number): void {
+    // One entry per pushed blog at most; past MAX_QUIET the ended ones go (a live one is only re-weighed sooner).
+    if (this.quietUntil.size >= MAX_QUIET) {
+      const now = this.deps.now().getTime();
+      for (const [id, at] of this.quietUntil) if (at <= now) this.quietUntil.delete(id);
+      if (this.quietUntil.size >= MAX_QUIET) this.quietUntil.clear();
+    }
+    this.quietUntil.set(blogId, until);
   }
 
   /** Fetches a blog now, then again while notices came during the fetch and the budget allows. */

@@ -91,6 +91,12 @@ export class SenderLimits {
     return true;
   }
 
+  /** True when a fat ping of this sender could be parsed now (nothing is counted). */
+  fatPingAvailable(sender: string): boolean {
+    const now = this.now();
+    return (this.fatPings.get(sender) ?? []).filter((at) => now - at < MINUTE).length < FAT_PINGS_PER_MINUTE;
+  }
+
   /** Gives back a fat ping taken for a body that turned out not to be one (empty, unsigned, not a feed). */
   returnFatPing(sender: string): void {
     const recent = this.fatPings.get(sender);
@@ -116,12 +122,26 @@ export class SenderLimits {
     let keep = options.keep;
     let received = 0;
     let held = 0;
+    // With a known length the body is copied into one buffer of that size as it arrives, so it is never held twice
+    // (chunks and their concatenation) and the buffer is the body's alone: the parse pool can take it over whole.
+    const declared = Number(options.contentLength);
+    let whole: Buffer | null = null;
+    let filled = 0;
     const chunks: Buffer[] = [];
     const drop = () => {
       this.keptBytes -= held;
       held = 0;
+      whole = null;
       chunks.length = 0;
     };
+    if (keep && Number.isInteger(declared) && declared > 0) {
+      if (declared > FAT_PING_MAX_BYTES || this.keptBytes + declared > this.limits.maxKeptBytes) keep = false;
+      else {
+        whole = Buffer.allocUnsafeSlow(declared);
+        held = declared;
+        this.keptBytes += declared;
+      }
+    }
     const outcome = await new Promise<"read" | "too-large" | "too-slow" | "unreadable">((resolve) => {
       let size = 0;
       const finish = (result: "read" | "too-large" | "too-slow" | "unreadable") => {
@@ -136,6 +156,14 @@ export class SenderLimits {
         if (size > cap) return finish("too-large");
         options.check?.update(chunk);
         if (!keep) return;
+        if (whole) {
+          if (filled + chunk.length > whole.length) {
+            keep = false;
+            return drop();
+          }
+          filled += chunk.copy(whole, filled);
+          return;
+        }
         if (held + chunk.length > FAT_PING_MAX_BYTES || this.keptBytes + chunk.length > this.limits.maxKeptBytes) {
           // Too large to parse, or the shared budget is spent: this body is checked, not kept.
           keep = false;
@@ -157,7 +185,10 @@ export class SenderLimits {
       drop();
       return { outcome };
     }
-    let bytes: Buffer | null = keep ? Buffer.concat(chunks, held) : null;
+    let bytes: Buffer | null = null;
+    if (keep)
+      bytes = whole ? (filled === whole.length ? whole : whole.subarray(0, filled)) : Buffer.concat(chunks, held);
+    chunks.length = 0;
     if (bytes && coding !== "identity" && bytes.length > 0) {
       try {
         bytes = await DECODERS[coding](bytes, { maxOutputLength: FAT_PING_MAX_BYTES });

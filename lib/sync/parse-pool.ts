@@ -28,6 +28,8 @@ export interface ParsePoolOptions {
 }
 
 interface Task extends ParseRequest {
+  /** Buffers handed over to the worker with the task (no copy; unusable here afterwards). */
+  transfer: ArrayBuffer[];
   resolve(result: ParseResults[ParseTask["kind"]]): void;
   reject(error: Error): void;
 }
@@ -82,6 +84,7 @@ export class ParsePool {
   private readonly roomWaiters: (() => void)[] = [];
   private nextId = 1;
   private closed = false;
+  private counts = { tasks: 0, transferredBytes: 0 };
 
   constructor(options: ParsePoolOptions = {}) {
     this.size = Math.max(1, options.size ?? availableParallelism() - 1);
@@ -95,14 +98,26 @@ export class ParsePool {
     return this.run({ kind: "feed", body, options });
   }
 
-  /** Runs a parse task in a worker: the result or error of `runParseTask`, or the kind's error when a limit stops it. */
-  async run<K extends ParseTask["kind"]>(task: Extract<ParseTask, { kind: K }>): Promise<ParseResults[K]> {
+  /** Tasks handed to workers, and bytes moved to them rather than copied, since the pool started. */
+  get stats(): { tasks: number; transferredBytes: number } {
+    return { ...this.counts };
+  }
+
+  /**
+   * Runs a parse task in a worker: the result or error of `runParseTask`, or
+   * the kind's error when a limit stops it. Buffers in `transfer` are moved to
+   * the worker, not copied: the caller must not use them afterwards.
+   */
+  async run<K extends ParseTask["kind"]>(
+    task: Extract<ParseTask, { kind: K }>,
+    transfer: ArrayBuffer[] = [],
+  ): Promise<ParseResults[K]> {
     while (this.queue.length >= this.maxQueue && !this.closed) {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
     if (this.closed) throw new Error("parse pool is closed");
     return new Promise<ParseResults[K]>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, resolve: resolve as Task["resolve"], reject });
+      this.queue.push({ id: this.nextId++, task, transfer, resolve: resolve as Task["resolve"], reject });
       this.pump();
     });
   }
@@ -173,7 +188,9 @@ export class ParsePool {
       void slot.worker.terminate();
       this.pump();
     }, this.taskTimeout);
-    slot.worker.postMessage({ id: task.id, task: task.task } satisfies ParseRequest);
+    this.counts.tasks++;
+    for (const buffer of task.transfer) this.counts.transferredBytes += buffer.byteLength;
+    slot.worker.postMessage({ id: task.id, task: task.task } satisfies ParseRequest, task.transfer);
   }
 
   /** Detaches the slot's task (if any) and lets an idle worker go. */
@@ -198,6 +215,22 @@ function pool(): ParsePool {
 /** `parseFeed` run in the process-wide pool. */
 export function parseFeedInWorker(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
   return pool().run({ kind: "feed", body, options });
+}
+
+/**
+ * `parseFeed` of a body the caller gives up, run in the process-wide pool:
+ * a body that is the whole of its buffer is moved to the worker, not copied
+ * (the caller must not read it afterwards); a slice of a shared buffer is copied.
+ */
+export function parseOwnedFeedInWorker(body: Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+  const owned =
+    body.buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+  return pool().run({ kind: "feed", body, options }, owned ? [body.buffer] : []);
+}
+
+/** The process-wide pool's counts (see ParsePool.stats). */
+export function parsePoolStats(): ParsePool["stats"] {
+  return pool().stats;
 }
 
 /** `readDiscoveryPage` run in the process-wide pool. */
