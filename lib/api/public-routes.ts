@@ -41,6 +41,8 @@ export function createPublicApiRouter(
   const router = express.Router();
   const { options } = context;
 
+  // WebSub and rssCloud callbacks, first: a flood of notices then walks one layer, not every public route.
+  router.use("/push", createPushRouter(context));
   router.use("/api", publicResponses(options));
 
   router.get(
@@ -152,8 +154,6 @@ export function createPublicApiRouter(
   router.use(createRiverRouter(context));
   router.use(createPageRouter(context, page));
   router.use(createWidgetRouter(context));
-  // WebSub and rssCloud callbacks: hubs call them without credentials.
-  router.use(createPushRouter(context));
 
   // A path parameter that is not valid percent-encoding (`/api/blogs/%ZZ`) fails
   // before any handler runs: answer it like any other bad value of that parameter.

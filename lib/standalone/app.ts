@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import compression from "compression";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
@@ -9,10 +10,13 @@ import { Authenticator, clientOf, SESSION_COOKIE } from "./auth.js";
 import { sameSecret, SESSION_TTL, type LogoutStore } from "./sessions.js";
 import { parseUpload } from "./multipart.js";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
+import { pushCallbackLane } from "../push/routes.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
 
 export interface StandaloneHost {
   app: Express;
+  /** What the HTTP server calls: push callbacks straight away (see pushCallbackLane), everything else through `app`. */
+  listener(request: IncomingMessage, response: ServerResponse): void;
   auth: Authenticator;
   /** The Indiekit-shaped object the plugin was initialised with. */
   indiekit: ReturnType<typeof createIndiekitShim>;
@@ -220,7 +224,13 @@ export async function createStandaloneApp(
     },
   );
 
-  return { app, auth, indiekit };
+  const lanes = indiekit.endpoints.map((endpoint) =>
+    pushCallbackLane(endpoint.context, endpoint.mountPath, app.get("trust proxy fn")),
+  );
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
+    if (!lanes.some((lane) => lane(request, response))) app(request, response);
+  };
+  return { app, auth, indiekit, listener };
 }
 
 /** Logouts are remembered in the plugin's own storage (a meta record), so they hold across restarts. */

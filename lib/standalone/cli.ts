@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import path from "node:path";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp, LOGIN_PATH } from "./app.js";
@@ -29,14 +29,14 @@ async function main(): Promise<void> {
   const generated = adminToken === "";
   if (generated) adminToken = randomBytes(18).toString("base64url");
 
-  const { app } = await createStandaloneApp(plugin, { adminToken, trustProxy });
+  const { listener } = await createStandaloneApp(plugin, { adminToken, trustProxy });
   const storage = await plugin.getStorage();
   const created = await ensureSources(storage, config.sources);
 
   const port = Number(env.PORT ?? 3000);
   const host = env.HOST ?? "127.0.0.1";
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(port, host, () => resolve(listening));
+    const listening = createServer(listener).listen(port, host, () => resolve(listening));
     listening.once("error", reject);
   });
   const address = server.address();

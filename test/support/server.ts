@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Express } from "express";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp } from "../../lib/standalone/app.js";
 import { COLLECTION_NAMES } from "../../lib/storage/open.js";
@@ -34,6 +35,8 @@ export interface TestServer {
   baseUrl: string;
   api: string;
   plugin: BlogrollEndpoint;
+  /** The standalone host's Express application (push callbacks are answered ahead of it). */
+  app: Express;
   storage: Storage;
   /** The host collection Map (mongo-standin only): add Microsub collections here. */
   collections: Map<string, unknown>;
@@ -81,10 +84,10 @@ export async function startTestServer(
   }
   const logs: string[] = [];
   const plugin = new BlogrollEndpoint(options, memoryLogger(logs));
-  const { app } = await createStandaloneApp(plugin, { adminToken: ADMIN_TOKEN, collections });
+  const { app, listener } = await createStandaloneApp(plugin, { adminToken: ADMIN_TOKEN, collections });
   const storage = await plugin.getStorage();
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+    const listening = createServer(listener).listen(0, "127.0.0.1", () => resolve(listening));
   });
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -93,6 +96,7 @@ export async function startTestServer(
     baseUrl,
     api,
     plugin,
+    app,
     storage,
     collections,
     fakeDb,
