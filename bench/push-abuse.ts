@@ -18,11 +18,12 @@
  * quiet phase's), /api/items p99 (target ≤ 50 ms) and the child's peak RSS
  * (target ≤ 64 MB above the quiet phase's peak).
  *
- *   node --import tsx bench/push-abuse.ts [--seconds 15]
+ *   node --import tsx bench/push-abuse.ts [--seconds 15] [--attack notices|trickle|heavy ...]
+ *     [--child-flag --trace-gc ...] [--child-log file]   (flags for the plugin's process; its output to a file)
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest, type ClientRequest } from "node:http";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
@@ -35,7 +36,14 @@ import { startFeedServer, type FeedServer } from "../test/sync/feed-server.js";
 import { MB, percentile, probeLatency, report, round, target, type BenchResult } from "./support/measure.js";
 import { freePort } from "../test/support/free-port.js";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "15" } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "15" },
+    attack: { type: "string", multiple: true },
+    "child-flag": { type: "string", multiple: true },
+    "child-log": { type: "string" },
+  },
+});
 const SECONDS = Number(values.seconds);
 const OTHERS = 40;
 const REPO = path.resolve(import.meta.dirname, "..");
@@ -73,10 +81,16 @@ function childRss(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
+/** A full collection of the plugin's main heap, as bench/support/gc-watch.ts reports it. */
+interface FullCollection {
+  at: number;
+  liveMb: number;
+}
+
 async function startPlugin(
   folder: string,
   opmlUrl: string,
-): Promise<{ child: ChildProcess; base: string; stop(): Promise<void> }> {
+): Promise<{ child: ChildProcess; base: string; collections: FullCollection[]; stop(): Promise<void> }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const configFile = path.join(folder, "config.json");
@@ -89,25 +103,52 @@ async function startPlugin(
       sources: [{ type: "opml_url", name: "Followed", url: opmlUrl }],
     }),
   );
-  const child = spawn(process.execPath, ["--import", "tsx", "lib/standalone/cli.ts"], {
-    cwd: REPO,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      BLOGROLL_DATABASE: path.join(folder, "blogroll.db"),
-      BLOGROLL_CONFIG: configFile,
-      BLOGROLL_ADMIN_TOKEN: "push-abuse-benchmark-token",
-      BLOGROLL_PUBLIC_URL: base,
-      MONGODB_URL: "",
-      // The hub's test certificate, trusted by the plugin's process only.
-      NODE_EXTRA_CA_CERTS: LOOPBACK_CERTIFICATE,
+  const child = spawn(
+    process.execPath,
+    [
+      ...(values["child-flag"] ?? []),
+      "--import",
+      "tsx",
+      "--import",
+      "./bench/support/gc-watch.ts",
+      "lib/standalone/cli.ts",
+    ],
+    {
+      cwd: REPO,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        BLOGROLL_DATABASE: path.join(folder, "blogroll.db"),
+        BLOGROLL_CONFIG: configFile,
+        BLOGROLL_ADMIN_TOKEN: "push-abuse-benchmark-token",
+        BLOGROLL_PUBLIC_URL: base,
+        MONGODB_URL: "",
+        // The hub's test certificate, trusted by the plugin's process only.
+        NODE_EXTRA_CA_CERTS: LOOPBACK_CERTIFICATE,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
+  );
+  const collections: FullCollection[] = [];
+  let partial = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    const lines = (partial + chunk.toString("utf8")).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      const match = /^gc-watch: full collection, heap in use ([\d.]+) MB/.exec(line);
+      if (match) collections.push({ at: performance.now(), liveMb: Number(match[1]) });
+    }
   });
   let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
+  const log = values["child-log"] ? createWriteStream(values["child-log"], { flags: "a" }) : null;
+  const onOutput = (chunk: Buffer) => {
+    // Only the start is looked for; with a log file every line goes there.
+    if (output.length < 64 * 1024) output += chunk;
+    log?.write(chunk);
+  };
+  child.stdout!.on("data", onOutput);
+  child.stderr!.on("data", onOutput);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const check = () => (/listening on/.test(output) ? resolve() : undefined);
@@ -117,6 +158,7 @@ async function startPlugin(
   return {
     child,
     base,
+    collections,
     stop: async () => {
       child.kill("SIGTERM");
       await exited;
@@ -299,6 +341,9 @@ interface PhaseFigures {
   delivery: Awaited<ReturnType<ReturnType<typeof publishHonestly>["stop"]>>;
   api: Awaited<ReturnType<ReturnType<typeof probeLatency>["stop"]>>;
   peakRssMb: number;
+  /** Full collections of the main heap during the phase, and the most heap in use just after one (what was retained). */
+  fullCollections: number;
+  liveAfterMb: number | null;
   load: string;
 }
 
@@ -365,14 +410,18 @@ async function againstFreshPlugin(
       const sampler = setInterval(() => (peak = Math.max(peak, childRss(plugin.child.pid!))), 50);
       const delivery = publishHonestly(hub, others, api);
       const probe = probeLatency(`${api}/items`, 20);
-      const until = performance.now() + SECONDS * 1000;
+      const started = performance.now();
+      const until = started + SECONDS * 1000;
       const attacked = run ? await run(until) : null;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - performance.now())));
       const figures = { delivery: await delivery.stop(), api: await probe.stop() };
       // Work the attack started (a fetch, a parse) counts for it too.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       clearInterval(sampler);
+      const collected = plugin.collections.filter((one) => one.at >= started);
       return {
+        fullCollections: collected.length,
+        liveAfterMb: collected.length > 0 ? Math.max(...collected.map((one) => one.liveMb)) : null,
         name: label,
         attack: attacked,
         targetRequests: feeds.hits(targetBlog.path) - hitsBefore,
@@ -394,17 +443,26 @@ async function againstFreshPlugin(
 }
 
 trustLoopbackCertificate();
-const runs = [
-  await againstFreshPlugin("1 000 notices a second at the target's callback", (target, until) =>
-    notices(target.callback, target.secret, 1000, until),
-  ),
-  await againstFreshPlugin("50 trickling bodies at once at the target's callback", (target, until) =>
-    trickle(target.callback, target.secret, 50, until),
-  ),
-  await againstFreshPlugin("100 signed 4.8 MB notifications at the target's callback", (target, until) =>
-    heavy(target.callback, target.secret, target.feedUrl, target.hubUrl, 100, 4, until),
-  ),
-];
+type Target = { callback: string; secret: string; feedUrl: string; hubUrl: string };
+const ATTACKS: Record<string, [string, (target: Target, until: number) => Promise<Attack>]> = {
+  notices: [
+    "1 000 notices a second at the target's callback",
+    (target, until) => notices(target.callback, target.secret, 1000, until),
+  ],
+  trickle: [
+    "50 trickling bodies at once at the target's callback",
+    (target, until) => trickle(target.callback, target.secret, 50, until),
+  ],
+  heavy: [
+    "100 signed 4.8 MB notifications at the target's callback",
+    (target, until) => heavy(target.callback, target.secret, target.feedUrl, target.hubUrl, 100, 4, until),
+  ],
+};
+const runs: [PhaseFigures, PhaseFigures][] = [];
+for (const key of values.attack ?? Object.keys(ATTACKS)) {
+  if (!ATTACKS[key]) throw new Error(`unknown attack ${key} (one of ${Object.keys(ATTACKS).join(", ")})`);
+  runs.push(await againstFreshPlugin(...ATTACKS[key]));
+}
 const budget = HINT_BURST + Math.floor((SECONDS * 1000) / HINT_INTERVAL);
 const figuresOf = (one: PhaseFigures) => ({
   "attack requests sent": one.attack?.sent ?? 0,
@@ -417,6 +475,8 @@ const figuresOf = (one: PhaseFigures) => ({
   "other blogs' delivery delay p50 / p95 / max (ms)": `${one.delivery.p50} / ${one.delivery.p95} / ${one.delivery.max} (n=${one.delivery.count}, missed ${one.delivery.missed})`,
   "/api/items p50 / p99 / max (ms)": `${one.api.p50} / ${one.api.p99} / ${one.api.max} (n=${one.api.count}, failures ${one.api.failures})`,
   "plugin peak RSS (MB)": one.peakRssMb,
+  "main heap in use after a full collection, most (MB)":
+    one.liveAfterMb === null ? "none" : `${one.liveAfterMb} (${one.fullCollections} full collections)`,
 });
 const results: BenchResult[] = runs.flatMap(([quiet, attacked]) => [
   {
