@@ -28,7 +28,10 @@ const ACTIVITY_ACCEPT =
 const isActivityType = (type: string | null) =>
   type === "application/activity+json" || (type?.startsWith("application/ld+json") ?? false);
 
-export type AccountResult = { ok: true; handle: string; profileUrl: string } | { ok: false; error: string };
+export type AccountResult =
+  | { ok: true; handle: string; profileUrl: string }
+  /** `gone`: the server said the account is not there (404 or 410), rather than failing to answer. */
+  | { ok: false; error: string; gone?: true };
 
 /** The address WebFinger is asked at for a handle: always https (RFC 7033, section 4). */
 export function webfingerUrl(handle: FediverseHandle): string {
@@ -135,7 +138,7 @@ export async function findAccount(
     return failure(`${handle.host}: ${describeFetchFailure(error)}`);
   }
   if (result.status === 404 || result.status === 410)
-    return failure(`No account ${formatHandle(handle)} on ${handle.host}`);
+    return { ok: false, error: `No account ${formatHandle(handle)} on ${handle.host}`, gone: true };
   if (result.status !== 200) return failure(`${handle.host}: ${describeHttpStatus(result.status)}`);
   const jrd = parseJson(result);
   if (!jrd || typeof jrd !== "object" || Array.isArray(jrd))

@@ -10,6 +10,7 @@ import type { RunContext, SyncRunner } from "./scheduler.js";
 import type { SyncStats } from "./status-record.js";
 import { createSiteIconLookups } from "./site-icons.js";
 import { createBlogrollLookups } from "../network/blogroll-lookups.js";
+import { createFediverseRechecks } from "../fediverse/recheck.js";
 import { LIVE_LOG_KEPT_MS } from "../storage/live-log.js";
 import { DAY, HOUR } from "../time/durations.js";
 import { recordBlogrollDates } from "./blogroll-dates.js";
@@ -125,6 +126,8 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       dispatcher: deps.dispatcher,
       log,
     });
+    // Fediverse handles' profile addresses, asked again weekly in the same extras lane.
+    const fediverse = createFediverseRechecks({ storage, options, limiter, lane, signal, now, log });
     let contentFinished = false;
     try {
       await forEachDueBlog(
@@ -139,6 +142,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
           if (result.icon && options.siteIcons) icons.want(blog, result.icon);
           if (result.outcome === "updated" || result.outcome === "not-modified")
             blogrolls.want(blog, result.feedBlogroll, result.icon?.siteUrl);
+          if (result.outcome !== "aborted") fediverse.want(blog);
         },
         (done, total) => context.progress(done, total),
       );
@@ -152,12 +156,13 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       contentFinished = true;
     } finally {
       // A stopped or failed run leaves no lookup running unobserved.
-      if (!contentFinished) await Promise.all([icons.settled(), blogrolls.settled()]);
+      if (!contentFinished) await Promise.all([icons.settled(), blogrolls.settled(), fediverse.settled()]);
     }
     const contentDoneAt = now().toISOString();
     context.contentDone?.(contentDoneAt);
     const iconStats = await icons.settled();
     const blogrollStats = await blogrolls.settled();
+    await fediverse.settled();
     signal.throwIfAborted();
     const extrasDoneAt = now().toISOString();
     return {

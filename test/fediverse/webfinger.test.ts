@@ -104,6 +104,7 @@ describe("WebFinger lookups on a local web (https over loopback)", () => {
     assert.deepEqual(await findAccount(`@nobody@${host}`, options), {
       ok: false,
       error: `No account @nobody@${host} on ${host}`,
+      gone: true,
     });
   });
 
