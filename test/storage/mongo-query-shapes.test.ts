@@ -129,7 +129,7 @@ describe("MongoDB query shapes: every query of a sync, the API and the admin has
     });
     assert.equal(bulk.status, 303, "bulk hide");
     // Every blog the list's filters match, in one write.
-    for (const back of ["?category=Category+4", "?q=blog+2"]) {
+    for (const back of ["?category=Category+4", "?q=blog+2", "?source=manual"]) {
       const all = await server.get(`${base}/bulk`, {
         method: "POST",
         headers: { Cookie: admin.cookie, "Content-Type": "application/x-www-form-urlencoded" },

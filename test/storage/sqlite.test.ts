@@ -311,7 +311,7 @@ describe("sqlite specifics", () => {
     const before = MIGRATIONS.findIndex((step) => step.description.startsWith("counts without reading every row"));
     const db = openSqliteFile(file);
     db.exec(
-      `DROP TRIGGER items_counted_in; DROP TRIGGER items_counted_out; DROP TABLE counters; DROP INDEX blogs_by_state; DROP INDEX blogs_moved; DROP INDEX blogs_public; PRAGMA user_version = ${before}`,
+      `DROP TRIGGER items_counted_in; DROP TRIGGER items_counted_out; DROP TABLE counters; DROP INDEX blogs_by_state; DROP INDEX blogs_moved; DROP INDEX blogs_public; DROP TRIGGER blog_origins_added; DROP TRIGGER blog_origins_changed; DROP TABLE blog_origins; PRAGMA user_version = ${before}`,
     );
     db.close();
     const reopened = createSqliteStorage(file);
@@ -320,6 +320,56 @@ describe("sqlite specifics", () => {
     await reopened.items.upsertMany(blog.id, [item("d")], new Date());
     assert.equal(await reopened.items.trimBlog(blog.id, 2), 2);
     assert.equal(await reopened.items.count(), 2);
+    await reopened.close();
+  });
+
+  it("mirrors each blog's origins in blog_origins from an older database on, and keeps them as blogs are added, change and go", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    const sourceA = "5e00000000000000000000aa";
+    const sourceB = "5e00000000000000000000bb";
+    const listed = (feedUrl: string, sourceId: string) =>
+      storage.blogs.upsertFromSource({ feedUrl, title: feedUrl, source: "opml", sourceId });
+    const { blog: first } = await listed("https://first.example/feed", sourceA);
+    await listed("https://first.example/feed", sourceB);
+    await storage.close();
+    // The database as the step before the table left it.
+    const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("the blogs each origin lists"));
+    const db = openSqliteFile(file);
+    db.exec(
+      `DROP TRIGGER blog_origins_added; DROP TRIGGER blog_origins_changed; DROP TABLE blog_origins; PRAGMA user_version = ${step}`,
+    );
+    db.close();
+    const reopened = createSqliteStorage(file);
+    await reopened.init();
+    const rows = () => {
+      const reader = openSqliteFile(file, { readonly: true });
+      try {
+        return reader.prepare("SELECT origin_id, blog_id FROM blog_origins ORDER BY origin_id, blog_id").all();
+      } finally {
+        reader.close();
+      }
+    };
+    const bySource = async (id: string) =>
+      (await reopened.blogs.list({ visibility: "admin", origin: { id }, limit: 10, offset: 0 })).items.map(
+        (blog) => blog.title,
+      );
+    assert.deepEqual(rows(), [
+      { origin_id: sourceA, blog_id: first.id },
+      { origin_id: sourceB, blog_id: first.id },
+    ]);
+    const { blog: second } = await reopened.blogs.upsertFromSource({
+      feedUrl: "https://second.example/feed",
+      title: "https://second.example/feed",
+      source: "opml",
+      sourceId: sourceB,
+    });
+    assert.deepEqual(await bySource(sourceB), ["https://first.example/feed", "https://second.example/feed"]);
+    await reopened.blogs.unlist(sourceA, { only: [first.id] });
+    assert.deepEqual(await bySource(sourceA), []);
+    await reopened.blogs.purge(second.id);
+    assert.deepEqual(rows(), [{ origin_id: sourceB, blog_id: first.id }]);
     await reopened.close();
   });
 

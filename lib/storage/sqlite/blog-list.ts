@@ -25,7 +25,8 @@ export function blogListSql(query: BlogListQuery): BlogListSql {
     params.push(query.source);
   }
   if (query.origin !== undefined) {
-    conditions.push("EXISTS (SELECT 1 FROM json_each(b.origins) WHERE json_extract(value, '$.id') = ?)");
+    // blog_origins mirrors the origins column (triggers): an index range, not a read of every blog's origins.
+    conditions.push("b.id IN (SELECT blog_id FROM blog_origins WHERE origin_id = ?)");
     params.push(query.origin.id);
     if (query.origin.shared !== undefined)
       conditions.push(`json_array_length(b.origins) ${query.origin.shared ? ">" : "="} 1`);

@@ -15,8 +15,8 @@ const INSERT_BLOG = `INSERT INTO blogs (${BLOG_COLUMNS.join(", ")}) VALUES (${BL
 const UPDATE_BLOG = `UPDATE blogs SET ${BLOG_COLUMNS.filter((c) => c !== "id")
   .map((c) => `${c} = @${c}`)
   .join(", ")} WHERE id = @id`;
-/** Blogs an origin lists (parameter @origin), by the origins column of alias `b`. */
-const LISTED_BY_ORIGIN = "EXISTS (SELECT 1 FROM json_each(b.origins) WHERE json_extract(value, '$.id') = @origin)";
+/** Blogs an origin lists (parameter @origin), alias `b`: blog_origins mirrors the origins column. */
+const LISTED_BY_ORIGIN = "b.id IN (SELECT blog_id FROM blog_origins WHERE origin_id = @origin)";
 
 /** The fetchable blogs (listed by an origin, not deleted); repeats the partial index blogs_due word for word, which is what lets SQLite use it. */
 const FETCHABLE = "skip_item_fetch = 0 AND status != 'deleted' AND origins != '[]'";
