@@ -13,7 +13,9 @@ export interface KeptAnswersPolicy {
   maxStaleMs: number;
   /** Rebuilds of one answer start at least this far apart (a burst of writes costs one or two). */
   minGapMs: number;
-  /** A write starts a rebuild at once only of answers asked for within this long. */
+  /** A write's rebuild starts this long after it, so that the rest of its burst (a fetch stores posts, then its blog) is in it. */
+  settleMs: number;
+  /** A write starts a rebuild only of answers asked for within this long. */
   interestMs: number;
 }
 
@@ -61,9 +63,10 @@ interface Slot<T> {
  * get the kept answer (with its own ETag and Last-Modified, which describe
  * it), and the new one from when it is ready.
  *
- * - A write of this process starts a rebuild of every answer asked for within
- *   `interestMs` (at most one running per answer; one that finds writes made
- *   while it ran is followed by another, at least `minGapMs` after it began).
+ * - A write of this process starts a rebuild, `settleMs` later, of every
+ *   answer asked for within `interestMs` (at most one running per answer; one
+ *   that finds writes made while it ran is followed by another, at least
+ *   `minGapMs` after it began).
  * - An answer older than `ttlMs` (writes of other processes are not counted)
  *   is rebuilt at the next request, which still gets it.
  * - Staleness is bounded: an answer known to miss a change for more than
@@ -137,7 +140,7 @@ export class KeptAnswers<T> {
     for (const slot of this.slots.values()) {
       if (!slot.kept) continue;
       this.markStale(slot, now);
-      if (now - slot.lastAsked <= this.deps.policy.interestMs) this.schedule(slot, now);
+      if (now - slot.lastAsked <= this.deps.policy.interestMs) this.schedule(slot, now, this.deps.policy.settleMs);
     }
   }
 
@@ -156,10 +159,10 @@ export class KeptAnswers<T> {
     }
   }
 
-  /** A rebuild now, or when the gap since the last one has passed; none while one runs (it checks for writes when done). */
-  private schedule(slot: Slot<T>, now: number): void {
+  /** A rebuild now (or after `settle`), or when the gap since the last one has passed; none while one runs (it checks for writes when done). */
+  private schedule(slot: Slot<T>, now: number, settle = 0): void {
     if (slot.running || slot.timer) return;
-    const wait = slot.lastStart + this.deps.policy.minGapMs - now;
+    const wait = Math.max(settle, slot.lastStart + this.deps.policy.minGapMs - now);
     if (wait <= 0) {
       void this.start(slot).catch(() => undefined);
       return;

@@ -42,6 +42,7 @@ const BODIES: KeptAnswersPolicy = {
   ttlMs: DATA_TTL_MS,
   maxStaleMs: 5000,
   minGapMs: 1000,
+  settleMs: 20,
   interestMs: 10 * MINUTE,
 };
 

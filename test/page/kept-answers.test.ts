@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { KeptAnswers, type KeptAnswersPolicy } from "../../lib/page/kept-answers.js";
+import { eventually } from "../support/eventually.js";
 
 const POLICY: KeptAnswersPolicy = {
   capacity: 4,
@@ -8,6 +9,7 @@ const POLICY: KeptAnswersPolicy = {
   ttlMs: 5000,
   maxStaleMs: 5000,
   minGapMs: 0,
+  settleMs: 0,
   interestMs: 600_000,
 };
 
@@ -82,6 +84,22 @@ describe("kept answers, rebuilt in the background", () => {
     await settle();
     assert.equal(await answers.get("k", build), "v3");
     assert.equal(answers.buildCount, 3);
+  });
+
+  it("a write's rebuild waits settleMs, so the rest of its burst is in the same rebuild", async () => {
+    const { answers, build, held, settle, write } = harness({ settleMs: 5 });
+    const first = answers.get("k", build);
+    await settle();
+    held[0].finish("v1");
+    await first;
+    write();
+    write();
+    assert.equal(answers.buildCount, 1, "not yet begun");
+    await eventually("the rebuild begun", async () => answers.buildCount === 2);
+    held[1].finish("v2");
+    await settle();
+    assert.equal(await answers.get("k", build), "v2");
+    assert.equal(answers.buildCount, 2, "both writes in one rebuild");
   });
 
   it("rebuilds start at least minGapMs apart", async () => {
