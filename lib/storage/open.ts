@@ -4,7 +4,6 @@ import type { Collection, Db } from "mongodb";
 import { countingChanges } from "./change-count.js";
 import type { Storage } from "./types.js";
 import { createSqliteStorage } from "./sqlite/index.js";
-import { connectMongoStorage, createMongoStorage } from "./mongo/index.js";
 import { databaseRecordingLiveEvents } from "./mongo/live-events.js";
 
 export const COLLECTION_NAMES = {
@@ -60,13 +59,17 @@ export function databaseForMicrosub(db: Db | null | undefined, map: Map<string, 
 /**
  * Opens storage: the host's MongoDB collections when present, else a MongoDB
  * URL (option or MONGODB_URL), else the embedded SQLite file (folder created).
+ * The MongoDB adapter and its driver are loaded only when chosen: on SQLite
+ * they would cost some 15 MB of memory for nothing (docs/sync.md, Memory).
  */
 export async function openStorage(choice: StorageChoice): Promise<Storage> {
   const collections = hostCollections(choice);
   let storage: Storage;
   if (collections) {
+    const { createMongoStorage } = await import("./mongo/index.js");
     storage = createMongoStorage(collections);
   } else if (choice.mongodbUrl) {
+    const { connectMongoStorage } = await import("./mongo/index.js");
     storage = await connectMongoStorage(choice.mongodbUrl);
   } else {
     if (choice.databasePath !== ":memory:")

@@ -23,7 +23,7 @@ export interface ParsePoolOptions {
   maxQueue?: number;
   /** A parse running longer is stopped (its worker terminated and replaced) and fails (default 30 s). */
   taskTimeout?: number;
-  /** Old-generation heap limit of each worker in MB (default 512); a parse needing more fails. */
+  /** Old-generation heap limit of each worker in MB (default 128); a parse needing more fails. */
   maxHeapMb?: number;
 }
 
@@ -61,10 +61,14 @@ function startWorker(resourceLimits: ResourceLimits): Worker {
 /**
  * Heap limits of a parse worker. Without them V8 sizes a worker's heap from
  * the machine's memory and collects lazily: a 1 000-feed sync measured
- * ~80 MB more peak RSS (bench/sync.ts). A parse that would need more than
- * this fails like any bad feed (the worker is replaced).
+ * ~80 MB more peak RSS (bench/sync.ts). A young generation of 4 MB (16 MB
+ * before) took another ~13 MB off (bench/sync-memory.ts): what a parse
+ * makes is dropped once its answer is sent. The old generation is
+ * sized to the largest feed allowed by default (`maxBodySize`, 5 MB): made
+ * of the smallest items it needs 64-96 MB. A parse that would need more
+ * than this fails like any bad feed (the worker is replaced).
  */
-const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
+const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 };
 
 /**
  * A small pool of worker threads for every parse of remote content (feeds,

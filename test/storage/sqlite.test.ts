@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import { openSqliteFile } from "../support/sqlite-file.js";
 import { createSqliteStorage, MIGRATIONS, SCHEMA_VERSION } from "../../lib/storage/sqlite/index.js";
 import { migrate } from "../../lib/storage/sqlite/migrations.js";
+import { openSqlite, SQLITE_CACHE_KIB } from "../../lib/storage/sqlite/database.js";
 import { StorageError } from "../../lib/storage/types.js";
 import { DUE_SCHEDULED_SQL, DUE_UNSCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL } from "../../lib/storage/sqlite/blogs.js";
 import { itemListSql, PRUNE_CONDITIONS } from "../../lib/storage/sqlite/items.js";
@@ -44,6 +45,12 @@ describe("sqlite specifics", () => {
     } finally {
       db.close();
     }
+  });
+
+  it("bounds the connection's page cache to SQLITE_CACHE_KIB (SQLite's 2 MB, not better-sqlite3's 16 MB)", () => {
+    const { statement } = openSqlite(freshFile());
+    assert.equal(SQLITE_CACHE_KIB, 2000);
+    assert.equal(statement("PRAGMA cache_size").pluck().get(), -SQLITE_CACHE_KIB);
   });
 
   it("keeps data across reopening and runs migrations only once", async () => {

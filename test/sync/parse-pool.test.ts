@@ -12,6 +12,7 @@ import {
   readDiscoveryPageInWorker,
 } from "../../lib/sync/parse-pool.js";
 import { rss } from "./feed-server.js";
+import { defaultOptions } from "../../lib/options.js";
 
 after(() => closeParsePool());
 
@@ -99,6 +100,31 @@ test("a feed that needs more memory than a worker may use fails as a parse error
       },
     );
     assert.equal((await pool.parse(body, { url: "https://example.org/feed.xml" })).items.length, 3);
+  } finally {
+    await pool.close();
+  }
+});
+
+test("the largest feed allowed by default, made of the smallest items, parses within a worker's heap limits", async () => {
+  // maxBodySize of items as small as a feed's items get: the most objects a parse may have to build.
+  const itemsOf = (count: number) =>
+    rss(
+      Array.from({ length: count }, (_, index) => ({
+        guid: `i${index}`,
+        published: new Date(1_700_000_000_000 + index),
+      })),
+    );
+  let count = Math.floor(defaultOptions.maxBodySize / (itemsOf(1000).length / 1000));
+  while (itemsOf(count).length > defaultOptions.maxBodySize) count = Math.floor(count * 0.99);
+  const feed = itemsOf(count);
+  assert.ok(feed.length > defaultOptions.maxBodySize * 0.95, `${feed.length} bytes`);
+  const pool = new ParsePool({ size: 1 });
+  try {
+    const parsed = await pool.parse(new TextEncoder().encode(feed), {
+      url: "https://example.org/largest.xml",
+      maxItems: defaultOptions.maxItemsPerBlog,
+    });
+    assert.equal(parsed.items.length, defaultOptions.maxItemsPerBlog);
   } finally {
     await pool.close();
   }

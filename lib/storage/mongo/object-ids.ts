@@ -1,4 +1,4 @@
-import { ObjectId as OwnObjectId } from "mongodb";
+import { createRequire } from "node:module";
 import type { ObjectId } from "mongodb";
 import { isValidId } from "../id.js";
 
@@ -51,7 +51,16 @@ export function objectIdClassOf(collection: unknown): ObjectIdClass {
   } catch {
     sample = undefined;
   }
-  return isObjectId(sample) ? (sample.constructor as ObjectIdClass) : OwnObjectId;
+  return isObjectId(sample) ? (sample.constructor as ObjectIdClass) : ownObjectId();
+}
+
+/**
+ * This package's own driver's class, loaded on first need: the Microsub
+ * collections (read through this module) are the host's, whose driver is
+ * already loaded, and a plugin on SQLite never loads the driver at all.
+ */
+function ownObjectId(): ObjectIdClass {
+  return (createRequire(import.meta.url)("mongodb") as typeof import("mongodb")).ObjectId;
 }
 
 /** Makes and reads the ids of one storage, with the class of the driver that owns its collections. */
