@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import type { BlogrollContext } from "../context.js";
-import { buildOpml, type OpmlHeadLink } from "../opml/build.js";
+import type { OpmlHeadLink } from "../opml/build.js";
 import type { BlogrollOwner } from "../owner.js";
 import type { Blog, Storage } from "../storage/types.js";
 import { recordBlogrollDates, type BlogrollDates } from "../sync/blogroll-dates.js";
@@ -48,6 +48,8 @@ export async function exportOpml(
     groups.set(key, [...(groups.get(key) ?? []), blog]);
   }
   const ordered = [...groups.entries()].sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)));
+  // The XML writer loads at the first export, not with the server (docs/sync.md, Memory).
+  const { buildOpml } = await import("../opml/build.js");
   return buildOpml({
     title: category === undefined ? "Blogroll" : `Blogroll - ${category}`,
     dateCreated: head.dates.created,

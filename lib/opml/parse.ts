@@ -7,6 +7,7 @@
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { parseHttpUrl } from "../url/http-url.js";
 import { feedUrlKey } from "../url/normalise.js";
+import { OpmlParseError } from "./errors.js";
 import { categoryFromAttribute, checkFeedUrl, cleanSiteUrl, cleanText, lowerCaseAttributes } from "./outline.js";
 
 /** One feed found in an OPML document. */
@@ -46,10 +47,7 @@ export interface ParseOpmlOptions {
   url?: string;
 }
 
-/** The one error `parseOpml` throws: the document is not usable OPML. */
-export class OpmlParseError extends Error {
-  override name = "OpmlParseError";
-}
+export { OpmlParseError } from "./errors.js";
 
 const DEFAULT_MAX_OUTLINES = 20_000;
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;

@@ -6,12 +6,10 @@ import { listPublicItems } from "../api/public-items.js";
 import { publicResponses, sendCacheable, strongEtag } from "../api/respond.js";
 import { integerParam, optionalText } from "../api/validate.js";
 import { blogrollLink, mountUrl, opmlUrl, RIVER_PATHS, riverUrls, type RiverFormat } from "../api/public-urls.js";
-import { buildAtom } from "./atom.js";
 import { BuiltBodies } from "./built-bodies.js";
 import { ChangeClock } from "./change-clock.js";
 import { buildJsonFeed } from "./json-feed.js";
 import { newestUpdate, riverEntries, type River } from "./river.js";
-import { buildRss } from "./rss.js";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 100;
@@ -21,10 +19,11 @@ const CONTENT_TYPES: Record<RiverFormat, string> = {
   rss: "application/rss+xml; charset=utf-8",
 };
 
-const BUILDERS: Record<RiverFormat, (river: River) => string> = {
-  atom: buildAtom,
-  json: (river) => JSON.stringify(buildJsonFeed(river)),
-  rss: buildRss,
+/** The builders; Atom's and RSS's load with their XML writer at their first request (docs/sync.md, Memory). */
+const BUILDERS: Record<RiverFormat, () => Promise<(river: River) => string>> = {
+  atom: async () => (await import("./atom.js")).buildAtom,
+  json: async () => (river) => JSON.stringify(buildJsonFeed(river)),
+  rss: async () => (await import("./rss.js")).buildRss,
 };
 
 /** The slot of a river body: its format, category and length, nothing else of the request. */
@@ -84,7 +83,8 @@ export function createRiverRouter(context: BlogrollContext, kept: { bodies?: Bui
     }
     // Only what changes the body picks its slot: other query parameters and Host headers cannot multiply them.
     const key = riverBodyKey(format, river.category, river.limit);
-    const body = bodies.get(key, river, () => Buffer.from(BUILDERS[format](river)));
+    const build = await BUILDERS[format]();
+    const body = bodies.get(key, river, () => Buffer.from(build(river)));
     const lastModified = clock.since(key, strongEtag(body));
     response.set("Link", blogrollLink(river.blogrollUrl));
     sendCacheable(request, response, options, body, CONTENT_TYPES[format], lastModified);

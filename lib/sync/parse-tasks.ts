@@ -1,8 +1,8 @@
-import { readDiscoveryPage, type PageReading } from "../discovery/read-page.js";
+import type { PageReading } from "../discovery/read-page.js";
 import { FeedParseError } from "../feeds/errors.js";
-import { parseFeed } from "../feeds/parse.js";
 import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
-import { OpmlParseError, parseOpml, type ParsedOpml, type ParseOpmlOptions } from "../opml/parse.js";
+import { OpmlParseError } from "../opml/errors.js";
+import type { ParsedOpml, ParseOpmlOptions } from "../opml/parse.js";
 
 /** The parses of remote content that run in the parse pool, by kind. */
 export type ParseTask =
@@ -16,15 +16,19 @@ export interface ParseResults {
   opml: ParsedOpml;
 }
 
-/** Runs a task on the calling thread (the worker's body, and the main-thread fallback). */
+/**
+ * Runs a task on the calling thread (the worker's body, and the main-thread
+ * fallback). The parsers load at their first task: a main thread that parses
+ * in workers never loads them (docs/sync.md, Memory).
+ */
 export async function runParseTask(task: ParseTask): Promise<ParseResults[ParseTask["kind"]]> {
   switch (task.kind) {
     case "feed":
-      return parseFeed(task.body, task.options);
+      return (await import("../feeds/parse.js")).parseFeed(task.body, task.options);
     case "page":
-      return readDiscoveryPage(task.html, task.url);
+      return (await import("../discovery/read-page.js")).readDiscoveryPage(task.html, task.url);
     case "opml":
-      return parseOpml(task.text, task.options);
+      return (await import("../opml/parse.js")).parseOpml(task.text, task.options);
   }
 }
 
