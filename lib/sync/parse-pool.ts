@@ -21,6 +21,14 @@ export interface ParsePoolOptions {
   size?: number;
   /** Parses waiting for a worker before callers of `parse` wait for room (default 256). */
   maxQueue?: number;
+  /**
+   * Bytes of content (characters of text) queued or being parsed at once
+   * (default 32 MiB, six feeds of the largest size `maxBodySize` allows by
+   * default): more callers wait their turn, first come first served, so
+   * what the pool holds does not grow with its callers (sync, push, imports).
+   * A task larger than this still runs, alone.
+   */
+  maxBytesInFlight?: number;
   /** A parse running longer is stopped (its worker terminated and replaced) and fails (default 30 s). */
   taskTimeout?: number;
   /** Old-generation heap limit of each worker in MB (default 128); a parse needing more fails. */
@@ -30,8 +38,22 @@ export interface ParsePoolOptions {
 interface Task extends ParseRequest {
   /** Buffers handed over to the worker with the task (no copy; unusable here afterwards). */
   transfer: ArrayBuffer[];
+  /** Its share of the byte budget (contentBytes). */
+  bytes: number;
   resolve(result: ParseResults[ParseTask["kind"]]): void;
   reject(error: Error): void;
+}
+
+/** The size of a task's content: bytes of a body, characters of a text. */
+function contentBytes(task: ParseTask): number {
+  switch (task.kind) {
+    case "feed":
+      return typeof task.body === "string" ? task.body.length : task.body.byteLength;
+    case "page":
+      return task.html.length;
+    case "opml":
+      return task.text.length;
+  }
 }
 
 interface Slot {
@@ -81,11 +103,15 @@ const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 4, maxOldGener
 export class ParsePool {
   private readonly size: number;
   private readonly maxQueue: number;
+  private readonly maxBytes: number;
   private readonly taskTimeout: number;
   private readonly limits: ResourceLimits;
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
-  private readonly roomWaiters: (() => void)[] = [];
+  /** Tasks whose callers wait for room in the queue or the byte budget, in their order. */
+  private readonly waiting: Task[] = [];
+  private bytes = 0;
+  private peakBytes = 0;
   private nextId = 1;
   private closed = false;
   private counts = { tasks: 0, transferredBytes: 0 };
@@ -93,6 +119,7 @@ export class ParsePool {
   constructor(options: ParsePoolOptions = {}) {
     this.size = Math.max(1, options.size ?? availableParallelism() - 1);
     this.maxQueue = Math.max(1, options.maxQueue ?? 256);
+    this.maxBytes = options.maxBytesInFlight ?? 32 * 1024 * 1024;
     this.taskTimeout = options.taskTimeout ?? 30_000;
     this.limits = { ...WORKER_LIMITS, ...(options.maxHeapMb ? { maxOldGenerationSizeMb: options.maxHeapMb } : {}) };
   }
@@ -116,33 +143,55 @@ export class ParsePool {
     task: Extract<ParseTask, { kind: K }>,
     transfer: ArrayBuffer[] = [],
   ): Promise<ParseResults[K]> {
-    while (this.queue.length >= this.maxQueue && !this.closed) {
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
-    }
     if (this.closed) throw new Error("parse pool is closed");
     return new Promise<ParseResults[K]>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, transfer, resolve: resolve as Task["resolve"], reject });
+      this.waiting.push({
+        id: this.nextId++,
+        task,
+        transfer,
+        bytes: contentBytes(task),
+        resolve: resolve as Task["resolve"],
+        reject,
+      });
       this.pump();
     });
+  }
+
+  /** Content queued or being parsed now, and the most there has been at once, in bytes (see maxBytesInFlight). */
+  bytesInFlight(): { now: number; peak: number } {
+    return { now: this.bytes, peak: this.peakBytes };
   }
 
   /** Stops every worker; queued and running parses fail. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const task of this.queue.splice(0)) task.reject(new Error("parse pool is closed"));
-    for (const wake of this.roomWaiters.splice(0)) wake();
+    for (const task of [...this.waiting.splice(0), ...this.queue.splice(0)])
+      task.reject(new Error("parse pool is closed"));
     const slots = this.slots.splice(0);
     for (const slot of slots) this.finish(slot)?.reject(new Error("parse pool is closed"));
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   private pump(): void {
-    while (this.queue.length > 0) {
+    for (;;) {
+      this.admit();
+      if (this.queue.length === 0) return;
       let slot = this.slots.find((candidate) => candidate.task === null);
       if (!slot && this.slots.length < this.size) slot = this.spawn();
       if (!slot) return;
       this.assign(slot, this.queue.shift()!);
-      this.roomWaiters.shift()?.();
+    }
+  }
+
+  /** Moves waiting tasks to the queue, in order, while the queue and the byte budget have room (an empty budget takes any task). */
+  private admit(): void {
+    while (this.waiting.length > 0 && this.queue.length < this.maxQueue) {
+      const next = this.waiting[0];
+      if (this.bytes > 0 && this.bytes + next.bytes > this.maxBytes) return;
+      this.waiting.shift();
+      this.bytes += next.bytes;
+      this.peakBytes = Math.max(this.peakBytes, this.bytes);
+      this.queue.push(next);
     }
   }
 
@@ -197,9 +246,10 @@ export class ParsePool {
     slot.worker.postMessage({ id: task.id, task: task.task } satisfies ParseRequest, task.transfer);
   }
 
-  /** Detaches the slot's task (if any) and lets an idle worker go. */
+  /** Detaches the slot's task (if any), gives its bytes back to the budget and lets an idle worker go. */
   private finish(slot: Slot): Task | null {
     const task = slot.task;
+    if (task) this.bytes -= task.bytes;
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
     slot.task = null;

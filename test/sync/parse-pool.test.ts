@@ -58,6 +58,46 @@ test("many parses queue through a small pool and all complete", async () => {
   }
 });
 
+test("content in flight never exceeds the byte budget: the rest waits its turn, and a task larger than it runs alone", async () => {
+  const budget = 256 * 1024;
+  const pool = new ParsePool({ size: 2, maxBytesInFlight: budget });
+  // Feeds of about 60 KB: four fit the budget at once; submitted together, 40 would hold 2.4 MB.
+  const feedOf = (index: number) =>
+    new TextEncoder().encode(
+      rss(Array.from({ length: 300 }, (_, item) => ({ guid: `feed-${index}-item-${item}`, published: null }))),
+    );
+  const feeds = Array.from({ length: 40 }, (_, index) => feedOf(index));
+  assert.ok(feeds[0].byteLength > budget / 5 && feeds[0].byteLength < budget / 3, `${feeds[0].byteLength} bytes`);
+  const large = new TextEncoder().encode(
+    rss(Array.from({ length: 2000 }, (_, item) => ({ guid: `large-item-${item}`, published: null }))),
+  );
+  assert.ok(large.byteLength > budget);
+  try {
+    const parsed = await Promise.all([
+      ...feeds.map((body, index) => pool.parse(body, { url: `https://example.org/${index}.xml`, maxItems: 1 })),
+      pool.parse(large, { url: "https://example.org/large.xml", maxItems: 1 }),
+    ]);
+    assert.deepEqual(
+      parsed.map((feed) => feed.items[0].uid.split("-item-")[0]),
+      [...feeds.map((_, index) => `feed-${index}`), "large"],
+    );
+    const { now, peak } = pool.bytesInFlight();
+    assert.equal(now, 0);
+    // The large task ran alone (its size is the peak); the small ones never held more than the budget together.
+    assert.equal(peak, large.byteLength);
+  } finally {
+    await pool.close();
+  }
+  const small = new ParsePool({ size: 2, maxBytesInFlight: budget });
+  try {
+    await Promise.all(feeds.map((body, index) => small.parse(body, { url: `https://example.org/${index}.xml` })));
+    const { peak } = small.bytesInFlight();
+    assert.ok(peak <= budget && peak >= 3 * feeds[0].byteLength, `peak ${peak} of ${budget}`);
+  } finally {
+    await small.close();
+  }
+});
+
 test("a parse that overruns its time limit fails and the worker is replaced", async () => {
   // 1 ms is less than a worker takes to start, so the first parse always overruns.
   const pool = new ParsePool({ size: 1, taskTimeout: 1 });
