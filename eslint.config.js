@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", ".stryker-tmp/", "reports/"] },
+  { ignores: ["dist/", "node_modules/", "coverage/", ".stryker-tmp/", "reports/", "bench/results/"] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
