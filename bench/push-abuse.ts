@@ -11,7 +11,7 @@
  *   heavy     100 signed notifications of 4.8 MB (a feed of big posts), 4 at a time.
  *
  * In both phases the honest hub publishes a post every 500 ms on the 40 other
- * blogs in turn (the whole feed, signed), and /api/items is asked every 20 ms.
+ * blogs in turn (the whole feed, signed), and /api/items is asked every 20 ms from a process of its own.
  * Reported per attack: feed requests it caused at the target (target: within
  * the blog's hint budget), the other blogs' delivery delay (hub starts
  * notifying → the post listed by /api/items; target: p95 within 1 s of the
@@ -33,7 +33,8 @@ import { HINT_BURST, HINT_INTERVAL } from "../lib/schedule/hints.js";
 import { startLocalHub, type LocalHub } from "../test/support/local-push.js";
 import { LOOPBACK_CERTIFICATE, trustLoopbackCertificate } from "../test/support/loopback-tls.js";
 import { startFeedServer, type FeedServer } from "../test/sync/feed-server.js";
-import { MB, percentile, probeLatency, report, round, target, type BenchResult } from "./support/measure.js";
+import { startApiProber, type LatencyFigures } from "./support/api-prober.js";
+import { MB, percentile, report, round, target, type BenchResult } from "./support/measure.js";
 import { freePort } from "../test/support/free-port.js";
 
 const { values } = parseArgs({
@@ -340,7 +341,7 @@ interface PhaseFigures {
   attack: Attack | null;
   targetRequests: number;
   delivery: Awaited<ReturnType<ReturnType<typeof publishHonestly>["stop"]>>;
-  api: Awaited<ReturnType<ReturnType<typeof probeLatency>["stop"]>>;
+  api: LatencyFigures;
   peakRssMb: number;
   /** Full collections of the main heap V8 chose to run during the phase. */
   fullCollections: number;
@@ -425,12 +426,13 @@ async function againstFreshPlugin(
       let peak = childRss(plugin.child.pid!);
       const sampler = setInterval(() => (peak = Math.max(peak, childRss(plugin.child.pid!))), 50);
       const delivery = publishHonestly(hub, others, api);
-      const probe = probeLatency(`${api}/items`, 20);
+      // From a process of its own, so the attackers' sending (100 bodies of 4.8 MB) never delays the probe.
+      const probe = await startApiProber({ items: `${api}/items` }, "phase", 20);
       const started = performance.now();
       const until = started + SECONDS * 1000;
       const attacked = run ? await run(until) : null;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - performance.now())));
-      const figures = { delivery: await delivery.stop(), api: await probe.stop() };
+      const figures = { delivery: await delivery.stop(), api: (await probe.stop()).phase.items };
       // Work the attack started (a fetch, a parse) counts for it too.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       clearInterval(sampler);
