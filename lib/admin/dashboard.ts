@@ -4,6 +4,16 @@ import { readOwnerStatus } from "../api/status.js";
 import type { Blog, Item } from "../storage/types.js";
 
 const LATEST_ITEMS = 10;
+/** The query parameter that carries, from a trigger to the dashboard, when the last run before it ended. */
+export const SYNCED_BEFORE = "syncedBefore";
+
+/** The end of the last run before the one this page was opened for, when the trigger said (an ISO date, or "" for none). */
+function syncedBefore(query: Request["query"]): string | undefined {
+  const value = query[SYNCED_BEFORE];
+  return typeof value === "string" && (value === "" || !Number.isNaN(Date.parse(value))) && value.length <= 40
+    ? value
+    : undefined;
+}
 const ERROR_BLOGS = 20;
 
 /** Items with the title of the blog each belongs to. */
@@ -38,6 +48,8 @@ export function dashboardController(context: BlogrollContext) {
       errorSources: sources.filter((source) => source.status === "error"),
       // Poll for progress only while a run goes on or was just started from this page.
       poll: status.isRunning || request.query.notice === "syncStarted" || request.query.notice === "itemsCleared",
+      // What the poll compares the status with: the run's start when the page was opened for one, else now.
+      lastSyncSeen: syncedBefore(request.query) ?? status.lastSync ?? "",
       latest: await withBlogTitles((ids) => storage.blogs.getMany(ids), items),
     });
   };

@@ -4,6 +4,7 @@ import { readOwnerStatus } from "../api/status.js";
 import { clearItemsForResync } from "./clear-items.js";
 import { isBearerRequest } from "./csrf.js";
 import { renderForm } from "./forms.js";
+import { SYNCED_BEFORE } from "./dashboard.js";
 import { redirectWithNotice, type NoticeKey } from "./notices.js";
 
 /** Scripts and `fetch` callers ask for JSON; forms get a redirect back. */
@@ -23,11 +24,21 @@ export async function accepted(
   else redirectWithNotice(response, back, notice);
 }
 
+/**
+ * The dashboard a run was started from, told when the last run before it ended: a run that ends before the
+ * page has loaded is still seen to have finished (the page compares that time with the status it polls).
+ */
+async function dashboardSince(context: BlogrollContext): Promise<string> {
+  const { lastSync } = await readOwnerStatus(context);
+  return `${context.options.mountPath}?${SYNCED_BEFORE}=${encodeURIComponent(lastSync ?? "")}`;
+}
+
 /** POST /sync: starts a sync run (or joins the one going on). */
 export function syncNow(context: BlogrollContext) {
   return async (request: Request, response: Response) => {
+    const back = await dashboardSince(context);
     void context.scheduler.syncNow();
-    await accepted(context, request, response, context.options.mountPath, "syncStarted");
+    await accepted(context, request, response, back, "syncStarted");
   };
 }
 
@@ -57,8 +68,9 @@ export function clearResync(context: BlogrollContext) {
       renderClearConfirm(response, context, { confirm: response.locals.__("blogroll.clear.confirmRequired") });
       return;
     }
+    const back = await dashboardSince(context);
     // A run going on is stopped first: its fetches in flight would write validators after the clear.
     await context.scheduler.resetAndSync(async (storage) => void (await clearItemsForResync(storage)));
-    await accepted(context, request, response, context.options.mountPath, "itemsCleared");
+    await accepted(context, request, response, back, "itemsCleared");
   };
 }

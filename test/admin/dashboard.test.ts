@@ -138,12 +138,26 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
   });
 
   it("POST /sync: redirect with a notice for forms, 202 with the status record for JSON", async () => {
+    const status = await server.get(`${mount}/api/status`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const lastSync = ((await status.json()) as { lastSync: string | null }).lastSync ?? "";
     const form = await admin.post(`${mount}/sync`, {});
     assert.equal(form.status, 303);
-    assert.equal(form.location, `${mount}?notice=syncStarted`);
+    assert.equal(
+      form.location,
+      `${mount}?syncedBefore=${encodeURIComponent(lastSync)}&notice=syncStarted`,
+      "the dashboard is told when the run before this one ended",
+    );
+    await server.plugin.context.scheduler.syncNow(); // the run ends before the page is asked for
     const page = await admin.page(form.location ?? "");
     assert.match(page.html, /Sync started/);
     assert.match(page.html, /data-poll="true"/, "the progress line polls after a sync was started");
+    assert.match(
+      page.html,
+      new RegExp(`data-last-sync="${lastSync}"`),
+      "it compares the status with the run before, so a run already over is seen to have finished",
+    );
+    const forged = await admin.page(`${mount}?syncedBefore=%22%3E%3Cscript%3E&notice=syncStarted`);
+    assert.doesNotMatch(forged.html, /data-last-sync="[^"]*<script/, "only a date is taken from the query");
     const json = await admin.post(`${mount}/sync`, {}, { accept: "application/json" });
     assert.equal(json.status, 202);
     const body = JSON.parse(json.html);
@@ -179,7 +193,7 @@ describe("admin: dashboard, sync triggers, access (standalone host, SQLite)", ()
     assert.ok((await server.storage.items.count()) > 0, "nothing deleted without confirmation");
 
     const cleared = await admin.post(`${mount}/clear-resync`, { confirm: "yes" });
-    assert.equal(cleared.location, `${mount}?notice=itemsCleared`);
+    assert.match(cleared.location ?? "", new RegExp(`^${mount}\\?syncedBefore=[^&]*&notice=itemsCleared$`));
     await server.plugin.context.scheduler.syncNow();
     const refetched = await server.storage.blogs.get(blog.id);
     assert.equal(refetched?.itemCount, 2, "the re-sync fetched the feed again in full (no 304)");

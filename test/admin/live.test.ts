@@ -159,6 +159,33 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
     );
     await page.screenshot({ path: path.join(ARTIFACTS, "live-04-dashboard-updated.png"), fullPage: true });
   });
+
+  it("a sync that ends before the dashboard has loaded still says it finished", async () => {
+    const statusUrl = `${server.baseUrl}${server.plugin.mountPath}/api/status`;
+    const lastSync = async () =>
+      (
+        (await (await fetch(statusUrl, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
+          lastSync: string | null;
+        }
+      ).lastSync;
+    const before = await lastSync();
+    feed.setPosts([
+      { id: "third", title: "A third post" },
+      { id: "second", title: "A second post" },
+      { id: "first", title: "The first post arrives" },
+    ]);
+    await page.goto(`${server.baseUrl}${server.plugin.mountPath}`);
+    // The redirect's page is held until the run has ended: the page is rendered after it, as on a slow link.
+    await page.route(/notice=syncStarted/, async (route) => {
+      while ((await lastSync()) === before) await new Promise((resolve) => setTimeout(resolve, 50));
+      await route.continue();
+    });
+    await page.getByRole("button", { name: "Sync now" }).click();
+    await page.waitForURL(/notice=syncStarted/);
+    await page.getByText("Sync finished. The figures below are up to date.").waitFor();
+    await page.unroute(/notice=syncStarted/);
+    await page.locator("#blogroll-latest").getByRole("link", { name: "A third post" }).waitFor();
+  });
 });
 
 describe("admin: a new source's blogs are fetched at once, before any sync (standalone host, scheduler running)", () => {
