@@ -1,20 +1,23 @@
 import type { BlogListQuery, BlogStatus } from "../types.js";
 import { healthSql } from "./blog-health.js";
-import { ADMIN_BLOG, LISTED_BLOG, PUBLIC_BLOG } from "./visibility.js";
+import { ADMIN_BLOG, LISTED_BLOG, PUBLIC_BLOG, PUBLIC_BLOG_PER_ROW } from "./visibility.js";
 
 const ORDER_BY_TITLE = "b.pinned DESC, b.title_sort, b.id";
 // DESC puts NULLs last in SQLite: dated blogs first, then by last fetch, never-fetched last.
 const ORDER_BY_RECENT = "b.pinned DESC, b.last_item_at DESC, b.last_fetch_at DESC, b.title_sort, b.id";
 
 export interface BlogListSql {
+  /** For counting the blogs (public ones through blogs_public alone). */
   where: string;
+  /** For reading a page of them in `orderBy` (the same conditions: see PUBLIC_BLOG_PER_ROW). */
+  pageWhere: string;
   params: unknown[];
   orderBy: string;
 }
 
 /** The WHERE clause (table alias `b`), its parameters and the ORDER BY for a blogs.list query. */
 export function blogListSql(query: BlogListQuery): BlogListSql {
-  const conditions = [query.visibility === "public" ? PUBLIC_BLOG : ADMIN_BLOG];
+  const conditions: string[] = [];
   const params: unknown[] = [];
   if (query.category !== undefined) {
     conditions.push("b.category = ?");
@@ -50,8 +53,10 @@ export function blogListSql(query: BlogListQuery): BlogListSql {
     conditions.push(health.sql);
     params.push(...health.params);
   }
+  const visible = query.visibility === "public" ? [PUBLIC_BLOG, PUBLIC_BLOG_PER_ROW] : [ADMIN_BLOG, ADMIN_BLOG];
   return {
-    where: conditions.join(" AND "),
+    where: [visible[0], ...conditions].join(" AND "),
+    pageWhere: [visible[1], ...conditions].join(" AND "),
     params,
     orderBy: query.sort === "recent" ? ORDER_BY_RECENT : ORDER_BY_TITLE,
   };

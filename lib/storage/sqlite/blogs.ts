@@ -65,14 +65,14 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
   return {
     list: (query) =>
       ctx.guard("blogs.list", () => {
-        const { where, params, orderBy } = blogListSql(query);
+        const { where, pageWhere, params, orderBy } = blogListSql(query);
         const { total } = ctx.statement(`SELECT count(*) AS total FROM blogs b WHERE ${where}`).get(...params) as {
           total: number;
         };
         const limit = wholeNumber(query.limit);
         if (limit === 0 || total === 0) return { items: [], total };
         const rows = ctx
-          .statement(`SELECT b.* FROM blogs b WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
+          .statement(`SELECT b.* FROM blogs b WHERE ${pageWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
           .all(...params, limit, wholeNumber(query.offset)) as BlogRow[];
         return { items: rows.map(rowToBlog), total };
       }),

@@ -1,4 +1,4 @@
-import { PUBLIC_BLOG } from "./visibility.js";
+import { PUBLIC_BLOG_PER_ROW } from "./visibility.js";
 import type { SqliteContext } from "./database.js";
 import type { ItemRow } from "./rows.js";
 
@@ -9,7 +9,7 @@ import type { ItemRow } from "./rows.js";
 export const CATEGORY_BLOGS_SQL = `SELECT b.id AS id,
     (SELECT i.published FROM items i WHERE i.blog_id = b.id AND i.published <= @horizon
       ORDER BY i.published DESC, i.id DESC LIMIT 1) AS newest
-  FROM blogs b WHERE b.category = @category AND ${PUBLIC_BLOG}
+  FROM blogs b WHERE b.category = @category AND ${PUBLIC_BLOG_PER_ROW}
   ORDER BY newest DESC`;
 
 /** One blog's newest posts dated up to the horizon, from items_blog_newest. */
@@ -18,12 +18,12 @@ export const BLOG_NEWEST_SQL = `SELECT i.* FROM items i WHERE i.blog_id = @blogI
 
 /** Posts of the category dated beyond the horizon (few), through each blog's index. */
 export const CATEGORY_AHEAD_SQL = `SELECT i.* FROM blogs b CROSS JOIN items i ON i.blog_id = b.id
-  WHERE b.category = @category AND ${PUBLIC_BLOG} AND i.published > @horizon
+  WHERE b.category = @category AND ${PUBLIC_BLOG_PER_ROW} AND i.published > @horizon
   ORDER BY i.published DESC, i.id DESC LIMIT @wanted`;
 
 /** Undated posts of the category (few), through each blog's index. */
 export const CATEGORY_UNDATED_SQL = `SELECT i.* FROM blogs b CROSS JOIN items i ON i.blog_id = b.id
-  WHERE b.category = @category AND ${PUBLIC_BLOG} AND i.published IS NULL
+  WHERE b.category = @category AND ${PUBLIC_BLOG_PER_ROW} AND i.published IS NULL
   ORDER BY i.id DESC LIMIT @wanted`;
 
 /** Newest first, as the items_newest index orders: published desc (ISO text), then id desc. */
