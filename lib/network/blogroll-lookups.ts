@@ -26,7 +26,7 @@ export interface BlogrollLookupStats {
   requests: number;
   /** Blogs whose blogroll was read (200) or confirmed (304). */
   read: number;
-  /** Blogs left for a later run because the run's request budget was spent. */
+  /** Blogs left for a later run because the run's request budget was spent (once it is, without a look at their records). */
   deferred: number;
 }
 
@@ -87,6 +87,8 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
   const budget = deps.requestBudget ?? BLOGROLL_REQUESTS_PER_RUN;
   /** One read per list address per run, whatever the number of blogs naming it. */
   const reads = new Map<string, Promise<ReadOutcome>>();
+  /** The list addresses read this run (a blog naming one costs no request). */
+  const readUrls = new Set<string>();
 
   const spend = () => {
     if (stats.requests >= budget) throw new OverBudget();
@@ -156,6 +158,7 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
         return { kind: "read", entries, count: entries.length, etag: result.etag, lastModified: result.lastModified };
       });
       reads.set(key, outcome);
+      readUrls.add(where.url);
     }
     return outcome;
   };
@@ -277,6 +280,13 @@ export function createBlogrollLookups(deps: BlogrollLookupDeps) {
      */
     want(blog: Blog, feedBlogroll: string | null | undefined, siteUrl?: string): void {
       if (blog.skipItemFetch || !parseHttpUrl(blog.feedUrl)) return;
+      // Once the run's requests are spent, a look would read the blog's records only to find that out (three reads
+      // per blog, thousands of blogs a run on a large blogroll): the blog waits for a later run unread, unless its
+      // feed names a list this run has read.
+      if (stats.requests >= budget && !(feedBlogroll && readUrls.has(feedBlogroll))) {
+        stats.deferred++;
+        return;
+      }
       const task = settle(blog, feedBlogroll, siteUrl).finally(() => pending.delete(task));
       pending.add(task);
     },

@@ -129,4 +129,52 @@ describe("hostile blogrolls cost bounded requests and memory (SQLite, loopback)"
     const total = kinds.reduce((sum, kind) => sum + site.hits(`/${kind}.opml`), 0) + site.hits("/chain-0.opml");
     assert.equal(total, 2);
   });
+
+  it("once the run's budget is spent, the blogs that follow wait unread: no storage read for each", async () => {
+    for (const blog of blogs.values())
+      await temp.storage.recommendations.saveBlogroll(
+        { blogId: blog.id, url: null, via: null, checkedAt: new Date(0), etag: null, lastModified: null, count: 0 },
+        [],
+      );
+    /** Calls to the stores a look reads (its blogroll record, the site's page record, the well-known miss). */
+    const reads: string[] = [];
+    const counted = <T extends object>(name: string, store: T): T =>
+      new Proxy(store, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key);
+          if (typeof value !== "function") return value;
+          return (...args: unknown[]) => (reads.push(`${name}.${String(key)}`), value.apply(target, args));
+        },
+      });
+    const storage = {
+      ...temp.storage,
+      recommendations: counted("recommendations", temp.storage.recommendations),
+      meta: counted("meta", temp.storage.meta),
+    };
+    const lookups = createBlogrollLookups({
+      storage,
+      options: testOptions(),
+      limiter: new HostLimiter(2),
+      lane: new HostLimiter(4),
+      knownPage: () => null,
+      signal: new AbortController().signal,
+      now: () => new Date(),
+      log: () => undefined,
+      requestBudget: 1,
+    });
+    lookups.want(blogs.get("many")!, `${site.url}/many.opml`);
+    await lookups.settled();
+    reads.length = 0;
+    // The sync asks for each blog as its feed is read: these come after the budget is spent.
+    for (const kind of kinds.filter((kind) => kind !== "many"))
+      lookups.want(blogs.get(kind)!, `${site.url}/${kind}.opml`);
+    const stats = await lookups.settled();
+    assert.deepEqual(reads, []);
+    assert.equal(stats.requests, 1);
+    assert.equal(stats.deferred, kinds.length - 1);
+    // A blog whose feed names the list already read this run costs no request: still taken.
+    lookups.want(blogs.get("html")!, `${site.url}/many.opml`);
+    assert.equal((await lookups.settled()).deferred, kinds.length - 1);
+    assert.equal((await temp.storage.recommendations.getBlogroll(blogs.get("html")!.id))?.url, `${site.url}/many.opml`);
+  });
 });
