@@ -1,4 +1,4 @@
-import { setImmediate as otherRequestsFirst } from "node:timers/promises";
+import { backgroundTurn } from "./turns.js";
 import type { BlogrollContext } from "../context.js";
 import { futureHorizon } from "../storage/future.js";
 import type { Blog, Item, Storage } from "../storage/types.js";
@@ -43,7 +43,7 @@ const PAGE = 100;
 async function visibleBlogs(storage: Storage, category: string | undefined): Promise<Blog[]> {
   const blogs = new Map<string, Blog>();
   for (let offset = 0; offset < MAX_PAGE_BLOGS; offset += PAGE) {
-    if (offset > 0) await otherRequestsFirst();
+    if (offset > 0) await backgroundTurn();
     const { items, total } = await storage.blogs.list({
       category,
       visibility: "public",
@@ -70,7 +70,7 @@ async function latestPosts(
   const withPosts = blogs.filter((blog) => !isMicrosub(blog) && blog.itemCount > 0).map((blog) => blog.id);
   const posts = new Map<string, Item[]>();
   for (let start = 0; start < withPosts.length; start += PAGE) {
-    await otherRequestsFirst();
+    await backgroundTurn();
     for (const [id, items] of await storage.items.latestByBlog(withPosts.slice(start, start + PAGE), latest))
       posts.set(id, items);
   }

@@ -1,4 +1,4 @@
-import { setImmediate as otherRequestsFirst } from "node:timers/promises";
+import { backgroundTurn } from "./turns.js";
 import type { Item } from "../storage/types.js";
 import type { BlogrollData, PageBlog } from "./blogroll.js";
 import { fullDate, humanDate, relativeDate } from "./dates.js";
@@ -132,7 +132,7 @@ export async function cardsInTurns(data: BlogrollData, render: RenderContext): P
   const cards = new Map<PageBlog, string>();
   for (const group of data.groups) {
     for (const entry of group.blogs) {
-      if (cards.size > 0 && cards.size % CARDS_PER_TURN === 0) await otherRequestsFirst();
+      if (cards.size > 0 && cards.size % CARDS_PER_TURN === 0) await backgroundTurn();
       cards.set(entry, blogCard(entry, render));
     }
   }

@@ -1,5 +1,5 @@
 import { serializeBlog, serializeItem, type ApiBlog, type ApiItem } from "../api/serialize.js";
-import { setImmediate as otherRequestsFirst } from "node:timers/promises";
+import { backgroundTurn } from "./turns.js";
 import type { BlogrollData, PageBlog } from "./blogroll.js";
 import type { PageLinks } from "./html.js";
 
@@ -43,7 +43,7 @@ export async function blogrollJsonText(
   for (const group of data.groups) {
     const blogs: string[] = [];
     for (const entry of group.blogs) {
-      if (written > 0 && written % BLOGS_PER_TURN === 0) await otherRequestsFirst();
+      if (written > 0 && written % BLOGS_PER_TURN === 0) await backgroundTurn();
       blogs.push(JSON.stringify(blogJson(entry, now)));
       written++;
     }
