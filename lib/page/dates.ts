@@ -12,11 +12,23 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 /** Posts of the last 30 days get a relative date ("3 days ago"); older ones their date. */
 const RELATIVE_WITHIN = 30 * DAY;
 
-/** Formatters per language, made once (Intl constructors are costly next to formatting). */
+/**
+ * Formatters per language, made once (Intl constructors are costly next to
+ * formatting), and the relative texts they made: a page asks for the same
+ * few ("3 hours ago") for each of its thousand blogs at every rebuild, and
+ * formatting costs more than a lookup.
+ */
 const formatters = new Map<
   string,
-  { relative: Intl.RelativeTimeFormat; day: Intl.DateTimeFormat; full: Intl.DateTimeFormat }
+  {
+    relative: Intl.RelativeTimeFormat;
+    day: Intl.DateTimeFormat;
+    full: Intl.DateTimeFormat;
+    texts: Map<string, string>;
+  }
 >();
+/** Relative texts kept per language at most (units times counts in use are far fewer). */
+const MAX_TEXTS = 1000;
 
 function formattersFor(locale: string) {
   let found = formatters.get(locale);
@@ -25,6 +37,7 @@ function formattersFor(locale: string) {
       relative: new Intl.RelativeTimeFormat(tag, { numeric: "auto" }),
       day: new Intl.DateTimeFormat(tag, { dateStyle: "medium", timeZone: "UTC" }),
       full: new Intl.DateTimeFormat(tag, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }),
+      texts: new Map<string, string>(),
     });
     try {
       found = make(locale);
@@ -40,7 +53,17 @@ function formattersFor(locale: string) {
 export function relativeDate(date: Date, now: number, locale: string): string {
   const diff = date.getTime() - now;
   const [unit, size] = UNITS.find(([, ms]) => Math.abs(diff) >= ms) ?? UNITS[UNITS.length - 1];
-  return formattersFor(locale).relative.format(Math.round(diff / size), unit);
+  const count = Math.round(diff / size);
+  const { relative, texts } = formattersFor(locale);
+  // -0 ("0 minutes ago" in some styles) is not 0 ("in 0 minutes").
+  const key = `${Object.is(count, -0) ? "-0" : count} ${unit}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = relative.format(count, unit);
+    if (texts.size >= MAX_TEXTS) texts.clear();
+    texts.set(key, text);
+  }
+  return text;
 }
 
 /** A post's date for people: relative within the last 30 days, else the day (in UTC, as the server knows no reader's zone). */

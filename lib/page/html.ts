@@ -1,6 +1,7 @@
 import { backgroundTurn } from "./turns.js";
 import type { Item } from "../storage/types.js";
-import type { BlogrollData, PageBlog } from "./blogroll.js";
+import { MAX_PAGE_BLOGS, type BlogrollData, type PageBlog } from "./blogroll.js";
+import { BoundedMap } from "./cache.js";
 import { fullDate, humanDate, relativeDate } from "./dates.js";
 import { httpUrl } from "../url/http-url.js";
 import { escapeHtml } from "./escape.js";
@@ -120,20 +121,84 @@ export function blogCard(entry: PageBlog, render: RenderContext): string {
   return `<li class="blogroll__blog h-card" data-blog="${blog.id}">${parts.join(" ")}</li>`;
 }
 
-/** Blogs whose cards are made between two turns of other requests (about a millisecond's work). */
+/**
+ * Everything blogCard's output depends on, as one string: the fields it
+ * reads, the page's language (its words and date formats), and the dates as
+ * written relative to `render.now`. Two entries with the same inputs have the
+ * same card (test/page/cards.test.ts changes every field to check it).
+ */
+export function cardInputs(entry: PageBlog, render: RenderContext): string {
+  const { blog, posts, lastPostAt } = entry;
+  const date = (at: Date | null) => (at ? at.getTime() : null);
+  return JSON.stringify([
+    render.locale,
+    blog.id,
+    blog.title,
+    blog.siteUrl,
+    blog.feedUrl,
+    blog.feedType,
+    blog.photo,
+    blog.iconUrl,
+    blog.relationship,
+    blog.fediverse,
+    blog.fediverseUrl,
+    blog.note,
+    // Shown only for a blog without stored posts, as its age.
+    posts.length === 0 && lastPostAt ? [date(lastPostAt), relativeDate(lastPostAt, render.now, render.locale)] : null,
+    ...posts.map((post) => [
+      post.url,
+      postTitle(post),
+      date(post.published),
+      post.published ? humanDate(post.published, render.now, render.locale) : null,
+    ]),
+  ]);
+}
+
+/**
+ * Cards made before, by their inputs (cardInputs), most recently used kept:
+ * a rebuild after a change makes anew only the cards of the blogs it touched
+ * (and of those whose relative dates moved on), and the page and the fragment
+ * of one change share theirs.
+ */
+export class CardMemo {
+  private readonly cards: BoundedMap<{ bytes: number; html: string }>;
+  /** Cards made so far (not found). */
+  made = 0;
+
+  constructor(capacity = 4 * MAX_PAGE_BLOGS, maxBytes = 32 * 1024 * 1024) {
+    this.cards = new BoundedMap(capacity, maxBytes);
+  }
+
+  card(entry: PageBlog, render: RenderContext): string {
+    const inputs = cardInputs(entry, render);
+    const found = this.cards.get(inputs);
+    if (found) return found.html;
+    const html = blogCard(entry, render);
+    this.made++;
+    // UTF-16 in memory: two bytes a character, the key's and the card's.
+    this.cards.set(inputs, { bytes: 2 * (inputs.length + html.length), html });
+    return html;
+  }
+}
+
+/** Blogs whose cards are made or found between two turns of other requests (about a millisecond's work). */
 const CARDS_PER_TURN = 50;
 
 /**
- * Every blog's h-card, made a few at a time with other requests served in
- * between, for renderFragment and renderPage to put together (a page of
- * thousands of blogs is never made in one piece).
+ * Every blog's h-card, made (or found in `memo`) a few at a time with other
+ * requests served in between, for renderFragment and renderPage to put
+ * together (a page of thousands of blogs is never made in one piece).
  */
-export async function cardsInTurns(data: BlogrollData, render: RenderContext): Promise<Map<PageBlog, string>> {
+export async function cardsInTurns(
+  data: BlogrollData,
+  render: RenderContext,
+  memo: CardMemo,
+): Promise<Map<PageBlog, string>> {
   const cards = new Map<PageBlog, string>();
   for (const group of data.groups) {
     for (const entry of group.blogs) {
       if (cards.size > 0 && cards.size % CARDS_PER_TURN === 0) await backgroundTurn();
-      cards.set(entry, blogCard(entry, render));
+      cards.set(entry, memo.card(entry, render));
     }
   }
   return cards;

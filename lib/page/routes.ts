@@ -13,7 +13,7 @@ import { createTranslator, loadCatalogs } from "../standalone/i18n.js";
 import { loadBlogroll, type BlogrollData } from "./blogroll.js";
 import { FreshValues } from "./cache.js";
 import { KeptAnswers, type KeptAnswersPolicy } from "./kept-answers.js";
-import { cardsInTurns, renderFragment, renderPage, type PageLinks, type RenderContext } from "./html.js";
+import { CardMemo, cardsInTurns, renderFragment, renderPage, type PageLinks, type RenderContext } from "./html.js";
 import { blogrollJsonText } from "./json.js";
 import { dataKey, pageSearch, parsePageQuery } from "./query.js";
 import { PAGE_CSS_HASH } from "./styles.js";
@@ -74,7 +74,7 @@ export type PageResponder = (format: PageFormat) => (request: Request, response:
  * body's digest, Last-Modified when this process first built that body (the
  * river's change clock).
  */
-export function createPageResponder(context: BlogrollContext): PageResponder {
+export function createPageResponder(context: BlogrollContext, cards = new CardMemo()): PageResponder {
   const { options } = context;
   const catalogs = loadCatalogs(path.join(packageRoot, "locales"));
   const data = new FreshValues<BlogrollData | null>(DATA_TTL_MS, DATA_KEPT);
@@ -126,11 +126,11 @@ export function createPageResponder(context: BlogrollContext): PageResponder {
           const head = { title, owner: { name: owner.name, url: owner.url }, links: { ...own, ...links } };
           text = await blogrollJsonText(blogroll, head, new Date(now));
         } else {
-          const cards = await cardsInTurns(blogroll, render);
+          const made = await cardsInTurns(blogroll, render, cards);
           text =
             format === "page"
-              ? renderPage(blogroll, render, { title, links, headed, cards })
-              : renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed, cards });
+              ? renderPage(blogroll, render, { title, links, headed, cards: made })
+              : renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed, cards: made });
         }
         const body = Buffer.from(text);
         const etag = strongEtag(body);
