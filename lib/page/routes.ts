@@ -70,7 +70,9 @@ export type PageResponder = (format: PageFormat) => (request: Request, response:
  * background after a change (KeptAnswers): a revalidation (If-None-Match) or
  * a repeat costs no storage read and no rendering, and a request after a
  * change gets the kept body until its rebuild is ready. Builds of the three
- * formats share one read of the data per query (FreshValues). ETag is the
+ * formats share one read of the data per query (FreshValues), and the page's
+ * and fragment's builds the blogs' cards, made anew only for blogs whose
+ * card changed (`cards`). ETag is the
  * body's digest, Last-Modified when this process first built that body (the
  * river's change clock).
  */
