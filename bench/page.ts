@@ -13,6 +13,9 @@
  * Then, per page path, how long a stored post takes to show (the first body
  * with a new ETag), with writes more than a second apart.
  *
+ * The requests are made and timed by a child process (bench/support/
+ * request-timer.ts): the client's work shares no thread with the server's.
+ *
  * Prints median, p99 and max per path and case; targets: page and fragment
  * p99 ≤ 30 ms after a change, 304 p99 ≤ 5 ms.
  *
@@ -24,6 +27,7 @@ import { addBlog, addItems, item } from "../test/support/seed.js";
 import { startTestServer, type Backend } from "../test/support/server.js";
 import { closeParsePool } from "../lib/sync/parse-pool.js";
 import { percentile, report, round, target } from "./support/measure.js";
+import { startRequestTimer } from "./support/request-timer.js";
 
 const rounds = Number(process.argv[2] ?? 200);
 const blogCount = Number(process.argv[3] ?? 1000);
@@ -63,12 +67,8 @@ const record = (name: string, which: Case | "shows-after", ms: number) => {
 /** Revalidations answered 200 because a rebuild ended between the two requests. */
 const changedMeanwhile = new Map<string, number>();
 
-async function timed(path: string, headers: Record<string, string> = {}) {
-  const started = performance.now();
-  const response = await server.get(path, { headers });
-  const body = await response.arrayBuffer();
-  return { ms: performance.now() - started, response, bytes: body.byteLength };
-}
+const timer = await startRequestTimer();
+const timed = (path: string, headers: Record<string, string> = {}) => timer.get(`${server.baseUrl}${path}`, headers);
 
 // Each address built once first: a first request waits for its first build, which is not the case measured.
 for (const path of Object.values(paths)) await (await server.get(path)).arrayBuffer();
@@ -81,16 +81,16 @@ for (let round = 0; round < rounds; round++) {
     // A new post on one blog: the page is rebuilt in the background, the API reads anew.
     await storePost();
     const afterChange = await timed(path);
-    if (afterChange.response.status !== 200) throw new Error(`${path}: ${afterChange.response.status}`);
+    if (afterChange.status !== 200) throw new Error(`${path}: ${afterChange.status}`);
     sizes.set(name, afterChange.bytes);
     record(name, "after-change", afterChange.ms);
     const repeat = await timed(path);
     record(name, "repeat", repeat.ms);
-    const etag = repeat.response.headers.get("etag") ?? "";
+    const etag = repeat.etag ?? "";
     const revalidated = await timed(path, { "If-None-Match": etag });
-    if (revalidated.response.status === 304) record(name, "304", revalidated.ms);
-    else if (revalidated.response.status === 200) changedMeanwhile.set(name, (changedMeanwhile.get(name) ?? 0) + 1);
-    else throw new Error(`${path}: expected 304 or 200, got ${revalidated.response.status}`);
+    if (revalidated.status === 304) record(name, "304", revalidated.ms);
+    else if (revalidated.status === 200) changedMeanwhile.set(name, (changedMeanwhile.get(name) ?? 0) + 1);
+    else throw new Error(`${path}: expected 304 or 200, got ${revalidated.status}`);
   }
 }
 
@@ -147,5 +147,6 @@ for (const [name, count] of changedMeanwhile) {
   figures[`${name} 304 asked, 200 (rebuilt meanwhile)`] = count;
 }
 report({ scenario: `blogroll page at ${blogCount} blogs (${backend})`, figures, targets, notes: [] });
+timer.stop();
 await server.close();
 await closeParsePool();

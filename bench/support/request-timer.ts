@@ -1,0 +1,67 @@
+/**
+ * Times single requests from a child process: the parent (which runs the
+ * server and makes the changes) asks for one request at a time and gets
+ * back how long it took, so neither the client's work nor its garbage
+ * collections count as the server's, and the server's own pauses do.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+
+export interface TimedResponse {
+  ms: number;
+  status: number;
+  bytes: number;
+  etag: string | null;
+}
+
+export interface RequestTimer {
+  /** One GET of `url`, body read to the end, timed in the child. */
+  get(url: string, headers?: Record<string, string>): Promise<TimedResponse>;
+  stop(): void;
+}
+
+export async function startRequestTimer(): Promise<RequestTimer> {
+  const child = fork(new URL(import.meta.url), ["--request-timer-child"], {
+    execArgv: import.meta.url.endsWith(".ts") ? ["--import", "tsx"] : [],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  await reply(child);
+  return {
+    async get(url, headers = {}) {
+      child.send({ url, headers });
+      return (await reply(child)) as TimedResponse;
+    },
+    stop: () => child.disconnect(),
+  };
+}
+
+function reply(child: ChildProcess): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`request timer exited (${code})`));
+    child.once("exit", onExit);
+    child.once("message", (message) => {
+      child.off("exit", onExit);
+      resolve(message);
+    });
+  });
+}
+
+function runChild(): void {
+  process.on("message", (message: { url: string; headers: Record<string, string> }) => {
+    void (async () => {
+      const started = performance.now();
+      const response = await fetch(message.url, { headers: message.headers });
+      const body = await response.arrayBuffer();
+      const timed: TimedResponse = {
+        ms: performance.now() - started,
+        status: response.status,
+        bytes: body.byteLength,
+        etag: response.headers.get("etag"),
+      };
+      process.send!(timed);
+    })();
+  });
+  process.on("disconnect", () => process.exit(0));
+  process.send!("ready");
+}
+
+if (process.argv[2] === "--request-timer-child") runChild();
