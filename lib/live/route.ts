@@ -33,6 +33,9 @@ export function createLiveRouter(context: BlogrollContext): Router {
       return;
     }
     response.flushHeaders();
+    // This route answers: the routers' way on is never taken, and holds each router's state for this
+    // request. A stream stays open for hours, so it lets go of it (a thousand streams, a megabyte).
+    request.next = undefined;
     // The header is what a browser sends when it reconnects; the query serves clients that cannot set it.
     const lastEventId = parseLastEventId(request.get("Last-Event-ID") ?? request.query.lastEventId);
     void hub.serve(response, key, lastEventId);

@@ -12,6 +12,7 @@ import { parseUpload } from "./multipart.js";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { pushCallbackLane } from "../push/routes.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
+import { EVENTS_PATH } from "../live/route.js";
 
 export interface StandaloneHost {
   app: Express;
@@ -60,6 +61,12 @@ export function createIndiekitShim(
 const CSP =
   "default-src 'self'; img-src 'self' http: https: data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/** Express's render, with the strict CSP every HTML page gets (JSON and OPML are not documents). */
+const renderWithCsp = function (this: Response, ...args: Parameters<Response["render"]>) {
+  this.set("Content-Security-Policy", CSP);
+  return express.response.render.apply(this, args);
+} as Response["render"];
+
 /**
  * An Express app hosting the plugin the way Indiekit does: public routes at
  * the mount path and well-known ones at /.well-known/, then authentication,
@@ -105,24 +112,30 @@ export async function createStandaloneApp(
   const catalogs = loadCatalogs(path.join(plugin.filePath, "locales"));
   const locales = [...catalogs.keys()];
 
+  // What every request of one language is given, made once per language: an open live stream keeps
+  // its request's for as long as it is open, so a thousand streams would hold a thousand copies.
+  const byLocale = new Map<string, { __: ReturnType<typeof createTranslator>; application: object }>();
+  const localsFor = (locale: string) => {
+    let found = byLocale.get(locale);
+    if (!found) {
+      const __ = createTranslator(catalogs, locale);
+      // The header already names the site ("Blogroll"): its one link says where it goes.
+      const navigation = [{ href: plugin.mountPath, text: __("blogroll.home.admin") }];
+      found = { __, application: { ...application, locale, navigation } };
+      byLocale.set(locale, found);
+    }
+    return found;
+  };
+  const assetsPath = `/assets/${plugin.id}`;
   app.use((request: Request, response: Response, next: NextFunction) => {
     response.set("X-Content-Type-Options", "nosniff");
     const locale = negotiateLocale(request.get("Accept-Language"), locales);
-    response.locals.__ = createTranslator(catalogs, locale);
+    const { __, application: forLocale } = localsFor(locale);
+    response.locals.__ = __;
     response.locals.locale = locale;
-    // The header already names the site ("Blogroll"): its one link says where it goes.
-    response.locals.application = {
-      ...application,
-      locale,
-      navigation: [{ href: plugin.mountPath, text: response.locals.__("blogroll.home.admin") }],
-    };
-    response.locals.assetsPath = `/assets/${plugin.id}`;
-    // Every HTML page gets a strict CSP; JSON and OPML are not documents.
-    const render = response.render.bind(response);
-    response.render = ((view: string, locals?: object, callback?: (error: Error, html: string) => void) => {
-      response.set("Content-Security-Policy", CSP);
-      return render(view, locals as object, callback as (error: Error, html: string) => void);
-    }) as typeof response.render;
+    response.locals.application = forLocale;
+    response.locals.assetsPath = assetsPath;
+    response.render = renderWithCsp;
     next();
   });
 
@@ -130,8 +143,14 @@ export async function createStandaloneApp(
   // share (Cache-Control: public): the widget, the API, feeds, assets. They hold no secret, so a
   // compressed length tells an eavesdropper nothing; admin pages hold a CSRF token beside text a
   // link can put there, the pairing BREACH reads through compression.
-  app.use(
-    compression({ filter: (request, response) => isPublicAnswer(response) && compression.filter(request, response) }),
+  const compress = compression({
+    filter: (request, response) => isPublicAnswer(response) && compression.filter(request, response),
+  });
+  // The event stream is never compressed (no-transform): it skips the middleware, whose wrapping of
+  // a response would otherwise be held by every open stream for as long as it is open.
+  const events = `${plugin.mountPath}${EVENTS_PATH}`;
+  app.use((request: Request, response: Response, next: NextFunction) =>
+    request.path === events ? next() : compress(request, response, next),
   );
   app.use(`/assets/${plugin.id}`, express.static(path.join(plugin.filePath, "assets"), { maxAge: "1h" }));
   // Pages name their icon; this answers browsers and tools that ask for the classic address anyway
