@@ -16,6 +16,7 @@ import {
   CATEGORY_BLOGS_SQL,
   CATEGORY_AHEAD_SQL,
   CATEGORY_UNDATED_SQL,
+  categoryItemRows,
 } from "../../lib/storage/sqlite/category-items.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
@@ -469,6 +470,67 @@ describe("sqlite specifics", () => {
     await storage.close();
   });
 
+  it("a category's newest posts read a few posts of each of its blogs, not a page's worth of each", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    // 40 blogs whose posts interleave: the newest 20 are one of each of the first 20 blogs.
+    const now = Date.now();
+    const MINUTE = 60_000;
+    for (let b = 0; b < 40; b++) {
+      const { blog } = await storage.blogs.upsertFromSource({
+        feedUrl: `https://b${b}.example/feed`,
+        title: `B${b}`,
+        source: "manual",
+        category: "Tech",
+      });
+      await storage.items.upsertMany(
+        blog.id,
+        Array.from({ length: 30 }, (_, k) => ({
+          uid: `p${k}`,
+          url: null,
+          title: `B${b} post ${k}`,
+          summary: null,
+          content: null,
+          published: new Date(now - (k * 40 + b + 1) * MINUTE),
+          author: null,
+          photo: null,
+          categories: [],
+        })),
+        new Date(),
+      );
+    }
+    const expected = (await storage.items.list({ limit: 20, offset: 0 })).map((item) => item.title);
+    const ctx = openSqlite(file);
+    let rowsRead = 0;
+    const counting = {
+      ...ctx,
+      statement: (sql: string) => {
+        const statement = ctx.statement(sql);
+        return {
+          all: (...params: unknown[]) => {
+            const rows = statement.all(...params);
+            if (sql === BLOG_NEWEST_SQL) rowsRead += rows.length;
+            return rows;
+          },
+        } as unknown as Database.Statement;
+      },
+    };
+    try {
+      const rows = categoryItemRows(counting, "Tech", new Date(now + 86_400_000).toISOString(), 20);
+      assert.deepEqual(
+        rows.map((row) => row.title),
+        expected,
+      );
+      assert.deepEqual(expected.slice(0, 3), ["B0 post 0", "B1 post 0", "B2 post 0"]);
+      // 20 blogs are visited; each gave 20 posts before (400), now the first 20 and few of the others'.
+      assert.ok(rowsRead <= 100, `posts read: ${rowsRead}`);
+    } finally {
+      ctx.db.close();
+      await storage.close();
+    }
+  });
+
   it("the adapter's item pages and due list run on indexes, without a sort step", async () => {
     const file = freshFile();
     const storage = createSqliteStorage(file);
@@ -497,7 +559,13 @@ describe("sqlite specifics", () => {
       // A category is read through its blogs' index: never a walk over every item.
       for (const sql of [CATEGORY_BLOGS_SQL, BLOG_NEWEST_SQL, CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL]) {
         const categoryPlan = plan(sql, [
-          { category: "Tech", horizon: "2024-01-01T00:00:00.000Z", blogId: "0123456789abcdef01234567", wanted: 20 },
+          {
+            category: "Tech",
+            horizon: "2024-01-01T00:00:00.000Z",
+            floor: "",
+            blogId: "0123456789abcdef01234567",
+            wanted: 20,
+          },
         ]);
         assert.doesNotMatch(categoryPlan, /SCAN i\b|items_newest/, categoryPlan);
         assert.match(categoryPlan, /items_blog_newest \(blog_id=\?/, categoryPlan);

@@ -12,9 +12,9 @@ export const CATEGORY_BLOGS_SQL = `SELECT b.id AS id,
   FROM blogs b WHERE b.category = @category AND ${PUBLIC_BLOG_PER_ROW}
   ORDER BY newest DESC`;
 
-/** One blog's newest posts dated up to the horizon, from items_blog_newest. */
+/** One blog's newest posts dated up to the horizon and from `floor` on, a range of items_blog_newest. */
 export const BLOG_NEWEST_SQL = `SELECT i.* FROM items i WHERE i.blog_id = @blogId AND i.published <= @horizon
-  ORDER BY i.published DESC, i.id DESC LIMIT @wanted`;
+  AND i.published >= @floor ORDER BY i.published DESC, i.id DESC LIMIT @wanted`;
 
 /** Posts of the category dated beyond the horizon (few), through each blog's index. */
 export const CATEGORY_AHEAD_SQL = `SELECT i.* FROM blogs b CROSS JOIN items i ON i.blog_id = b.id
@@ -43,8 +43,10 @@ const newerFirst = (a: ItemRow, b: ItemRow) =>
  * category's blogs rather than by walking every item newest first (which
  * reads the whole table for a small category whose posts are old). Blogs
  * are taken in the order of their newest post; each gives its newest
- * `wanted` posts from its own index, and the walk stops once the posts
- * kept are all newer than the next blog's newest. Posts dated beyond the
+ * `wanted` posts from its own index (once `wanted` are kept, only those no
+ * older than the last of them: a large category's blogs each give a few, not
+ * `wanted`), and the walk stops once the posts kept are all newer than the
+ * next blog's newest. Posts dated beyond the
  * horizon and undated ones follow, as in the other lists.
  */
 export function categoryItemRows(ctx: SqliteContext, category: string, horizon: string, wanted: number): ItemRow[] {
@@ -54,7 +56,9 @@ export function categoryItemRows(ctx: SqliteContext, category: string, horizon: 
     if (blog.newest === null) break; // the rest have no post dated up to the horizon
     const last = kept[wanted - 1];
     if (last && (last.published ?? "") > blog.newest) break;
-    const rows = ctx.statement(BLOG_NEWEST_SQL).all({ blogId: blog.id, horizon, wanted }) as ItemRow[];
+    // ISO dates sort as text, and every date sorts after "".
+    const floor = last?.published ?? "";
+    const rows = ctx.statement(BLOG_NEWEST_SQL).all({ blogId: blog.id, horizon, floor, wanted }) as ItemRow[];
     kept = [...kept, ...rows].sort(newerFirst).slice(0, wanted);
   }
   for (const sql of [CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL]) {
