@@ -8,12 +8,15 @@
  * recorded, the main thread's memory at the sampled peak and the live heap
  * after. `--compare <git ref>` runs the same child on that revision too
  * (exported to a temporary folder, compiled there), the two alternating
- * `--runs` times, side by side in one table. `--node-args` passes flags to
+ * `--runs` times, side by side in one table. `--api-probe` asks the API
+ * without pause from another process during each sync (`/api/items?limit=50`
+ * and `/api/blogs`, as bench/scale.ts does); `--options` passes plugin
+ * options as JSON. `--node-args` passes flags to
  * the children's `node` (an operator's choice such as
  * `--max-semi-space-size=4`); the environment is theirs too (`MALLOC_*`).
  *
- *   node --import tsx bench/sync-memory.ts [--feeds 1000] [--home-pages] [--delay 200] [--compare main] [--runs 1]
- *     [--main-thread-parse] [--node-args "--max-semi-space-size=4"]
+ *   node --import tsx bench/sync-memory.ts [--feeds 1000] [--home-pages] [--api-probe] [--delay 200] [--compare main] [--runs 1]
+ *     [--main-thread-parse] [--options '{"siteIcons":false}'] [--node-args "--max-semi-space-size=4"]
  */
 import { execFileSync, execSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -21,6 +24,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { LatencyFigures } from "./support/api-prober.js";
 import { startFeedFixture } from "./support/fixture-server.js";
 import { report, target, type BenchResult } from "./support/measure.js";
 
@@ -32,6 +36,8 @@ const { values: args } = parseArgs({
     compare: { type: "string" },
     runs: { type: "string", default: "1" },
     "main-thread-parse": { type: "boolean", default: false },
+    "api-probe": { type: "boolean", default: false },
+    options: { type: "string" },
     "node-args": { type: "string", default: "" },
   },
 });
@@ -49,6 +55,7 @@ interface ChildReport {
   peakRssMb: number;
   atSampledPeak: Record<string, number>;
   after: Record<string, number>;
+  api?: Record<string, LatencyFigures>;
 }
 
 /** Compiles the child and what it imports from `tree` into `tree`/bench/results/memory-build; returns the entry. */
@@ -121,6 +128,8 @@ for (let run = 0; run < Number(args.runs); run++) {
         variant.entry,
         urlsFile,
         ...(args["main-thread-parse"] ? ["--main-thread-parse"] : []),
+        ...(args["api-probe"] ? ["--api-probe"] : []),
+        ...(args.options ? ["--options", args.options] : []),
       ],
       { encoding: "utf8" },
     );
@@ -160,18 +169,24 @@ for (const variant of variants) {
     name,
     (m) => `${m.seconds} / ${m.cpuSeconds} / ${m.blogs.success} / ${m.itemsAdded}`,
   );
+  if (args["api-probe"])
+    figures[`${name}: API p99 during the sync, items / blogs ms (requests)`] = list(
+      name,
+      (m) => `${m.api?.items?.p99} / ${m.api?.blogs?.p99} (${(m.api?.items?.count ?? 0) + (m.api?.blogs?.count ?? 0)})`,
+    );
 }
 figures["load average (1, 5, 15 min)"] = loads.join("; ");
 const mine = results.get("this checkout")!;
 const worst = Math.max(...mine.map((measured) => measured.peakRssMb));
 const result: BenchResult = {
-  scenario: `Memory of a first sync of ${FEEDS} blogs${args["home-pages"] ? " (site icons looked up)" : ""}`,
+  scenario: `Memory of a first sync of ${FEEDS} blogs${args["home-pages"] ? " (site icons looked up)" : ""}${args["api-probe"] ? " (the API asked meanwhile)" : ""}`,
   figures,
   targets: FEEDS <= 1000 ? [target("peak RSS", worst, "<=", 200, "MB")] : [target("peak RSS", worst, "<=", 400, "MB")],
   notes: [
     "each run a plain node process of compiled code; peak RSS is the kernel's VmHWM",
     ...(args["node-args"] ? [`node flags: ${args["node-args"]}`] : []),
     ...(args["main-thread-parse"] ? ["feeds parsed on the main thread"] : []),
+    ...(args.options ? [`plugin options: ${args.options}`] : []),
   ],
 };
 report(result);

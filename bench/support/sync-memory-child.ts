@@ -7,7 +7,11 @@
  * before the sync, the peak RSS the kernel recorded (VmHWM), the main
  * thread's memory sampled at that peak, and the live heap after the sync.
  *
- *   node --expose-gc sync-memory-child.js <file of feed URLs, one a line> [--main-thread-parse]
+ * With `--api-probe`, `/api/items?limit=50` and `/api/blogs` are asked back
+ * to back from another process during the sync (as bench/scale.ts does);
+ * `--options <JSON>` adds plugin options (say `{"siteIcons":false}`).
+ *
+ *   node --expose-gc sync-memory-child.js <file of feed URLs, one a line> [--main-thread-parse] [--api-probe] [--options <JSON>]
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -17,6 +21,7 @@ import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp } from "../../lib/standalone/app.js";
 import { createSyncRunner } from "../../lib/sync/run.js";
 import { createGuardedAgent } from "../../lib/http/guarded-agent.js";
+import { startApiProber } from "./api-prober.js";
 
 const MB = 1024 * 1024;
 const round = (bytes: number) => Math.round((bytes / MB) * 10) / 10;
@@ -37,9 +42,17 @@ const figures = (usage: NodeJS.MemoryUsage) => ({
 });
 
 const feedUrls = readFileSync(process.argv[2], "utf8").split("\n").filter(Boolean);
+const optionsAt = process.argv.indexOf("--options");
+const extraOptions = optionsAt > 0 ? (JSON.parse(process.argv[optionsAt + 1]) as Record<string, unknown>) : {};
 const folder = mkdtempSync(path.join(tmpdir(), "blogroll-memory-"));
 const plugin = new BlogrollEndpoint(
-  { scheduler: false, allowPrivateNetworks: true, mongodbUrl: null, databasePath: path.join(folder, "blogroll.db") },
+  {
+    scheduler: false,
+    allowPrivateNetworks: true,
+    mongodbUrl: null,
+    databasePath: path.join(folder, "blogroll.db"),
+    ...extraOptions,
+  },
   { info: () => undefined, warn: () => undefined, error: () => undefined },
 );
 const { app } = await createStandaloneApp(plugin, { adminToken: "memory-bench-admin-token" });
@@ -54,10 +67,9 @@ for (const [index, feedUrl] of feedUrls.entries()) {
     category: `C${index % 50}`,
   });
 }
+const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}${plugin.mountPath}/api`;
 // The API asked once, as a visitor would, so its routes are loaded as in a server that has served.
-await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${plugin.mountPath}/api/items?limit=50`).then(
-  (response) => response.arrayBuffer(),
-);
+await fetch(`${api}/items?limit=50`).then((response) => response.arrayBuffer());
 collect();
 const before = figures(process.memoryUsage());
 const peakBefore = peakRss();
@@ -85,12 +97,16 @@ const sampler = setInterval(() => {
   [peakSeen, atPeak] = [usage.rss, usage];
   statusAtPeak = readFileSync("/proc/self/status", "utf8");
 }, 50);
+const prober = process.argv.includes("--api-probe")
+  ? await startApiProber({ items: `${api}/items?limit=50`, blogs: `${api}/blogs` }, "sync")
+  : null;
 const started = performance.now();
 const cpu = process.cpuUsage();
 const stats = await run(storage, { signal: new AbortController().signal, everyone: true, progress: () => undefined });
 const seconds = (performance.now() - started) / 1000;
 const cpuUsed = process.cpuUsage(cpu);
 clearInterval(sampler);
+const probed = await prober?.stop();
 collect();
 const after = figures(process.memoryUsage());
 console.log(
@@ -99,6 +115,7 @@ console.log(
     itemsAdded: stats.items.added,
     seconds: Math.round(seconds * 10) / 10,
     cpuSeconds: Math.round((cpuUsed.user + cpuUsed.system) / 1e5) / 10,
+    ...(probed ? { api: probed.sync } : {}),
     before,
     peakBeforeSyncMb: round(peakBefore),
     peakRssMb: round(peakRss()),
