@@ -9,7 +9,7 @@ import { createStandaloneApp } from "../../lib/standalone/app.js";
 import { COLLECTION_NAMES } from "../../lib/storage/open.js";
 import type { Storage } from "../../lib/storage/types.js";
 import type { Logger } from "../../lib/context.js";
-import { createFakeDb, type LoggedQuery } from "./fake-mongo.js";
+import type { createFakeDb, LoggedQuery } from "./fake-mongo.js";
 
 export type Backend = "sqlite" | "mongo-standin" | "mongodb";
 
@@ -75,7 +75,9 @@ export async function startTestServer(
     options.databasePath = path.join(folder, "blogroll.db");
     options.mongodbUrl = null;
   } else if (backend === "mongo-standin") {
-    fakeDb = sharing?.fakeDb ?? createFakeDb({ onQuery: serverOptions.onMongoQuery });
+    // Loaded only here: the stand-in brings the MongoDB driver, BSON and mingo, which a server on SQLite never
+    // loads (bench/scale.ts measures the memory of one).
+    fakeDb = sharing?.fakeDb ?? (await import("./fake-mongo.js")).createFakeDb({ onQuery: serverOptions.onMongoQuery });
     for (const name of Object.values(COLLECTION_NAMES)) collections.set(name, fakeDb.collection(name));
   } else {
     const url = new URL(process.env.MONGODB_URL as string);
