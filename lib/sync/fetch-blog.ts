@@ -27,8 +27,12 @@ const FEED_ACCEPT =
 export interface SyncBlogDeps {
   /** Caps simultaneous requests per host (each redirect hop counted at its own host), shared by every fetch of the run. */
   limiter: HostLimiter;
-  /** parseFeed, in a worker pool or on this thread. */
-  parse: (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
+  /**
+   * parseFeed, in a worker pool or on this thread. With `handOver`, the body is
+   * the parser's: a worker may take its buffer (moved, not copied), and the
+   * caller reads it no more.
+   */
+  parse: (body: string | Uint8Array, options: ParseFeedOptions, handOver?: boolean) => Promise<ParsedFeed>;
   now: () => Date;
   dispatcher?: Dispatcher;
   /** Told of errors that are neither the remote's nor the feed's fault (the owner only sees a generic message). */
@@ -200,14 +204,22 @@ export async function syncBlog(
     }
 
     let parsed: ParsedFeed;
+    // A feed's body is needed no more once parsed: it is handed to the parser, so a parse worker takes
+    // it rather than a copy and this thread holds no body until its next collection. A page (HTML, or
+    // unlabelled) is kept: as an h-feed, its head gives the site icon without another request.
+    const keepPage = maybePage(response.contentType);
     try {
-      parsed = await deps.parse(response.body, {
-        url: response.url,
-        contentType: response.contentType,
-        contentLocation: response.contentLocation,
-        contentLanguage: response.contentLanguage,
-        maxItems: options.maxItemsPerBlog,
-      });
+      parsed = await deps.parse(
+        response.body,
+        {
+          url: response.url,
+          contentType: response.contentType,
+          contentLocation: response.contentLocation,
+          contentLanguage: response.contentLanguage,
+          maxItems: options.maxItemsPerBlog,
+        },
+        !keepPage,
+      );
     } catch (error) {
       if (signal.aborted) return aborted;
       return await recordFailure(storage, blog, fetchedAt, describe(error), schedule, response);
@@ -248,7 +260,7 @@ export async function syncBlog(
       answersPush,
     });
     const page =
-      parsed.feed.type === "hfeed"
+      parsed.feed.type === "hfeed" && keepPage
         ? { url: response.url, body: response.body, contentType: response.contentType }
         : undefined;
     const read = noting(blog, saved, {
@@ -267,6 +279,11 @@ export async function syncBlog(
     await recordFailure(storage, blog, fetchedAt, "Could not save this blog's items", schedule).catch(() => undefined);
     return { outcome: "failed", itemsAdded: 0, itemsDeleted: 0 };
   }
+}
+
+/** A body that may be an HTML page (an h-feed): labelled HTML, or not labelled at all. */
+function maybePage(contentType: string | null): boolean {
+  return contentType === null || /html/i.test(contentType);
 }
 
 function success(at: Date): FetchRecord {

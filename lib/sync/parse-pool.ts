@@ -304,11 +304,16 @@ export async function closeParsePool(): Promise<void> {
   await pool?.close();
 }
 
-/** Picks where feeds are parsed: worker threads (default) or the calling thread. */
+/**
+ * Picks where feeds are parsed: worker threads (default) or the calling
+ * thread. In workers, a body handed over (`handOver`) is moved to the worker
+ * when it is a buffer of its own (parseOwnedFeedInWorker), else copied.
+ */
 export function feedParser(
   inWorkers: boolean,
-): (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed> {
+): (body: string | Uint8Array, options: ParseFeedOptions, handOver?: boolean) => Promise<ParsedFeed> {
   return inWorkers
-    ? parseFeedInWorker
+    ? (body, options, handOver) =>
+        handOver && typeof body !== "string" ? parseOwnedFeedInWorker(body, options) : parseFeedInWorker(body, options)
     : (body, options) => runParseTask({ kind: "feed", body, options }) as Promise<ParsedFeed>;
 }

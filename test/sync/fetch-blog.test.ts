@@ -5,6 +5,7 @@ import { USER_AGENT } from "../../lib/http/fetch.js";
 import { HostLimiter } from "../../lib/http/host-limiter.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { syncBlog, type SyncBlogDeps } from "../../lib/sync/fetch-blog.js";
+import { closeParsePool, feedParser, parsePoolStats } from "../../lib/sync/parse-pool.js";
 import { conditionalFeed, rss, startFeedServer, type FeedServer, type TestItem } from "./feed-server.js";
 import { DAY, MINUTE } from "../../lib/time/durations.js";
 import { addBlog, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
@@ -662,4 +663,47 @@ test("a pushed blog is polled at maxFetchInterval; a poll that finds posts the p
   await poll();
   after = await reload(storage, blog);
   assert.equal(after.fetchReason, "posting-rate", "a safety poll found a post the push missed: back on the schedule");
+});
+
+test("a feed's body is moved to the parse worker, not copied; a page's is copied and kept for its icon", async () => {
+  const inWorkers = { ...deps(), parse: feedParser(true) };
+  try {
+    // Past Buffer's pool (4 KB), as feeds are: a body read is then a buffer of its own.
+    const items = Array.from({ length: 40 }, (_, index) => ({ guid: `post-${index}`, published: recent(index + 1) }));
+    serveFeed("/moved.xml", items);
+    const before = parsePoolStats().transferredBytes;
+    const feed = await syncBlog(
+      storage,
+      await addBlog(storage, `${origin}/moved.xml`),
+      options,
+      new AbortController().signal,
+      inWorkers,
+    );
+    assert.equal(feed.outcome, "updated");
+    const body = rss(items, { title: "The feed title" });
+    assert.ok(Buffer.byteLength(body) > 4096);
+    // The whole body went to the worker: this thread keeps no copy of it to collect later.
+    assert.equal(parsePoolStats().transferredBytes - before, Buffer.byteLength(body));
+
+    const page =
+      `<!doctype html><html><head><link rel="icon" href="/me.png"></head><body><div class="h-feed">` +
+      `<article class="h-entry"><a class="u-url" href="/one">One</a><time class="dt-published" datetime="${recent(1).toISOString()}"></time></article>` +
+      `</div></body></html>`;
+    server.route(
+      "/page/",
+      (_request, response) => void response.writeHead(200, { "content-type": "text/html" }).end(page),
+    );
+    const moved = parsePoolStats().transferredBytes;
+    const hfeed = await syncBlog(
+      storage,
+      await addBlog(storage, `${origin}/page/`),
+      options,
+      new AbortController().signal,
+      inWorkers,
+    );
+    assert.equal(parsePoolStats().transferredBytes, moved, "a page is copied to the worker");
+    assert.equal(Buffer.from(hfeed.icon?.page?.body ?? []).toString(), page, "and comes along with the icon wish");
+  } finally {
+    await closeParsePool();
+  }
 });
