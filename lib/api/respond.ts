@@ -51,6 +51,14 @@ function notModifiedSince(request: Request, lastModified: Date): boolean {
   return Number.isFinite(since) && wholeSecond(lastModified.getTime()) <= since;
 }
 
+/** True when the client already has the body of this ETag (or Last-Modified): a 304 answers it. */
+export function notModified(request: Request, etag: string, lastModified?: Date): boolean {
+  return (
+    matchesIfNoneMatch(request.get("If-None-Match"), etag) ||
+    (lastModified !== undefined && notModifiedSince(request, lastModified))
+  );
+}
+
 /**
  * Sends a cacheable public success body with a strong ETag and
  * Cache-Control (and Last-Modified when given), answering 304 when the
@@ -68,10 +76,7 @@ export function sendCacheable(
   response.set("ETag", etag);
   response.set("Cache-Control", `public, max-age=${options.cacheMaxAge}`);
   if (lastModified) response.set("Last-Modified", lastModified.toUTCString());
-  if (
-    matchesIfNoneMatch(request.get("If-None-Match"), etag) ||
-    (lastModified && notModifiedSince(request, lastModified))
-  ) {
+  if (notModified(request, etag, lastModified)) {
     response.status(304).end();
     return;
   }

@@ -3,7 +3,7 @@ import express, { type Request, type Response, type Router } from "express";
 import type { BlogrollContext } from "../context.js";
 import { guarded } from "../api/guarded.js";
 import { blogrollLink, mountUrl, opmlUrl, riverUrls } from "../api/public-urls.js";
-import { publicResponses, sendCacheable, strongEtag } from "../api/respond.js";
+import { notModified, publicResponses, sendCacheable, strongEtag } from "../api/respond.js";
 import { packageRoot } from "../package-root.js";
 import { ChangeClock } from "../river/change-clock.js";
 import { changeCount, onStorageWrite } from "../storage/change-count.js";
@@ -12,6 +12,7 @@ import { MINUTE } from "../time/durations.js";
 import { createTranslator, loadCatalogs } from "../standalone/i18n.js";
 import { loadBlogroll, type BlogrollData } from "./blogroll.js";
 import { FreshValues } from "./cache.js";
+import { chooseCoding, EncodedBody, type Coding } from "./encoded.js";
 import { KeptAnswers, type KeptAnswersPolicy } from "./kept-answers.js";
 import { CardMemo, cardsInTurns, renderFragment, renderPage, type PageLinks, type RenderContext } from "./html.js";
 import { blogrollJsonText } from "./json.js";
@@ -58,7 +59,7 @@ const CSP: Partial<Record<PageFormat, string>> = {
 };
 
 interface Built {
-  body: Buffer;
+  body: EncodedBody;
   etag: string;
   lastModified: Date;
 }
@@ -81,6 +82,8 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
   const catalogs = loadCatalogs(path.join(packageRoot, "locales"));
   const data = new FreshValues<BlogrollData | null>(DATA_TTL_MS, DATA_KEPT);
   const clock = new ChangeClock();
+  /** Codings readers asked for: a rebuild compresses its body in them before it is served. */
+  const codingsAsked = new Set<Coding>();
   let kept: { storage: Storage; bodies: KeptAnswers<Built | null> } | null = null;
 
   const bodiesOf = (storage: Storage) => {
@@ -88,7 +91,7 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
     const bodies = new KeptAnswers<Built | null>({
       policy: BODIES,
       changes: () => changeCount(storage),
-      bytesOf: (built) => built?.body.length ?? 0,
+      bytesOf: (built) => built?.body.body.length ?? 0,
       keep: (built) => built !== null,
       onError: (error) => context.log.error("Rebuilding the blogroll page failed", error),
     });
@@ -134,8 +137,10 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
               ? renderPage(blogroll, render, { title, links, headed, cards: made })
               : renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed, cards: made });
         }
-        const body = Buffer.from(text);
-        const etag = strongEtag(body);
+        const body = new EncodedBody(Buffer.from(text));
+        // Compressed as readers asked for it before, in the background: none of them waits for it.
+        await body.prepare(codingsAsked);
+        const etag = strongEtag(body.body);
         return { body, etag, lastModified: clock.since(key, etag) };
       };
       const built = await bodiesOf(storage).get(key, build);
@@ -146,7 +151,18 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
       response.set("Link", blogrollLink(links.opml));
       const csp = CSP[format];
       if (csp) response.set("Content-Security-Policy", csp);
-      sendCacheable(request, response, options, built.body, CONTENT_TYPES[format], built.lastModified, built.etag);
+      // The same body in every coding: one ETag (as the compression middleware keeps it), varied by Accept-Encoding.
+      response.vary("Accept-Encoding");
+      const coding = notModified(request, built.etag, built.lastModified)
+        ? null
+        : chooseCoding(request, built.body.body);
+      let body = built.body.body;
+      if (coding) {
+        codingsAsked.add(coding);
+        body = await built.body.in(coding);
+        response.set("Content-Encoding", coding);
+      }
+      sendCacheable(request, response, options, body, CONTENT_TYPES[format], built.lastModified, built.etag);
     });
 }
 

@@ -1,0 +1,65 @@
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { Request } from "express";
+
+/** Content codings a kept body is sent in. */
+const CODINGS = ["br", "gzip"] as const;
+export type Coding = (typeof CODINGS)[number];
+
+/** Bodies smaller than this go as they are (the compression middleware's threshold). */
+const THRESHOLD = 1024;
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+
+/** Encoders run in libuv's thread pool. Brotli at quality 4, as the compression middleware writes it. */
+const ENCODE: Record<Coding, (body: Buffer) => Promise<Buffer>> = {
+  br: (body) =>
+    brotli(body, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: 4,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    }),
+  gzip: (body) => gzip(body),
+};
+
+/**
+ * A kept body and its compressed copies, each made once when first asked
+ * for (or beforehand: `prepare`). Compressed per request by the host's
+ * middleware instead, a large page would cost every reader the compression
+ * and several passes of the event loop (one per 16 KB of compressed output), each of which may wait
+ * for a turn of a rebuild; a compressed copy goes out in one write.
+ */
+export class EncodedBody {
+  private readonly copies = new Map<Coding, Promise<Buffer>>();
+  /** Copies made of all bodies so far (tests count them). */
+  static made = 0;
+
+  constructor(readonly body: Buffer) {}
+
+  /** The body in `coding` (its one copy, shared by every request). */
+  in(coding: Coding): Promise<Buffer> {
+    let copy = this.copies.get(coding);
+    if (!copy) {
+      EncodedBody.made++;
+      copy = ENCODE[coding](this.body);
+      // A failed copy is made again at the next request.
+      copy.catch(() => this.copies.delete(coding));
+      this.copies.set(coding, copy);
+    }
+    return copy;
+  }
+
+  /** Makes the copies in these codings now (a rebuild, for the codings readers asked for before). */
+  async prepare(codings: Iterable<Coding>): Promise<void> {
+    await Promise.all([...codings].map((coding) => this.in(coding)));
+  }
+}
+
+/** The coding to send `body` in: the first of ours the request accepts, by its Accept-Encoding; null for the body as it is. */
+export function chooseCoding(request: Request, body: Buffer): Coding | null {
+  if (body.length < THRESHOLD) return null;
+  const chosen = request.acceptsEncodings([...CODINGS]);
+  return chosen === "br" || chosen === "gzip" ? chosen : null;
+}
