@@ -10,6 +10,7 @@ import { refreshSources } from "./sources/refresh.js";
 import { blogrollOwner, type BlogrollOwner } from "./owner.js";
 import { PushManager } from "./push/manager.js";
 import { LiveHub } from "./live/hub.js";
+import { LogClock } from "./live/log-clock.js";
 import { FirstReads } from "./sync/first-reads.js";
 
 export interface Logger {
@@ -31,6 +32,8 @@ export interface BlogrollContext {
   push: PushManager;
   /** Live events (Server-Sent Events) of this process's clients. */
   live: LiveHub;
+  /** The storage's change clock: this process's writes and the live event log of every process sharing the database. */
+  changes: LogClock;
   log: Logger;
   /** Whose blogroll this is (read per call: the host's configuration is complete only after init). */
   owner(): BlogrollOwner;
@@ -91,6 +94,7 @@ export function createBlogrollContext(
     firstReads,
     push,
     live: new LiveHub({ options, getStorage, log }),
+    changes: new LogClock({ getStorage, log }),
     log,
     owner: () => {
       const publication = host.publication();
@@ -105,10 +109,11 @@ export function startBackgroundJobs(context: BlogrollContext): void {
   context.push.start();
 }
 
-/** Stops the scheduler (aborting a run), push, live streams and the feed parse workers. */
+/** Stops the scheduler (aborting a run), push, live streams, reading the live event log and the feed parse workers. */
 export async function stopBackgroundJobs(context: BlogrollContext): Promise<void> {
   await context.scheduler.stop();
   await context.push.stop();
   context.live.stop();
+  context.changes.stop();
   await closeParsePool();
 }

@@ -401,7 +401,7 @@ class LiveSource {
     this.#url = url;
   }
 
-  /** `listener(type, data)` for each event; it returns the blog's title when it showed a new post. Returns the way to stop. */
+  /** `listener(type, data, id)` for each event; it returns the blog's title when it showed a new post. Returns the way to stop. */
   subscribe(listener) {
     this.#listeners.add(listener);
     if (!this.#source && !this.#retry) this.#open(false);
@@ -435,7 +435,7 @@ class LiveSource {
         } catch {
           return; // not an event this widget knows
         }
-        this.#dispatch(type, data);
+        this.#dispatch(type, data, event.lastEventId);
       });
     }
     source.addEventListener("error", () => {
@@ -446,9 +446,9 @@ class LiveSource {
     });
   }
 
-  #dispatch(type, data) {
+  #dispatch(type, data, id = "") {
     let shownOn = null;
-    for (const listener of [...this.#listeners]) shownOn = listener(type, data) || shownOn;
+    for (const listener of [...this.#listeners]) shownOn = listener(type, data, id) || shownOn;
     if (shownOn) announce(shownOn);
   }
 }
@@ -459,6 +459,8 @@ class BlogrollElement extends HTMLElement {
   #scheduled = false;
   #unfollow = null;
   #refreshTimer = null;
+  /** The id of the last live event this element heard: what it reads afterwards must include that change. */
+  seenEventId = "";
 
   connectedCallback() {
     this.#schedule();
@@ -485,10 +487,12 @@ class BlogrollElement extends HTMLElement {
   /** With `live`: the page's shared live source for this blogroll. */
   #follow() {
     this.#stopFollowing();
+    this.seenEventId = "";
     if (!this.hasAttribute("live")) return;
-    this.#unfollow = LiveSource.for(new URL("api/events", this.base).href).subscribe((type, data) =>
-      this.#onLive(type, data),
-    );
+    this.#unfollow = LiveSource.for(new URL("api/events", this.base).href).subscribe((type, data, id) => {
+      if (id) this.seenEventId = id;
+      return this.#onLive(type, data);
+    });
   }
 
   #stopFollowing() {
@@ -629,7 +633,9 @@ class BlogrollBlogs extends BlogrollElement {
     const category = this.getAttribute("category");
     const group = this.getAttribute("group") === "none" ? "none" : null;
     const sort = this.getAttribute("sort") === "recent" ? "recent" : null;
-    const body = await this.api("blogroll.json", { category, group, sort }, signal, "groups");
+    // After a live event: an answer the server has rebuilt since that change (its kept one may predate it).
+    const lastEventId = this.seenEventId;
+    const body = await this.api("blogroll.json", { category, group, sort, lastEventId }, signal, "groups");
     // At most `limit` blogs, in the server's order (natural title order, or newest post first).
     let room = this.number("limit", Infinity);
     const groups = [];

@@ -7,7 +7,7 @@ export interface KeptAnswersPolicy {
   capacity: number;
   /** Bytes of kept answers at most (as `bytesOf` counts them). */
   maxBytes: number;
-  /** An answer this old is rebuilt at the next request: the bound for writes this process cannot count. */
+  /** An answer this old is rebuilt at the next request: the bound for changes `changes()` does not count. */
   ttlMs: number;
   /** An answer out of date for this long is no longer served: requests wait for its rebuild. */
   maxStaleMs: number;
@@ -21,7 +21,7 @@ export interface KeptAnswersPolicy {
 
 export interface KeptAnswersDeps<T> {
   policy: KeptAnswersPolicy;
-  /** Writes this process has made so far (rises with each). */
+  /** The changes seen so far (rises with each; the page's: its LogClock's version). */
   changes(): number;
   bytesOf(value: T): number;
   /** Whether a first answer is worth keeping (a made-up category's 404 is not). */
@@ -33,7 +33,7 @@ export interface KeptAnswersDeps<T> {
 
 interface Kept<T> {
   value: T;
-  /** The write count when its build started: every write before is in it. */
+  /** The change count when its build started: every change before is in it. */
   changes: number;
   /** When its build started. */
   at: number;
@@ -63,15 +63,17 @@ interface Slot<T> {
  * get the kept answer (with its own ETag and Last-Modified, which describe
  * it), and the new one from when it is ready.
  *
- * - A write of this process starts a rebuild, `settleMs` later, of every
+ * - A change (`changed()`) starts a rebuild, `settleMs` later, of every
  *   answer asked for within `interestMs` (at most one running per answer; one
- *   that finds writes made while it ran is followed by another, at least
+ *   that finds changes made while it ran is followed by another, at least
  *   `minGapMs` after it began).
- * - An answer older than `ttlMs` (writes of other processes are not counted)
- *   is rebuilt at the next request, which still gets it.
+ * - An answer older than `ttlMs` (for changes not counted) is rebuilt at the
+ *   next request, which still gets it.
  * - Staleness is bounded: an answer known to miss a change for more than
  *   `maxStaleMs` is not served; the request waits for a rebuild begun after
  *   that change. The first request for an address waits for its first build.
+ * - A request may ask for a change count (`covering`): it gets no answer
+ *   built before it, waiting for the rebuild when needed.
  */
 export class KeptAnswers<T> {
   private readonly slots = new Map<string, Slot<T>>();
@@ -92,8 +94,12 @@ export class KeptAnswers<T> {
     return this.slots.size;
   }
 
-  /** The answer for `key`: the kept one while it may be served, else a build's. */
-  async get(key: string, rebuild: () => Promise<T>): Promise<T> {
+  /**
+   * The answer for `key`: the kept one while it may be served, else a build's.
+   * With `covering`, only an answer whose build began at that change count or
+   * later is served (the request waits for one when the kept answer is older).
+   */
+  async get(key: string, rebuild: () => Promise<T>, covering?: number): Promise<T> {
     const now = this.now();
     let slot = this.slots.get(key);
     if (slot) {
@@ -118,11 +124,13 @@ export class KeptAnswers<T> {
     slot.lastAsked = now;
     const { kept } = slot;
     if (!kept) {
-      const first = await (slot.running ?? this.start(slot));
+      let first = await (slot.running ?? this.start(slot));
+      if (covering !== undefined && first.changes < covering) first = await this.covering(slot, covering);
       if (!this.deps.keep(first.value) && this.slots.get(key) === slot && !slot.running) this.drop(slot);
       return first.value;
     }
     if (kept.changes !== this.deps.changes()) this.markStale(slot, now);
+    if (covering !== undefined && kept.changes < covering) return (await this.covering(slot, covering)).value;
     else if (now - kept.at >= this.deps.policy.ttlMs && slot.staleSince === null && !slot.running) {
       // Unknown writes elsewhere: checked in the background, the kept answer served meanwhile.
       this.schedule(slot, now);
@@ -134,7 +142,7 @@ export class KeptAnswers<T> {
     return (await this.current(slot)).value;
   }
 
-  /** A write of this process has settled: answers asked for lately are rebuilt. */
+  /** A change was seen: answers asked for lately are rebuilt. */
   changed(): void {
     const now = this.now();
     for (const slot of this.slots.values()) {
@@ -156,6 +164,18 @@ export class KeptAnswers<T> {
       if (slot.kept && (slot.staleSince === null || slot.kept.build > slot.staleAfter)) return slot.kept;
       this.clearTimer(slot);
       await (slot.running ?? this.start(slot));
+    }
+  }
+
+  /** A build begun at change count `changes` or later, waited for (the one running, when it did). */
+  private async covering(slot: Slot<T>, changes: number): Promise<Kept<T>> {
+    for (;;) {
+      if (slot.kept && slot.kept.changes >= changes) return slot.kept;
+      this.clearTimer(slot);
+      const running = slot.running ?? this.start(slot);
+      const built = await running;
+      // Published unless a later build already was: that one covers it too.
+      if (built.changes >= changes) return built;
     }
   }
 

@@ -14,6 +14,8 @@ export interface PageQuery {
   activeWithin: number | null;
   /** Level of the category headings in the fragment (the page's are h2 under its h1). */
   headingLevel: number;
+  /** The id of the last live event the client saw: the answer includes that change (null: any kept answer will do). */
+  lastEventId: number | null;
 }
 
 export const MAX_LATEST = 5;
@@ -55,6 +57,7 @@ export function parsePageQuery(query: Record<string, unknown>): PageQuery {
     latest: Math.min(latest ?? DEFAULT_LATEST, MAX_LATEST),
     activeWithin: activeWithin === undefined ? null : Math.min(activeWithin, MAX_ACTIVE_WITHIN),
     headingLevel: headingLevel ?? 2,
+    lastEventId: digits(query, "lastEventId") ?? null,
   };
 }
 

@@ -6,7 +6,6 @@ import { blogrollLink, mountUrl, opmlUrl, riverUrls } from "../api/public-urls.j
 import { notModified, publicResponses, sendCacheable, strongEtag } from "../api/respond.js";
 import { packageRoot } from "../package-root.js";
 import { ChangeClock } from "../river/change-clock.js";
-import { changeCount, onStorageWrite } from "../storage/change-count.js";
 import type { Storage } from "../storage/types.js";
 import { MINUTE } from "../time/durations.js";
 import { createTranslator, loadCatalogs } from "../standalone/i18n.js";
@@ -29,7 +28,7 @@ const CONTENT_TYPES: Record<PageFormat, string> = {
   json: "application/json; charset=utf-8",
 };
 
-/** Loaded data is kept this long at most: the bound for writes of other processes, and for relative dates. */
+/** Loaded data is kept this long at most: the bound for changes the change clock does not see, and for relative dates. */
 const DATA_TTL_MS = 5000;
 /** Queries whose data is kept (each holds every listed blog and its latest posts). */
 const DATA_KEPT = 8;
@@ -68,7 +67,9 @@ export type PageResponder = (format: PageFormat) => (request: Request, response:
 
 /**
  * Answers the three formats from bodies kept per address, rebuilt in the
- * background after a change (KeptAnswers): a revalidation (If-None-Match) or
+ * background after a change the storage's change clock sees (KeptAnswers
+ * over context.changes: this process's writes, and the live event log every
+ * process writes): a revalidation (If-None-Match) or
  * a repeat costs no storage read and no rendering, and a request after a
  * change gets the kept body until its rebuild is ready. Builds of the three
  * formats share one read of the data per query (FreshValues), and the page's
@@ -84,19 +85,20 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
   const clock = new ChangeClock();
   /** Codings readers asked for: a rebuild compresses its body in them before it is served. */
   const codingsAsked = new Set<Coding>();
-  let kept: { storage: Storage; bodies: KeptAnswers<Built | null> } | null = null;
+  const { changes } = context;
+  let kept: { storage: Storage; bodies: KeptAnswers<Built | null>; unfollow: () => void } | null = null;
 
   const bodiesOf = (storage: Storage) => {
     if (kept?.storage === storage) return kept.bodies;
+    kept?.unfollow();
     const bodies = new KeptAnswers<Built | null>({
       policy: BODIES,
-      changes: () => changeCount(storage),
+      changes: () => changes.version,
       bytesOf: (built) => built?.body.body.length ?? 0,
       keep: (built) => built !== null,
       onError: (error) => context.log.error("Rebuilding the blogroll page failed", error),
     });
-    onStorageWrite(storage, () => bodies.changed());
-    kept = { storage, bodies };
+    kept = { storage, bodies, unfollow: changes.onChange(() => bodies.changed()) };
     return bodies;
   };
 
@@ -105,15 +107,17 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
       const query = parsePageQuery(request.query as Record<string, unknown>);
       const owner = context.owner();
       const storage = await context.getStorage();
+      await changes.follow();
+      // A client that saw a live event asks for an answer that includes it (null: not an event of this log).
+      const covering = query.lastEventId === null ? null : await changes.covering(query.lastEventId);
       const dataSlot = JSON.stringify([dataKey(query), owner.locale]);
       const base = mountUrl(request, response, options);
       const rivers = riverUrls(base, query.category);
       const links: PageLinks = { opml: opmlUrl(base, query.category), ...rivers };
       const key = JSON.stringify([format, base, dataKey(query), query.headingLevel, owner.locale]);
       const build = async (): Promise<Built | null> => {
-        const blogroll = await data.get(dataSlot, changeCount(storage), () =>
-          loadBlogroll(context, query, owner.locale),
-        ).value;
+        const blogroll = await data.get(dataSlot, changes.version, () => loadBlogroll(context, query, owner.locale))
+          .value;
         if (!blogroll) {
           // Made-up category names take no slot from the blogroll's real queries.
           data.forget(dataSlot);
@@ -143,7 +147,7 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
         const etag = strongEtag(body.body);
         return { body, etag, lastModified: clock.since(key, etag) };
       };
-      const built = await bodiesOf(storage).get(key, build);
+      const built = await bodiesOf(storage).get(key, build, covering ?? undefined);
       if (!built) {
         response.status(404).json({ error: "Category not found" });
         return;

@@ -146,6 +146,33 @@ describe("kept answers, rebuilt in the background", () => {
     assert.equal(await answers.get("k", build), "v2");
   });
 
+  it("a request asking for a write count gets no answer built before it: it waits for the rebuild running, or one after it", async () => {
+    const { state, answers, build, held, settle, write } = harness();
+    const first = answers.get("k", build);
+    await settle();
+    held[0].finish("v1");
+    await first;
+    assert.equal(await answers.get("k", build, 0), "v1", "built at that count: served");
+    write();
+    assert.equal(await answers.get("k", build), "v1", "an ordinary request: the kept answer while the rebuild runs");
+    const covering = answers.get("k", build, state.changes);
+    held[1].finish("v2");
+    assert.equal(await covering, "v2", "waited for the rebuild the write began");
+    // A rebuild begun before the asked-for write is waited for, then one more.
+    write();
+    const older = answers.get("k", build, state.changes);
+    write();
+    const newer = answers.get("k", build, state.changes);
+    await settle();
+    assert.equal(held.length, 3, "one rebuild running");
+    held[2].finish("v3 (missing the last write)");
+    assert.equal(await older, "v3 (missing the last write)");
+    await settle();
+    assert.equal(held.length, 4, "the request asking for the last write began another");
+    held[3].finish("v4");
+    assert.equal(await newer, "v4");
+  });
+
   it("an answer older than ttlMs (writes of other processes) is served once more while it is rebuilt", async () => {
     const { state, answers, build, held, settle } = harness();
     const first = answers.get("k", build);

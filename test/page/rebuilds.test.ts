@@ -10,28 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { describeBackend, httpBackends, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog, addItems, item } from "../support/seed.js";
 import { eventually } from "../support/eventually.js";
-import type { BlogStore } from "../../lib/storage/types.js";
-
-/** A gate the page's reads of the blog list wait at while it is closed; counts the reads (full rebuilds) it saw begin. */
-function gateBlogList(blogs: BlogStore) {
-  const list = blogs.list.bind(blogs);
-  let open: Promise<void> = Promise.resolve();
-  let release = () => {};
-  const gate = {
-    /** Reads of the list from its start (offset 0), one per full rebuild of the page's data. */
-    rebuilds: 0,
-    close() {
-      open = new Promise((resolve) => (release = resolve));
-    },
-    open: () => release(),
-  };
-  blogs.list = async (query) => {
-    if ((query.offset ?? 0) === 0 && query.visibility === "public") gate.rebuilds++;
-    await open;
-    return list(query);
-  };
-  return gate;
-}
+import { gateBlogList } from "../support/blog-list-gate.js";
 
 for (const backend of httpBackends()) {
   describe(`blogroll page rebuilds on ${describeBackend(backend)}`, () => {

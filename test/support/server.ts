@@ -37,6 +37,8 @@ export interface TestServer {
   plugin: BlogrollEndpoint;
   /** The standalone host's Express application (push callbacks are answered ahead of it). */
   app: Express;
+  /** The HTTP server it listens with (its "request" event tells when a request has arrived). */
+  http: Server;
   storage: Storage;
   /** The host collection Map (mongo-standin only): add Microsub collections here. */
   collections: Map<string, unknown>;
@@ -99,6 +101,7 @@ export async function startTestServer(
     api,
     plugin,
     app,
+    http: server,
     storage,
     collections,
     fakeDb,
