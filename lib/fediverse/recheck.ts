@@ -12,6 +12,8 @@ export const FEDIVERSE_RECHECK = 7 * DAY;
  * (an import, a restart after a long stop) are asked again spread over a day.
  */
 export const FEDIVERSE_SPREAD = DAY;
+/** Blogs never fetched here read per storage call. */
+const UNFETCHED_PAGE = 100;
 
 /** When a blog's handle was last looked up (one small record per blog that has one). */
 interface CheckRecord {
@@ -57,7 +59,7 @@ export function recheckSpread(blogId: string): number {
 /**
  * The profile address of each blog's fediverse handle, looked up again by
  * WebFinger once a week (spread by blog), beside its feed's fetch in a sync
- * run, in the extras lane: a new address replaces the old, an account the
+ * run (a blog never fetched here, once per run), in the extras lane: a new address replaces the old, an account the
  * server says is not there (404, 410) loses its address (the handle stays,
  * shown as text), and a lookup that fails otherwise (unreachable, a server
  * error) keeps what was known until next week. A handle seen for the first
@@ -101,12 +103,27 @@ export function createFediverseRechecks(deps: FediverseRecheckDeps) {
     }
   };
 
+  const want = (blog: Blog): void => {
+    if (!blog.fediverse) return;
+    const task = settle(blog, blog.fediverse).finally(() => pending.delete(task));
+    pending.add(task);
+  };
+
   return {
     /** Queues a look at the blog's fediverse handle, when it has one and its week has passed; never delays the caller. */
-    want(blog: Blog): void {
-      if (!blog.fediverse) return;
-      const task = settle(blog, blog.fediverse).finally(() => pending.delete(task));
-      pending.add(task);
+    want,
+    /**
+     * Queues a look at the handle of every blog never fetched here (the
+     * Microsub plugin's follows, which no fetch brings to `want`).
+     */
+    async wantUnfetched(): Promise<void> {
+      for (let afterId = ""; ;) {
+        signal.throwIfAborted();
+        const page = await storage.blogs.listUnfetchedWithHandle(afterId, UNFETCHED_PAGE);
+        for (const blog of page) want(blog);
+        if (page.length < UNFETCHED_PAGE) return;
+        afterId = page[page.length - 1].id;
+      }
     },
     /** Resolves when every look queued so far has ended, with the run's figures. */
     async settled(): Promise<FediverseRecheckStats> {

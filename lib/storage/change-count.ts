@@ -8,6 +8,7 @@ const READS: ReadonlySet<string> = new Set([
   "getMany",
   "categories",
   "listDue",
+  "listUnfetchedWithHandle",
   "count",
   "latestByBlog",
 ]);

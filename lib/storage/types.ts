@@ -422,6 +422,13 @@ export interface BlogStore {
    * page, so a run reads each row once however many there are.
    */
   listDue(now: Date, limit: number, options?: { everyone?: boolean; after?: DueCursor }): Promise<Blog[]>;
+  /**
+   * Blogs never fetched here (skipItemFetch: the Microsub plugin's follows,
+   * whose posts it keeps), listed and not deleted, that have a fediverse
+   * handle: by id after `afterId` ("" from the start), at most `limit`. The
+   * sync looks their handles up again as it does beside other blogs' fetches.
+   */
+  listUnfetchedWithHandle(afterId: string, limit: number): Promise<Blog[]>;
   recordFetch(id: string, record: FetchRecord): Promise<Blog | null>;
   /**
    * Takes a push notification's hint (lib/push/notified-fetches.ts): sets the

@@ -148,6 +148,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       );
       signal.throwIfAborted();
       if (!newOnly) {
+        await fediverse.wantUnfetched();
         items.deleted += await applyRetention(storage, new Date(now().getTime() - options.maxItemAge * DAY), log);
         await storage.events
           .trimBefore(new Date(now().getTime() - LIVE_LOG_KEPT_MS))

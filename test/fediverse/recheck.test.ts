@@ -151,6 +151,40 @@ describe("fediverse profile addresses asked again weekly (WebFinger over https o
     }
   });
 
+  it("a sync run asks again for the handle of a blog the Microsub plugin follows, though it never fetches its feed", async () => {
+    // A store of its own: only this blog's lookups are counted.
+    const own = await openStorage({
+      hostCollections: null,
+      mongodbUrl: null,
+      databasePath: path.join(folder, "microsub.db"),
+    });
+    try {
+      const blog = await addBlog(own, {
+        title: "Mo",
+        source: "microsub",
+        microsubFeedId: "feed-mo",
+        fediverse: `@mo@${host}`,
+        fediverseUrl: "https://old.example/@mo",
+      });
+      assert.equal(blog.skipItemFetch, true, "its posts come from Microsub");
+      answer = { profile: `${social.url}/@mo-moved` };
+      const start = Date.now();
+      const scheduled = { signal: new AbortController().signal, everyone: false, progress: () => {} };
+      const syncAt = (at: number) => createSyncRunner({ options, now: () => new Date(at) })(own, scheduled);
+      const before = lookups();
+      await syncAt(start);
+      assert.equal(lookups(), before, "the first run notes the handle");
+      await syncAt(start + FEDIVERSE_RECHECK + FEDIVERSE_SPREAD);
+      assert.equal(lookups(), before + 1, "looked up again once its week has passed");
+      assert.equal((await own.blogs.get(blog.id))?.fediverseUrl, `${social.url}/@mo-moved`);
+      await syncAt(start + FEDIVERSE_RECHECK + FEDIVERSE_SPREAD + DAY);
+      assert.equal(lookups(), before + 1, "not again within its new week");
+    } finally {
+      await own.close();
+      await closeParsePool();
+    }
+  });
+
   it("spreads blogs over a day beyond the week, the same for a blog at every run", () => {
     const spreads = Array.from({ length: 200 }, (_, n) => recheckSpread(`blog-${n}`));
     assert.ok(spreads.every((spread) => spread >= 0 && spread < FEDIVERSE_SPREAD));

@@ -1142,6 +1142,39 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         );
       });
 
+      it("lists the blogs never fetched here that have a fediverse handle, listed and not deleted, by id in pages", async () => {
+        const handle = (blog: Blog, name: string) =>
+          s.blogs.edit(blog.id, { fediverse: `@${name}@social.example`, fediverseUrl: null });
+        const followed: Blog[] = [];
+        for (let i = 0; i < 3; i++) {
+          const blog = await add({ skipItemFetch: true, source: "microsub" });
+          await handle(blog, `m${i}`);
+          followed.push(blog);
+        }
+        await add({ skipItemFetch: true, source: "microsub" });
+        await handle(await add({ status: "active" }), "fetched");
+        const deleted = await add({ skipItemFetch: true, source: "microsub" });
+        await handle(deleted, "deleted");
+        await s.blogs.softDelete(deleted.id);
+        const unlisted = await add({ skipItemFetch: true, source: "microsub" });
+        await handle(unlisted, "unlisted");
+        await unlistAll(unlisted.id);
+        const expected = followed.sort(byId).map((blog) => blog.id);
+        const all = await s.blogs.listUnfetchedWithHandle("", 10);
+        assert.deepEqual(
+          all.map((blog) => blog.id),
+          expected,
+        );
+        assert.ok(all.every((blog) => blog.skipItemFetch && /^@m\d@social\.example$/.test(blog.fediverse ?? "")));
+        const paged: string[] = [];
+        for (let page = await s.blogs.listUnfetchedWithHandle("", 2); page.length > 0;) {
+          paged.push(...page.map((blog) => blog.id));
+          page = await s.blogs.listUnfetchedWithHandle(page[page.length - 1].id, 2);
+        }
+        assert.deepEqual(paged, expected);
+        assert.deepEqual(await s.blogs.listUnfetchedWithHandle("", 0), []);
+      });
+
       it('"Sync now" pages through every fetchable blog by id, each once', async () => {
         const blogs: Blog[] = [];
         for (let i = 0; i < 5; i++) blogs.push(await add({ status: "active" }));

@@ -319,7 +319,7 @@ describe("sqlite specifics", () => {
     const before = MIGRATIONS.findIndex((step) => step.description.startsWith("counts without reading every row"));
     const db = openSqliteFile(file);
     db.exec(
-      `DROP TRIGGER items_counted_in; DROP TRIGGER items_counted_out; DROP TABLE counters; DROP INDEX blogs_by_state; DROP INDEX blogs_moved; DROP INDEX blogs_public; DROP TRIGGER blog_origins_added; DROP TRIGGER blog_origins_changed; DROP TABLE blog_origins; PRAGMA user_version = ${before}`,
+      `DROP TRIGGER items_counted_in; DROP TRIGGER items_counted_out; DROP TABLE counters; DROP INDEX blogs_by_state; DROP INDEX blogs_moved; DROP INDEX blogs_public; DROP TRIGGER blog_origins_added; DROP TRIGGER blog_origins_changed; DROP TABLE blog_origins; DROP INDEX blogs_unfetched_handles; PRAGMA user_version = ${before}`,
     );
     db.close();
     const reopened = createSqliteStorage(file);
@@ -346,7 +346,7 @@ describe("sqlite specifics", () => {
     const step = MIGRATIONS.findIndex((migration) => migration.description.startsWith("the blogs each origin lists"));
     const db = openSqliteFile(file);
     db.exec(
-      `DROP TRIGGER blog_origins_added; DROP TRIGGER blog_origins_changed; DROP TABLE blog_origins; PRAGMA user_version = ${step}`,
+      `DROP TRIGGER blog_origins_added; DROP TRIGGER blog_origins_changed; DROP TABLE blog_origins; DROP INDEX blogs_unfetched_handles; PRAGMA user_version = ${step}`,
     );
     db.close();
     const reopened = createSqliteStorage(file);

@@ -341,6 +341,22 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         return docs.map(toBlog);
       }),
 
+    listUnfetchedWithHandle: (afterId, limit) =>
+      guard("list unfetched blogs with a fediverse handle", async () => {
+        const max = countValue(limit);
+        if (max === 0) return [];
+        const after = afterId ? ids.of(afterId) : null;
+        // The partial index blogs_unfetched_handles: {skipItemFetch, _id} over the blogs with a handle.
+        const filter: Filter<Document> = {
+          skipItemFetch: true,
+          fediverse: { $type: "string" },
+          status: { $ne: "deleted" },
+          ...listedBlogFilter(),
+          ...(after ? { _id: { $gt: after } } : {}),
+        };
+        return (await blogs.find(filter).sort({ _id: 1 }).limit(max).toArray()).map(toBlog);
+      }),
+
     recordFetch: (id, record) =>
       guard("record a fetch", () => recordFetch(collections, ids, id, checkedMetadata(record))),
 

@@ -182,6 +182,12 @@ export async function setUpCollections(collections: MongoCollections): Promise<v
   await ensureIndex(blogs, { feedKeyAliases: 1 }, { sparse: true });
   await ensureIndex(blogs, { nextFetchAt: 1, _id: 1 });
   await ensureIndex(blogs, { lastPostAt: 1 });
+  // Blogs never fetched here that have a fediverse handle (the sync looks their handles up again), by id.
+  await ensureIndex(
+    blogs,
+    { skipItemFetch: 1, _id: 1 },
+    { partialFilterExpression: { fediverse: { $type: "string" } }, name: "blogs_unfetched_handles" },
+  );
   // The blogs list walks these in its order (stored keys: see blogDoc) to a page's limit.
   await ensureIndex(blogs, { pinned: -1, titleSort: 1, _id: 1 }, { name: "blogs_by_title" });
   await ensureIndex(

@@ -36,6 +36,11 @@ export const EVERY_FETCHABLE_BLOG_SQL = `SELECT * FROM blogs WHERE id > @afterId
     AND (status != 'gone' OR next_fetch_at IS NULL OR next_fetch_at <= @now)
   ORDER BY id LIMIT @limit`;
 
+/** Blogs never fetched here that have a fediverse handle, by id; repeats the partial index blogs_unfetched_handles. */
+export const UNFETCHED_WITH_HANDLE_SQL = `SELECT * FROM blogs WHERE skip_item_fetch = 1 AND fediverse IS NOT NULL
+    AND status != 'deleted' AND origins != '[]' AND id > @afterId
+  ORDER BY id LIMIT @limit`;
+
 /** The WHERE clause (alias `b`) of a bulk action's blogs: by id, or the admin list's filters; never a deleted blog. */
 function selectionSql(selection: BlogSelection): { where: string; params: unknown[] } {
   if ("ids" in selection)
@@ -247,6 +252,13 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
           );
         }
         return rows.map(rowToBlog);
+      }),
+
+    listUnfetchedWithHandle: (afterId, limit) =>
+      ctx.guard("blogs.listUnfetchedWithHandle", () => {
+        const wanted = wholeNumber(limit);
+        if (wanted === 0) return [];
+        return (ctx.statement(UNFETCHED_WITH_HANDLE_SQL).all({ afterId, limit: wanted }) as BlogRow[]).map(rowToBlog);
       }),
 
     recordFetch: (id, record) =>

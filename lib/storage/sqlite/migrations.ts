@@ -357,6 +357,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    description:
+      "blogs never fetched here that have a fediverse handle (the sync looks their handles up again), indexed by id",
+    up(db) {
+      db.exec(
+        "CREATE INDEX blogs_unfetched_handles ON blogs (id) WHERE skip_item_fetch = 1 AND fediverse IS NOT NULL;",
+      );
+    },
+  },
 ];
 
 interface LegacyBlogRow {
