@@ -132,6 +132,11 @@ describe("admin with the keyboard (Chromium)", { skip }, () => {
       assert.equal((await focused(page))?.label, "Blogs");
       const before = await region.evaluate((element) => element.scrollLeft);
       for (let n = 0; n < 10; n++) await page.keyboard.press("ArrowRight");
+      // The browser may scroll smoothly, over frames after the key presses: wait for it rather than read at once.
+      await page.waitForFunction(
+        (start) => (document.querySelector(".blogroll-table-wrap[tabindex]")?.scrollLeft ?? 0) > start,
+        before,
+      );
       assert.ok(
         (await region.evaluate((element) => element.scrollLeft)) > before,
         "the right-hand columns come into view",
