@@ -1,3 +1,4 @@
+import { EarliestTimer } from "./earliest-timer.js";
 import type { ServerResponse } from "node:http";
 import { once } from "node:events";
 import type { Logger } from "../context.js";
@@ -80,8 +81,7 @@ export class LiveHub {
   private starting: Promise<void> | null = null;
   private running = false;
   private stopped = false;
-  private timer: NodeJS.Timeout | null = null;
-  private timerDue = 0;
+  private readonly timer = new EarliestTimer(() => void this.poll());
   private keepAlive: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private polling = false;
@@ -250,8 +250,7 @@ export class LiveHub {
   private idle(): void {
     this.running = false;
     this.forgetRecent();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.cancel();
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.keepAlive = null;
     this.unsubscribe?.();
@@ -268,16 +267,10 @@ export class LiveHub {
       this.pollAgain = true;
       return;
     }
-    const due = Date.now() + delay;
-    if (this.timer && this.timerDue <= due) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerDue = due;
-    this.timer = setTimeout(() => void this.poll(), delay);
-    this.timer.unref();
+    this.timer.within(delay);
   }
 
   private async poll(): Promise<void> {
-    this.timer = null;
     this.polling = true;
     try {
       const storage = await this.deps.getStorage();

@@ -1,3 +1,4 @@
+import { EarliestTimer } from "./earliest-timer.js";
 import type { Logger } from "../context.js";
 import { changeCount, onStorageWrite } from "../storage/change-count.js";
 import type { Storage } from "../storage/types.js";
@@ -45,8 +46,7 @@ export class LogClock {
   private unsubscribe: (() => void) | null = null;
   private reading: Promise<void> | null = null;
   private nextRead: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private timerDue = 0;
+  private readonly timer = new EarliestTimer(() => void this.poll());
   private followedUntil = 0;
   private failing = false;
   private stopped = false;
@@ -96,8 +96,7 @@ export class LogClock {
   /** Stops reading the log (the plugin is stopping). */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.cancel();
     this.unsubscribe?.();
     this.unsubscribe = null;
   }
@@ -122,16 +121,10 @@ export class LogClock {
   /** The next read of the log in `delay` (or sooner, as planned). */
   private readSoon(delay: number): void {
     if (this.stopped) return;
-    const due = Date.now() + delay;
-    if (this.timer && this.timerDue <= due) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerDue = due;
-    this.timer = setTimeout(() => void this.poll(), delay);
-    this.timer.unref();
+    this.timer.within(delay);
   }
 
   private async poll(): Promise<void> {
-    this.timer = null;
     try {
       await this.freshRead();
       this.failing = false;
