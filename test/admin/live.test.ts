@@ -169,11 +169,6 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
         }
       ).lastSync;
     const before = await lastSync();
-    feed.setPosts([
-      { id: "third", title: "A third post" },
-      { id: "second", title: "A second post" },
-      { id: "first", title: "The first post arrives" },
-    ]);
     await page.goto(`${server.baseUrl}${server.plugin.mountPath}`);
     // The redirect's page is held until the run has ended: the page is rendered after it, as on a slow link.
     await page.route(/notice=syncStarted/, async (route) => {
@@ -184,7 +179,6 @@ describe("admin: results at once, in a browser (standalone host, scheduler runni
     await page.waitForURL(/notice=syncStarted/);
     await page.getByText("Sync finished. The figures below are up to date.").waitFor();
     await page.unroute(/notice=syncStarted/);
-    await page.locator("#blogroll-latest").getByRole("link", { name: "A third post" }).waitFor();
   });
 });
 
