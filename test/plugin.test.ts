@@ -16,6 +16,47 @@ interface MicrosubView {
   };
 }
 
+/** What the Microsub plugin writes on a follow (docs/indiekit.md): an upsert by feed URL. */
+async function microsubFollow(
+  blogs: ReturnType<MicrosubView["collection"]>,
+  feedUrl: string,
+  title: string,
+): Promise<void> {
+  const now = new Date();
+  await blogs.updateOne(
+    { feedUrl },
+    {
+      $set: {
+        title,
+        siteUrl: "https://followed.example/",
+        feedType: "rss",
+        category: "News",
+        source: "microsub",
+        microsubFeedId: "f1",
+        microsubChannelId: "c1",
+        microsubChannelName: "News",
+        skipItemFetch: true,
+        status: "active",
+        updatedAt: now,
+      },
+      $setOnInsert: {
+        description: null,
+        tags: [],
+        photo: null,
+        author: null,
+        lastFetchAt: null,
+        lastError: null,
+        itemCount: 0,
+        pinned: false,
+        hidden: false,
+        notes: null,
+        createdAt: now,
+      },
+    },
+    { upsert: true },
+  );
+}
+
 /** An object shaped like Indiekit, recording what the plugin asks of it. */
 function fakeIndiekit(withDatabase: boolean) {
   const db = createFakeDb();
@@ -269,39 +310,7 @@ describe("plugin class", () => {
     // What the Microsub plugin does on a follow and an unfollow (see docs/indiekit.md).
     const blogs = (host.application.getBlogrollDb as () => MicrosubView)().collection("blogrollBlogs");
     const feedUrl = "https://followed.example/feed.xml";
-    const now = new Date();
-    await blogs.updateOne(
-      { feedUrl },
-      {
-        $set: {
-          title: "Followed",
-          siteUrl: "https://followed.example/",
-          feedType: "rss",
-          category: "News",
-          source: "microsub",
-          microsubFeedId: "f1",
-          microsubChannelId: "c1",
-          microsubChannelName: "News",
-          skipItemFetch: true,
-          status: "active",
-          updatedAt: now,
-        },
-        $setOnInsert: {
-          description: null,
-          tags: [],
-          photo: null,
-          author: null,
-          lastFetchAt: null,
-          lastError: null,
-          itemCount: 0,
-          pinned: false,
-          hidden: false,
-          notes: null,
-          createdAt: now,
-        },
-      },
-      { upsert: true },
-    );
+    await microsubFollow(blogs, feedUrl, "Followed");
     const followed = await storage.blogs.getByFeedUrl(feedUrl);
     assert.ok(followed, "the follow is a blog");
     await blogs.updateOne(
@@ -313,6 +322,23 @@ describe("plugin class", () => {
       events.map((event) => (event.kind === "blog" ? `${event.blogId} ${event.change}` : event.kind)),
       [`${followed.id} added`, `${followed.id} removed`],
     );
+    await plugin.destroy();
+  });
+
+  it("a blog the Microsub plugin follows, or follows again under a new title, is listed by its title at once", async () => {
+    const host = fakeIndiekit(true);
+    const plugin = new BlogrollEndpoint({ scheduler: false, mongodbUrl: null }, memoryLogger([]));
+    await plugin.init(host);
+    const storage = await plugin.getStorage();
+    await storage.blogs.upsertFromSource({ feedUrl: "https://m.example/feed", title: "Middle", source: "manual" });
+    const blogs = (host.application.getBlogrollDb as () => MicrosubView)().collection("blogrollBlogs");
+    const titles = async () =>
+      (await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((blog) => blog.title);
+    await microsubFollow(blogs, "https://followed.example/feed.xml", "Alpha");
+    assert.deepEqual(await titles(), ["Alpha", "Middle"]);
+    // Followed again (another channel, a renamed feed): the title changes, and so does its place.
+    await microsubFollow(blogs, "https://followed.example/feed.xml", "Zulu");
+    assert.deepEqual(await titles(), ["Middle", "Zulu"]);
     await plugin.destroy();
   });
 

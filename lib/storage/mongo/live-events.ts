@@ -4,6 +4,7 @@ import type { BlogChange, LiveEvent, LiveEventStore } from "../types.js";
 import { publicBlogFilter } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
 import { dateOrNull, hexId, toBlog, toItem } from "./documents.js";
+import { giveSortKeys, lacksSortKeys } from "./sort-keys.js";
 import { guard } from "./errors.js";
 import type { ObjectIds } from "./object-ids.js";
 import { countValue, dateValue } from "./values.js";
@@ -38,14 +39,17 @@ const WRITES = new Set([
 
 type NewEvent = { kind: "post"; blogId: string; itemId: string } | { kind: "blog"; blogId: string; change: BlogChange };
 
-/** What the public saw of one blog: whether it was visible, and the fields the page shows. */
+/** What the public saw of one blog: whether it was visible, the fields the page shows, and whether its sort keys lag its title. */
 interface PublicView {
   _id: ObjectId;
   visible: boolean;
   page: string;
+  unkeyed: boolean;
 }
 
-const PAGE_PROJECTION: Document = Object.fromEntries([...PAGE_FIELDS, "lastPostAt"].map((field) => [field, 1]));
+const PAGE_PROJECTION: Document = Object.fromEntries(
+  [...PAGE_FIELDS, "lastPostAt", "titleSort", "pinned"].map((field) => [field, 1]),
+);
 
 /** The page's fields as one comparable text; a blog's first posts count too. */
 const pageText = (doc: Document): string =>
@@ -130,7 +134,10 @@ export function recordingLiveEvents(collections: MongoCollections): MongoCollect
       .toArray();
     const visible = new Set(shown.map((doc) => hexId(doc._id)));
     return new Map(
-      docs.map((doc) => [hexId(doc._id), { _id: doc._id, visible: visible.has(hexId(doc._id)), page: pageText(doc) }]),
+      docs.map((doc) => [
+        hexId(doc._id),
+        { _id: doc._id, visible: visible.has(hexId(doc._id)), page: pageText(doc), unkeyed: lacksSortKeys(doc) },
+      ]),
     );
   }
 
@@ -157,6 +164,11 @@ export function recordingLiveEvents(collections: MongoCollections): MongoCollect
       if (change) changes.push({ kind: "blog", blogId: id, change });
     }
     await record(changes);
+    // The Microsub plugin sets titles (a new one when a feed is followed again) without their sort keys.
+    await giveSortKeys(
+      blogs,
+      [...after.values()].filter((view) => view.unkeyed).map((view) => view._id),
+    );
     return result;
   });
 
