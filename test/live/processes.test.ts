@@ -1,20 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import type { Blog, Storage } from "../../lib/storage/types.js";
 import { dataOf, openEventStream } from "../support/event-stream.js";
 import { addBlog, item } from "../support/seed.js";
+import { startSecondProcess, type SecondProcess } from "../support/second-process.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { HOUR } from "../../lib/time/durations.js";
-
-const SECOND_PROCESS = fileURLToPath(new URL("../support/serve-sqlite.ts", import.meta.url));
 
 async function fetchedBlog(storage: Storage, title: string): Promise<Blog> {
   const blog = await addBlog(storage, { title });
@@ -34,33 +25,16 @@ async function fetchedBlog(storage: Storage, title: string): Promise<Blog> {
 }
 
 describe("live events across two processes on one SQLite file", () => {
-  const folder = mkdtempSync(path.join(tmpdir(), "blogroll-live-processes-"));
-  const file = path.join(folder, "blogroll.db");
-  let child: ChildProcess;
+  let second: SecondProcess;
   let events = "";
   let writer: Storage;
 
   before(async () => {
-    writer = createSqliteStorage(file);
-    await writer.init();
-    child = spawn(process.execPath, ["--import", "tsx", SECOND_PROCESS], {
-      env: { ...process.env, BLOGROLL_DATABASE: file },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    for await (const line of createInterface({ input: child.stdout! })) {
-      if (!line.startsWith("listening ")) continue;
-      const [, base, mount] = line.split(" ");
-      events = `${base}${mount}/api/events`;
-      break;
-    }
-    child.stdout!.resume();
+    second = await startSecondProcess();
+    writer = second.writer;
+    events = `${second.mountUrl}/api/events`;
   });
-  after(async () => {
-    child.kill("SIGTERM");
-    await once(child, "exit");
-    await writer.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  after(() => second.stop());
 
   it("the other process streams the post and the blog change this one stored", async () => {
     const blog = await fetchedBlog(writer, "Written here");

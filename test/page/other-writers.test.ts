@@ -7,22 +7,14 @@
  * Order and counts, no timings.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { gateBlogList } from "../support/blog-list-gate.js";
 import { eventually } from "../support/eventually.js";
 import { addBlog } from "../support/seed.js";
+import { startSecondProcess, type SecondProcess } from "../support/second-process.js";
 import { describeBackend, startTestServer, type TestServer } from "../support/server.js";
-
-const SECOND_PROCESS = fileURLToPath(new URL("../support/serve-sqlite.ts", import.meta.url));
 
 const titles = async (response: Response): Promise<string[]> => {
   assert.equal(response.status, 200);
@@ -82,33 +74,16 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
 }
 
 describe("blogroll page of a second process on one SQLite file", () => {
-  const folder = mkdtempSync(path.join(tmpdir(), "blogroll-page-processes-"));
-  const file = path.join(folder, "blogroll.db");
-  let child: ChildProcess;
+  let second: SecondProcess;
   let writer: Storage;
   let json = "";
 
   before(async () => {
-    writer = createSqliteStorage(file);
-    await writer.init();
-    child = spawn(process.execPath, ["--import", "tsx", SECOND_PROCESS], {
-      env: { ...process.env, BLOGROLL_DATABASE: file },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    for await (const line of createInterface({ input: child.stdout! })) {
-      if (!line.startsWith("listening ")) continue;
-      const [, base, mount] = line.split(" ");
-      json = `${base}${mount}/blogroll.json`;
-      break;
-    }
-    child.stdout!.resume();
+    second = await startSecondProcess();
+    writer = second.writer;
+    json = `${second.mountUrl}/blogroll.json`;
   });
-  after(async () => {
-    child.kill("SIGTERM");
-    await once(child, "exit");
-    await writer.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  after(() => second.stop());
 
   it("shows what this process stored: at once for a request naming the event, and to every request after", async () => {
     const blog = await addBlog(writer, { title: "Written here" });
