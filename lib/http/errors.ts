@@ -1,18 +1,8 @@
+import { isDecodingError } from "./content-coding.js";
+import { FetchError } from "./fetch-error.js";
 import { BlockedAddressError } from "./guarded-agent.js";
 
-export type FetchErrorCode =
-  "timeout" | "too_large" | "blocked_address" | "bad_url" | "too_many_redirects" | "network" | "aborted";
-
-/** The one error outbound requests throw; its message is short, human and never names a resolved address. */
-export class FetchError extends Error {
-  constructor(
-    readonly code: FetchErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "FetchError";
-  }
-}
+export { FetchError, type FetchErrorCode } from "./fetch-error.js";
 
 /** What the exchange's own deadline and abort signal say happened, checked before the error itself. */
 export interface AbortState {
@@ -47,8 +37,7 @@ export function toFetchError(error: unknown, hostname: string, state: AbortState
       return new FetchError("timeout", "the server took too long to answer");
     }
     if (code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return new FetchError("network", "the response was cut short");
-    if (typeof code === "string" && code.startsWith("Z_"))
-      return new FetchError("network", "the response could not be decompressed");
+    if (isDecodingError(code)) return new FetchError("network", "the response could not be decompressed");
     if (typeof code === "string" && /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
       return new FetchError("network", `secure connection to ${hostname} failed`);
     }

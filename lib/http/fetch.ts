@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { request, type Dispatcher } from "undici";
 import { packageJson } from "../package-root.js";
 import { blockedAddressMessage, isBlockedAddress } from "./address-policy.js";
+import type { ContentCoding } from "./content-coding.js";
 import { FetchError, toFetchError, type AbortState } from "./errors.js";
 import { createGuardedAgent } from "./guarded-agent.js";
 import { readBody, type PartialRead } from "./read-body.js";
@@ -42,6 +43,12 @@ export interface FetchOptions {
    * the first of `stopAt`. The rest of the body is never read.
    */
   partial?: PartialRead;
+  /**
+   * Whether a compressed body of this Content-Type is left compressed, for a
+   * reader that decodes it elsewhere (decodeBody in a parse worker): see
+   * readBody's `leaveEncoded`. Never with `partial`.
+   */
+  leaveEncoded?: (contentType: string | null) => boolean;
   /** Hops followed before giving up; 5 by default. */
   maxRedirects?: number;
   /** Ask https addresses only, redirects included (WebFinger never falls back to http). */
@@ -86,8 +93,10 @@ export interface FetchResult {
   link: string | null;
   /** Headers saying how long the response stays fresh (the schedule reads them as floors). */
   caching: { cacheControl: string | null; expires: string | null; date: string | null };
-  /** Decompressed body. */
+  /** The body, decompressed unless `encoding` says otherwise. */
   body: Uint8Array;
+  /** Set when the body was left compressed (`leaveEncoded`): the codings still to undo, in order. */
+  encoding?: ContentCoding[];
   /** Bytes of the final body on the wire (before decompression). */
   bytesReceived: number;
 }
@@ -244,13 +253,20 @@ export async function fetchUrl(input: string, options: FetchOptions): Promise<Fe
       return { ...common, notModified: true, body: new Uint8Array(0), bytesReceived: 0 };
     }
     try {
-      const { bytes, wire } = await readBody(
+      const { bytes, wire, encoding } = await readBody(
         response.body,
         header(response.headers, "content-encoding"),
         options.maxBodySize,
         options.partial,
+        options.leaveEncoded?.(common.contentType) ?? false,
       );
-      return { ...common, notModified: false, body: bytes, bytesReceived: wire };
+      return {
+        ...common,
+        notModified: false,
+        body: bytes,
+        bytesReceived: wire,
+        ...(encoding.length > 0 ? { encoding } : {}),
+      };
     } catch (error) {
       throw toFetchError(error, url.hostname, state);
     }

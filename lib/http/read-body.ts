@@ -1,28 +1,15 @@
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import zlib from "node:zlib";
+import { codingsToUndo, decoderStreams, encodedCap, type ContentCoding } from "./content-coding.js";
 import { FetchError } from "./errors.js";
 
-/** The decompressors for a Content-Encoding header (stacked codings are undone last-applied first). */
-function decoders(contentEncoding: string | null): NodeJS.ReadWriteStream[] {
-  const codings = (contentEncoding ?? "")
-    .toLowerCase()
-    .split(",")
-    .map((coding) => coding.trim())
-    .filter((coding) => coding && coding !== "identity");
-  return codings.reverse().map((coding) => {
-    if (coding === "gzip" || coding === "x-gzip") return zlib.createGunzip();
-    if (coding === "deflate") return zlib.createInflate();
-    if (coding === "br") return zlib.createBrotliDecompress();
-    throw new FetchError("network", `unsupported content encoding ${coding}`);
-  });
-}
-
 export interface BodyRead {
-  /** The decompressed body. */
+  /** The body: decompressed, unless left encoded (see `encoding`). */
   bytes: Uint8Array;
   /** Bytes as they came over the wire, before decompression. */
   wire: number;
+  /** The codings still to undo on `bytes` (see codingsToUndo), when the read left them encoded; else empty. */
+  encoding: ContentCoding[];
 }
 
 /** Read only the start of a body: see `FetchOptions.partial`. */
@@ -59,13 +46,31 @@ function markerWatch(markers: readonly string[]): (chunk: Buffer) => boolean {
  * With `partial`, the body is cut at `cap` instead of refused, and reading
  * stops after a marker: the rest is never read (undici then closes the
  * connection if the server was still sending).
+ *
+ * With `leaveEncoded` (not with `partial`), a compressed body is read as it
+ * came, up to what content of `cap` bytes takes compressed (encodedCap), and
+ * left for whoever reads it to decode with decodeBody under the same cap (a
+ * parse worker): this thread then holds a quarter of the bytes, or less.
  */
 export async function readBody(
   body: Readable,
   contentEncoding: string | null,
   cap: number,
   partial?: PartialRead,
+  leaveEncoded = false,
 ): Promise<BodyRead> {
+  let codings: ContentCoding[];
+  try {
+    codings = codingsToUndo(contentEncoding);
+  } catch (error) {
+    // The body is ours to end; the listener keeps undici's abort error from going unhandled.
+    body.on("error", () => undefined).destroy();
+    throw error;
+  }
+  const encoding = leaveEncoded && !partial ? codings : [];
+  // Left encoded, the bytes kept are compressed: what content of `cap` bytes may take so.
+  const limit = encoding.length > 0 ? encodedCap(cap) : cap;
+  const stages = encoding.length > 0 ? [] : decoderStreams(codings);
   let wire = 0;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -88,23 +93,15 @@ export async function readBody(
         continue;
       }
       size += chunk.length;
-      if (size > cap) throw (overCap = new FetchError("too_large", `response larger than ${cap} bytes`));
+      if (size > limit) throw (overCap = new FetchError("too_large", `response larger than ${cap} bytes`));
       chunks.push(chunk);
     }
   };
-  let stages: NodeJS.ReadWriteStream[];
-  try {
-    stages = decoders(contentEncoding);
-  } catch (error) {
-    // The body is ours to end; the listener keeps undici's abort error from going unhandled.
-    body.on("error", () => undefined).destroy();
-    throw error;
-  }
   try {
     // pipeline's typings cover fixed arities only; the stage list varies with the header.
     await (pipeline as (...streams: unknown[]) => Promise<void>)(body, countWire, ...stages, collect);
   } catch (error) {
     if (error !== ENOUGH) throw overCap ?? error;
   }
-  return { bytes: Buffer.concat(chunks, size), wire };
+  return { bytes: Buffer.concat(chunks, size), wire, encoding };
 }

@@ -8,6 +8,7 @@ import type { Blog, PushKind, PushSubscription, Storage } from "../storage/types
 import { errorText } from "../sync/failure-message.js";
 import type { FeedRead, PushSignal } from "../sync/fetch-blog.js";
 import { parseFeedInWorker, parseOwnedFeedInWorker } from "../sync/parse-pool.js";
+import type { FeedBody } from "../sync/parse-tasks.js";
 import { pushAddress, type PushAddress } from "./address.js";
 import { PushCallbacks, type CallbackAnswer, type Inbound } from "./callbacks.js";
 import { NotifiedFetches } from "./notified-fetches.js";
@@ -30,7 +31,7 @@ export interface PushManagerDeps {
   /** undici dispatcher for hub requests and notification fetches (tests). */
   dispatcher?: Dispatcher;
   /** Feed parser; the worker pool by default. */
-  parse?: (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
+  parse?: (body: FeedBody, options: ParseFeedOptions) => Promise<ParsedFeed>;
 }
 
 /**

@@ -8,6 +8,7 @@ import { isListed } from "../storage/provenance.js";
 import type { Blog, PushSubscription, Storage } from "../storage/types.js";
 import { errorText } from "../sync/failure-message.js";
 import { syncBlog, type PushSignal } from "../sync/fetch-blog.js";
+import type { FeedBody } from "../sync/parse-tasks.js";
 
 /** Blogs whose posts are worth pushing: listed, visible, fetched by us, not gone. */
 export function eligibleForPush(blog: Blog | null): blog is Blog {
@@ -28,7 +29,7 @@ export interface NotifiedFetchesDeps {
   options: BlogrollOptions;
   getStorage(): Promise<Storage>;
   now: () => Date;
-  parse: (body: string | Uint8Array, options: ParseFeedOptions) => Promise<ParsedFeed>;
+  parse: (body: FeedBody, options: ParseFeedOptions) => Promise<ParsedFeed>;
   limiter: HostLimiter;
   dispatcher?: Dispatcher;
   log: Logger;

@@ -17,6 +17,7 @@ import {
 import { nextFetch, type FetchFacts } from "./next-fetch.js";
 import type { IconNeed } from "./site-icons.js";
 import { storeItems } from "./store-items.js";
+import type { FeedBody } from "./parse-tasks.js";
 import { DAY } from "../time/durations.js";
 import { changesBlogroll } from "./blogroll-dates.js";
 
@@ -28,11 +29,12 @@ export interface SyncBlogDeps {
   /** Caps simultaneous requests per host (each redirect hop counted at its own host), shared by every fetch of the run. */
   limiter: HostLimiter;
   /**
-   * parseFeed, in a worker pool or on this thread. With `handOver`, the body is
-   * the parser's: a worker may take its buffer (moved, not copied), and the
-   * caller reads it no more.
+   * parseFeed, in a worker pool or on this thread (see feedParser). With
+   * `handOver`, the body is the parser's: a worker may take its buffer (moved,
+   * not copied), and the caller reads it no more. A feed's body comes still
+   * compressed (EncodedBody), for the parser to decode.
    */
-  parse: (body: string | Uint8Array, options: ParseFeedOptions, handOver?: boolean) => Promise<ParsedFeed>;
+  parse: (body: FeedBody, options: ParseFeedOptions, handOver?: boolean) => Promise<ParsedFeed>;
   now: () => Date;
   dispatcher?: Dispatcher;
   /** Told of errors that are neither the remote's nor the feed's fault (the owner only sees a generic message). */
@@ -164,6 +166,9 @@ export async function syncBlog(
         etag: blog.etag,
         lastModified: blog.lastModified,
         accept: FEED_ACCEPT,
+        // A feed's body is decompressed where it is parsed (a worker), so this thread holds only its
+        // compressed bytes; a page's is decompressed here, its head gives the site icon.
+        leaveEncoded: (contentType) => !maybePage(contentType),
         signal,
         dispatcher: deps.dispatcher,
         // Every hop takes a slot of its own host, so the per-host limit also holds where redirects lead.
@@ -210,7 +215,9 @@ export async function syncBlog(
     const keepPage = maybePage(response.contentType);
     try {
       parsed = await deps.parse(
-        response.body,
+        response.encoding
+          ? { bytes: response.body, encoding: response.encoding, maxSize: options.maxBodySize }
+          : response.body,
         {
           url: response.url,
           contentType: response.contentType,
@@ -222,7 +229,9 @@ export async function syncBlog(
       );
     } catch (error) {
       if (signal.aborted) return aborted;
-      return await recordFailure(storage, blog, fetchedAt, describe(error), schedule, response);
+      // A body that could not be decoded (too large once decompressed, corrupt) failed as its read would have.
+      const read = error instanceof FetchError ? null : response;
+      return await recordFailure(storage, blog, fetchedAt, describe(error), schedule, read);
     }
 
     if (signal.aborted) return aborted;

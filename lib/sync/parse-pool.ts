@@ -3,7 +3,16 @@ import { Worker, type ResourceLimits } from "node:worker_threads";
 import type { PageReading } from "../discovery/read-page.js";
 import type { ParsedFeed, ParseFeedOptions } from "../feeds/types.js";
 import type { ParsedOpml, ParseOpmlOptions } from "../opml/parse.js";
-import { rebuildError, runParseTask, stoppedParseError, type ParseResults, type ParseTask } from "./parse-tasks.js";
+import {
+  rebuildError,
+  runParseTask,
+  stoppedParseError,
+  type CrossingError,
+  type EncodedBody,
+  type FeedBody,
+  type ParseResults,
+  type ParseTask,
+} from "./parse-tasks.js";
 
 /** A message to a parse worker. */
 export interface ParseRequest {
@@ -11,10 +20,9 @@ export interface ParseRequest {
   task: ParseTask;
 }
 
-/** A parse worker's answer; errors cross the thread boundary as name + message. */
+/** A parse worker's answer; errors cross the thread boundary as name + message (see crossingError). */
 export type ParseReply =
-  | { id: number; ok: true; result: ParseResults[ParseTask["kind"]] }
-  | { id: number; ok: false; error: { name: string; message: string } };
+  { id: number; ok: true; result: ParseResults[ParseTask["kind"]] } | { id: number; ok: false; error: CrossingError };
 
 export interface ParsePoolOptions {
   /** Worker threads (default: one less than the CPUs, at least one). */
@@ -48,7 +56,11 @@ interface Task extends ParseRequest {
 function contentBytes(task: ParseTask): number {
   switch (task.kind) {
     case "feed":
-      return typeof task.body === "string" ? task.body.length : task.body.byteLength;
+      return typeof task.body === "string"
+        ? task.body.length
+        : task.body instanceof Uint8Array
+          ? task.body.byteLength
+          : task.body.bytes.byteLength;
     case "page":
       return task.html.length;
     case "opml":
@@ -125,7 +137,7 @@ export class ParsePool {
   }
 
   /** Parses a feed in a worker; same result and errors (FeedParseError, TypeError) as `parseFeed`. */
-  parse(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+  parse(body: FeedBody, options: ParseFeedOptions): Promise<ParsedFeed> {
     return this.run({ kind: "feed", body, options });
   }
 
@@ -267,19 +279,21 @@ function pool(): ParsePool {
 }
 
 /** `parseFeed` run in the process-wide pool. */
-export function parseFeedInWorker(body: string | Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+export function parseFeedInWorker(body: FeedBody, options: ParseFeedOptions): Promise<ParsedFeed> {
   return pool().run({ kind: "feed", body, options });
 }
 
 /**
- * `parseFeed` of a body the caller gives up, run in the process-wide pool:
- * a body that is the whole of its buffer is moved to the worker, not copied
- * (the caller must not read it afterwards); a slice of a shared buffer is copied.
+ * `parseFeed` of a body the caller gives up (compressed or not), run in the
+ * process-wide pool: bytes that are the whole of their buffer are moved to
+ * the worker, not copied (the caller must not read them afterwards); a slice
+ * of a shared buffer is copied.
  */
-export function parseOwnedFeedInWorker(body: Uint8Array, options: ParseFeedOptions): Promise<ParsedFeed> {
+export function parseOwnedFeedInWorker(body: Uint8Array | EncodedBody, options: ParseFeedOptions): Promise<ParsedFeed> {
+  const bytes = body instanceof Uint8Array ? body : body.bytes;
   const owned =
-    body.buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-  return pool().run({ kind: "feed", body, options }, owned ? [body.buffer] : []);
+    bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return pool().run({ kind: "feed", body, options }, owned ? [bytes.buffer] : []);
 }
 
 /** The process-wide pool's counts (see ParsePool.stats). */
@@ -307,11 +321,12 @@ export async function closeParsePool(): Promise<void> {
 /**
  * Picks where feeds are parsed: worker threads (default) or the calling
  * thread. In workers, a body handed over (`handOver`) is moved to the worker
- * when it is a buffer of its own (parseOwnedFeedInWorker), else copied.
+ * when it is a buffer of its own (parseOwnedFeedInWorker), else copied. A
+ * compressed body (EncodedBody) is decoded where it is parsed.
  */
 export function feedParser(
   inWorkers: boolean,
-): (body: string | Uint8Array, options: ParseFeedOptions, handOver?: boolean) => Promise<ParsedFeed> {
+): (body: FeedBody, options: ParseFeedOptions, handOver?: boolean) => Promise<ParsedFeed> {
   return inWorkers
     ? (body, options, handOver) =>
         handOver && typeof body !== "string" ? parseOwnedFeedInWorker(body, options) : parseFeedInWorker(body, options)

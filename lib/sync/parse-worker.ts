@@ -4,7 +4,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import type { ParseReply, ParseRequest } from "./parse-pool.js";
-import { runParseTask } from "./parse-tasks.js";
+import { crossingError, runParseTask } from "./parse-tasks.js";
 
 const port = parentPort;
 if (!port) throw new Error("parse-worker.ts must run in a worker thread");
@@ -12,9 +12,7 @@ if (!port) throw new Error("parse-worker.ts must run in a worker thread");
 port.on("message", (request: ParseRequest) => {
   runParseTask(request.task).then(
     (result) => port.postMessage({ id: request.id, ok: true, result } satisfies ParseReply),
-    (error: unknown) => {
-      const { name, message } = error instanceof Error ? error : new Error(String(error));
-      port.postMessage({ id: request.id, ok: false, error: { name, message } } satisfies ParseReply);
-    },
+    (error: unknown) =>
+      port.postMessage({ id: request.id, ok: false, error: crossingError(error) } satisfies ParseReply),
   );
 });

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
+import { decodeBody, encodedCap } from "../../lib/http/content-coding.js";
 import { FEED_ACCEPT, fetchUrl, USER_AGENT, userAgentOf } from "../../lib/http/fetch.js";
 import { packageJson } from "../../lib/package-root.js";
 import { respond, startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
@@ -246,6 +248,51 @@ describe("fetchUrl: compression and size cap", () => {
       "too_large",
     );
     assert.match(error.message, /larger than 5000000 bytes/);
+  });
+
+  it("leaves a body compressed when asked, for decodeBody to undo under the same cap with the same errors", async () => {
+    const leave = { ...open, leaveEncoded: (type: string | null) => type !== "text/html" };
+    for (const [path, expected] of [
+      ["/gzip", "gzipped body"],
+      ["/deflate", "deflated body"],
+      ["/br", "brotli body"],
+      ["/stacked", "twice"],
+      ["/two-members", "one two"],
+    ]) {
+      const result = await fetchUrl(`${site.url}${path}`, leave);
+      assert.ok(result.encoding, path);
+      assert.equal(result.body.length, result.bytesReceived, `${path}: the bytes as they came`);
+      assert.equal(text(decodeBody(result.body, result.encoding, open.maxBodySize)), expected, path);
+    }
+    const plain = await fetchUrl(`${site.url}/big`, { ...leave, maxBodySize: 200_000 });
+    assert.equal(plain.encoding, undefined, "nothing to undo");
+    const bad = await fetchUrl(`${site.url}/bad-gzip`, leave);
+    assert.throws(() => decodeBody(bad.body, bad.encoding!, open.maxBodySize), { code: "network" });
+    // 2 MB on the wire, within what 5 MB may take compressed; 2 GiB once decoded, refused at the cap.
+    const bomb = await fetchUrl(`${site.url}/bomb`, { ...leave, maxBodySize: 5_000_000 });
+    assert.throws(() => decodeBody(bomb.body, bomb.encoding!, 5_000_000), { code: "too_large" });
+    const double = await fetchUrl(`${site.url}/double-bomb`, { ...leave, maxBodySize: 5_000_000 });
+    assert.throws(() => decodeBody(double.body, double.encoding!, 5_000_000), {
+      code: "too_large",
+      message: /larger than 5000000 bytes/,
+    });
+    // What cannot be the compressed form of content within the cap is not read past it.
+    await rejectsWith(fetchUrl(`${site.url}/bomb`, { ...leave, maxBodySize: 1_000_000 }), "too_large");
+  });
+
+  it("decodes content exactly at the cap and refuses a byte more", () => {
+    const content = randomBytes(50_000);
+    for (const coding of ["gzip", "deflate", "br"] as const) {
+      const encoded =
+        coding === "gzip"
+          ? zlib.gzipSync(content)
+          : coding === "deflate"
+            ? zlib.deflateSync(content)
+            : zlib.brotliCompressSync(content);
+      assert.ok(encoded.length <= encodedCap(50_000), `${coding}: incompressible content fits what it may take`);
+      assert.deepEqual(Buffer.from(decodeBody(encoded, [coding], 50_000)), content, coding);
+      assert.throws(() => decodeBody(encoded, [coding], 49_999), { code: "too_large" }, coding);
+    }
   });
 
   it("aborts a plain body over the cap and accepts one exactly at it", async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { parseFeed } from "../../lib/feeds/parse.js";
+import { feedParser } from "../../lib/sync/parse-pool.js";
 import { HostLimiter } from "../../lib/http/host-limiter.js";
 import { resolveOptions } from "../../lib/options.js";
 import { addManualBlog } from "../../lib/sources/manual.js";
@@ -88,7 +88,7 @@ describe("addManualBlog (SQLite in memory, fixture site on loopback)", () => {
   const fetchOnce = (blog: Blog) =>
     syncBlog(storage, blog, options, new AbortController().signal, {
       limiter: new HostLimiter(2),
-      parse: parseFeed,
+      parse: feedParser(false),
       now: () => new Date(),
     });
 

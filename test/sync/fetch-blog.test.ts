@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, test } from "node:test";
-import { parseFeed } from "../../lib/feeds/parse.js";
+import { randomBytes } from "node:crypto";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { USER_AGENT } from "../../lib/http/fetch.js";
 import { HostLimiter } from "../../lib/http/host-limiter.js";
 import type { Storage } from "../../lib/storage/types.js";
@@ -31,7 +32,7 @@ afterEach(() => temp.cleanup());
 const options = testOptions();
 const deps = (): SyncBlogDeps => ({
   limiter: new HostLimiter(2),
-  parse: parseFeed,
+  parse: feedParser(false),
   now: () => clock,
   random: () => 0.5,
 });
@@ -703,6 +704,85 @@ test("a feed's body is moved to the parse worker, not copied; a page's is copied
     );
     assert.equal(parsePoolStats().transferredBytes, moved, "a page is copied to the worker");
     assert.equal(Buffer.from(hfeed.icon?.page?.body ?? []).toString(), page, "and comes along with the icon wish");
+  } finally {
+    await closeParsePool();
+  }
+});
+
+test("a compressed feed goes to the parse worker as it came, and is decompressed there", async () => {
+  const inWorkers = { ...deps(), parse: feedParser(true) };
+  try {
+    // Past Buffer's pool (4 KB) once compressed, as feeds are: titles that do not compress away.
+    const items = Array.from({ length: 200 }, (_, index) => ({
+      guid: `post-${index}`,
+      title: randomBytes(16).toString("hex"),
+      published: recent(index + 1),
+    }));
+    const body = Buffer.from(rss(items, { title: "Compressed" }));
+    const codings = { gzip: gzipSync(body), br: brotliCompressSync(body), deflate: deflateSync(body) };
+    for (const [coding, sent] of Object.entries(codings)) {
+      server.route(
+        `/${coding}.xml`,
+        (_request, response) =>
+          void response.writeHead(200, { "content-type": "application/rss+xml", "content-encoding": coding }).end(sent),
+      );
+      const before = parsePoolStats().transferredBytes;
+      const blog = await addBlog(storage, `${origin}/${coding}.xml`);
+      const result = await syncBlog(storage, blog, options, new AbortController().signal, inWorkers);
+      assert.equal(result.outcome, "updated", coding);
+      assert.equal(result.itemsAdded, options.maxItemsPerBlog, coding);
+      assert.equal((await reload(storage, blog)).title, "Compressed", coding);
+      // Only the compressed bytes were held here, and moved: the worker made the body.
+      assert.equal(parsePoolStats().transferredBytes - before, sent.length, coding);
+      assert.ok(sent.length < body.length / 4, coding);
+    }
+  } finally {
+    await closeParsePool();
+  }
+});
+
+test("a compressed feed too large once decompressed, or corrupt, fails as its read would, in a worker or not", async () => {
+  const limits = { ...options, maxBodySize: 64 * 1024 };
+  // A small bomb: a kilobyte on the wire, 1 MB decompressed.
+  const bomb = gzipSync(Buffer.from(rss([{ guid: "one", title: "x".repeat(1024 * 1024), published: recent(1) }])));
+  const cases: Array<[string, string, Buffer, string]> = [
+    ["bomb", "gzip", bomb, "Response larger than 64 KiB"],
+    [
+      "corrupt",
+      "gzip",
+      Buffer.concat([bomb.subarray(0, 10), Buffer.from("not deflate data at all")]),
+      "Network error: the response could not be decompressed",
+    ],
+    [
+      "corrupt-br",
+      "br",
+      Buffer.from("not brotli data, not at all"),
+      "Network error: the response could not be decompressed",
+    ],
+  ];
+  try {
+    for (const [where, parse] of [
+      ["worker", feedParser(true)],
+      ["here", feedParser(false)],
+    ] as const) {
+      for (const [name, coding, sent, expected] of cases) {
+        const path = `/${name}-${where}.xml`;
+        server.route(
+          path,
+          (_request, response) =>
+            void response
+              .writeHead(200, { "content-type": "application/rss+xml", "content-encoding": coding })
+              .end(sent),
+        );
+        const blog = await addBlog(storage, `${origin}${path}`);
+        const result = await syncBlog(storage, blog, limits, new AbortController().signal, { ...deps(), parse });
+        assert.equal(result.outcome, "failed", path);
+        const after = await reload(storage, blog);
+        assert.equal(after.lastError, expected, path);
+        assert.equal(after.failureCount, 1, path);
+      }
+    }
+    assert.equal(await storage.items.count(), 0);
   } finally {
     await closeParsePool();
   }
