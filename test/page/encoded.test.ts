@@ -83,4 +83,23 @@ describe("blogroll page compressed once per body", () => {
     assert.deepEqual(brotliDecompressSync(br.body), rebuilt.body);
     assert.equal(EncodedBody.made - made, 2, "no reader compressed it");
   });
+
+  it("compresses one copy at a time, in the order asked (rebuilds finishing together leave a core to requests)", async () => {
+    const text = (n: number) =>
+      Buffer.from(
+        Array.from({ length: n }, (_, i) => `<li class="h-card">Blog ${i} ${(i * 7919) % 1000}</li>`).join(""),
+      );
+    const big = new EncodedBody(text(40_000));
+    const small = new EncodedBody(text(100));
+    EncodedBody.mostAtOnce = 0;
+    const done: string[] = [];
+    await Promise.all([
+      big.prepare(["br", "gzip"]).then(() => done.push("big")),
+      small.prepare(["br", "gzip"]).then(() => done.push("small")),
+    ]);
+    assert.deepEqual(done, ["big", "small"], "the small body's copies waited for the big one's");
+    assert.equal(EncodedBody.mostAtOnce, 1);
+    assert.deepEqual(brotliDecompressSync(await big.in("br")), big.body);
+    assert.deepEqual(gunzipSync(await small.in("gzip")), small.body);
+  });
 });
