@@ -55,27 +55,28 @@ function reply(child: ChildProcess): Promise<unknown> {
 }
 
 function runChild(): void {
-  let collecting = 0;
+  const collections: { start: number; ms: number }[] = [];
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) collecting += entry.duration;
+    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
   }).observe({ entryTypes: ["gc"] });
   process.on("message", (message: { url: string; headers: Record<string, string> }) => {
     void (async () => {
       globalThis.gc?.({ type: "minor" });
-      // Entries come in a later task: the request's are those counted by the time it ends.
-      await new Promise((resolve) => setImmediate(resolve));
-      const collectedBefore = collecting;
+      collections.length = 0;
       const started = performance.now();
       const response = await fetch(message.url, { headers: message.headers });
       const body = await response.arrayBuffer();
-      const ms = performance.now() - started;
-      await new Promise((resolve) => setImmediate(resolve));
+      const ended = performance.now();
+      // Entries are delivered a little later than the collection.
+      await new Promise((resolve) => setTimeout(resolve, 1));
       const timed: TimedResponse = {
-        ms,
+        ms: ended - started,
         status: response.status,
         bytes: body.byteLength,
         etag: response.headers.get("etag"),
-        clientGcMs: collecting - collectedBefore,
+        clientGcMs: collections
+          .filter(({ start }) => start >= started && start < ended)
+          .reduce((sum, { ms }) => sum + ms, 0),
       };
       process.send!(timed);
     })();
