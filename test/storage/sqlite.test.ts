@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -52,6 +52,29 @@ describe("sqlite specifics", () => {
     const { statement } = openSqlite(freshFile());
     assert.equal(SQLITE_CACHE_KIB, 2000);
     assert.equal(statement("PRAGMA cache_size").pluck().get(), -SQLITE_CACHE_KIB);
+  });
+
+  it("takes checkpoints off the committing connection: a commit past 1 000 pages of log leaves the database file alone, the checkpoint worker copies it", async () => {
+    const file = freshFile();
+    const ctx = openSqlite(file);
+    try {
+      ctx.db.exec("CREATE TABLE t (x TEXT)");
+      const insert = ctx.statement("INSERT INTO t (x) VALUES (?)");
+      await ctx.guard("setup", () => ctx.checkpoint());
+      const before = statSync(file).size;
+      // About 2 000 pages of log in one commit: SQLite's default would checkpoint inside this commit, on this thread.
+      await ctx.guard("write", () =>
+        ctx.write(() => {
+          for (let row = 0; row < 2000; row++) insert.run("x".repeat(3000));
+        }),
+      );
+      assert.equal(statSync(file).size, before, "the commit copied the log into the database itself");
+      const result = await ctx.checkpoint();
+      assert.ok(result && result.log >= 2000 && result.checkpointed === result.log, JSON.stringify(result));
+      assert.ok(statSync(file).size > before + 2000 * 3000);
+    } finally {
+      ctx.close();
+    }
   });
 
   it("keeps data across reopening and runs migrations only once", async () => {

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../types.js";
+import { BACKSTOP_PAGES, startCheckpointer, type CheckpointResult } from "./checkpointer.js";
 
 /** What every SQLite store module shares: the connection, its statements, its error handling. */
 export interface SqliteContext {
@@ -12,6 +13,10 @@ export interface SqliteContext {
   write<T>(work: () => T): T;
   /** Runs `work`, turning any driver error into a StorageError named after `operation`. */
   guard<T>(operation: string, work: () => T): Promise<T>;
+  /** Copies the write-ahead log into the database now, off this thread (lib/storage/sqlite/checkpointer.ts); null for ":memory:". */
+  checkpoint(): Promise<CheckpointResult | null>;
+  /** Closes the connection and stops its checkpoints. */
+  close(): void;
 }
 
 /** How long a writer waits for another process's lock before giving up. */
@@ -70,6 +75,18 @@ export function openSqlite(file: string): SqliteContext {
   const statements = new Map<string, Database.Statement>();
   keptForever.push(db, statements);
   const transaction = db.transaction((work: () => unknown) => work());
+  const checkpointer = file === ":memory:" ? null : startCheckpointer(file, BUSY_TIMEOUT_MS);
+  if (checkpointer) db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  // Rows written so far by this connection, whatever the path (a transaction or a lone statement): a change asks for a checkpoint.
+  const totalChanges = keptStatement(db, "SELECT total_changes() AS n").pluck();
+  let changesSeen = 0;
+  const noteWrites = () => {
+    if (!checkpointer || !db.open) return;
+    const changes = totalChanges.get() as number;
+    if (changes === changesSeen) return;
+    changesSeen = changes;
+    checkpointer.wrote();
+  };
   return {
     db,
     statement(sql) {
@@ -88,7 +105,14 @@ export function openSqlite(file: string): SqliteContext {
         return work();
       } catch (error) {
         throw toStorageError(operation, error);
+      } finally {
+        noteWrites();
       }
+    },
+    checkpoint: async () => (checkpointer ? checkpointer.checkpoint() : null),
+    close() {
+      checkpointer?.close();
+      if (db.open) db.close();
     },
   };
 }

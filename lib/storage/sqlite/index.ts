@@ -37,9 +37,6 @@ export function createSqliteStorage(path: string): Storage {
           createLiveTriggers(ctx.db);
         });
       }),
-    close: () =>
-      ctx.guard("close", () => {
-        if (ctx.db.open) ctx.db.close();
-      }),
+    close: () => ctx.guard("close", () => ctx.close()),
   };
 }
