@@ -450,6 +450,17 @@ export interface BlogStore {
 export interface ItemStore {
   /** Upsert by (blogId, uid), in one transaction. */
   upsertMany(blogId: string, items: NewItem[], fetchedAt: Date): Promise<ItemUpsertResult>;
+  /**
+   * What a fetch or a push stores, in one go (one transaction on SQLite):
+   * the items upserted as upsertMany does, the blog trimmed to its newest
+   * `keep` as trimBlog does, and its itemCount and lastItemAt refreshed.
+   */
+  store(
+    blogId: string,
+    items: NewItem[],
+    fetchedAt: Date,
+    keep: number,
+  ): Promise<ItemUpsertResult & { trimmed: number }>;
   /** Newest first: published desc (undated last), then id desc. Visible blogs only unless blogId given. */
   list(query: ItemListQuery): Promise<Item[]>;
   /**

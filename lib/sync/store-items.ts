@@ -17,8 +17,6 @@ export async function storeItems(
 ): Promise<{ added: number; trimmed: number }> {
   const cutoff = new Date(at.getTime() - options.maxItemAge * DAY);
   const fresh = items.filter((item) => item.published === null || item.published >= cutoff);
-  const { added } = fresh.length > 0 ? await storage.items.upsertMany(blogId, fresh, at) : { added: 0 };
-  const trimmed = await storage.items.trimBlog(blogId, options.maxItemsPerBlog);
-  await storage.blogs.refreshItemStats(blogId);
+  const { added, trimmed } = await storage.items.store(blogId, fresh, at, options.maxItemsPerBlog);
   return { added, trimmed };
 }

@@ -1896,6 +1896,30 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal(await s.items.count(), 3);
       });
 
+      it("stores a fetch's items in one call: upserted, trimmed to the newest `keep`, the blog's stats refreshed", async () => {
+        const blog = await add();
+        const first = await s.items.store(blog.id, [newItem("1", at(-3)), newItem("2", at(-2))], T0, 3);
+        assert.deepEqual(first, { added: 2, updated: 0, trimmed: 0 });
+        let stored = await s.blogs.get(blog.id);
+        assert.equal(stored?.itemCount, 2, "stats refreshed without a trim");
+        assert.deepEqual(stored?.lastItemAt, at(-2));
+        const changed = newItem("2", at(-2), { title: "Changed" });
+        const second = await s.items.store(blog.id, [changed, newItem("3", at(-1)), newItem("4", at(0))], T0, 3);
+        assert.deepEqual(second, { added: 2, updated: 1, trimmed: 1 });
+        assert.deepEqual(
+          (await s.items.list({ blogId: blog.id, limit: 10, offset: 0 })).map((i) => [i.uid, i.title]),
+          [
+            ["4", "Title 4"],
+            ["3", "Title 3"],
+            ["2", "Changed"],
+          ],
+        );
+        stored = await s.blogs.get(blog.id);
+        assert.equal(stored?.itemCount, 3);
+        assert.deepEqual(stored?.lastItemAt, at(0));
+        assert.deepEqual(await s.items.store(blog.id, [], T0, 3), { added: 0, updated: 0, trimmed: 0 });
+      });
+
       it("prunes by date as dates: 8 days old and undated-fetched-long-ago go, 6 days and future stay", async () => {
         const now = new Date();
         const cutoff = new Date(now.getTime() - 7 * DAY);

@@ -10,6 +10,7 @@ import { closeParsePool, feedParser, parsePoolStats } from "../../lib/sync/parse
 import { conditionalFeed, rss, startFeedServer, type FeedServer, type TestItem } from "./feed-server.js";
 import { DAY, MINUTE } from "../../lib/time/durations.js";
 import { addBlog, openTempStorage, reload, testOptions, type TempStorage } from "./harness.js";
+import { createFaultyStorage } from "../support/faulty-storage.js";
 
 let server: FeedServer;
 let origin: string;
@@ -88,6 +89,19 @@ test("200 stores items, stats, metadata and validators; then 304 writes nothing 
     itemsBefore,
     "item rows untouched",
   );
+});
+
+test("a fetch that finds posts writes twice: its items in one call (one transaction on SQLite), then the blog's fetch record", async () => {
+  serveFeed("/writes.xml");
+  const blog = await addBlog(storage, `${origin}/writes.xml`);
+  const counting = createFaultyStorage(storage);
+  await syncBlog(counting, blog, options, new AbortController().signal, deps());
+  // Three calls and commits before (upsertMany, trimBlog, refreshItemStats) and the blog's row written twice.
+  assert.deepEqual(
+    counting.calls.map((call) => call.name),
+    ["items.store", "blogs.recordFetch"],
+  );
+  assert.equal((await reload(storage, blog)).itemCount, 2);
 });
 
 test("feed metadata is refreshed on every fetch, except the fields the owner edited", async () => {
@@ -466,7 +480,7 @@ test("a storage failure while saving is caught and reported as failed", async ()
   const blog = await addBlog(storage, `${origin}/ok.xml`);
   const broken: Storage = {
     ...storage,
-    items: { ...storage.items, upsertMany: () => Promise.reject(new Error("disk full")) },
+    items: { ...storage.items, store: () => Promise.reject(new Error("disk full")) },
   };
   const logged: string[] = [];
   const result = await syncBlog(broken, blog, options, new AbortController().signal, {

@@ -87,24 +87,50 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
     return docs;
   }
 
+  /** Upserts by (blog, uid) in one bulk write. */
+  async function upsert(blogId: string, list: NewItem[], fetchedAt: Date): Promise<{ added: number; updated: number }> {
+    const _id = blogObjectId(blogId);
+    const firstSeen = dateValue(fetchedAt, "fetch time");
+    // One operation per uid (the last copy wins), so the batch cannot collide with itself.
+    const byUid = new Map<string, NewItem>();
+    for (const item of list) byUid.set(textValue(item.uid, "item uid"), item);
+    if (byUid.size === 0) return { added: 0, updated: 0 };
+    const operations: AnyBulkWriteOperation[] = [...byUid].map(([uid, item]) => ({
+      updateOne: {
+        filter: { blogId: _id, uid },
+        update: { $set: itemFields(item), $setOnInsert: { fetchedAt: firstSeen } },
+        upsert: true,
+      },
+    }));
+    const result = await items.bulkWrite(operations, { ordered: false });
+    return { added: result.upsertedCount, updated: result.modifiedCount };
+  }
+
+  /** Deletes a blog's items past its newest `keep`, refreshing its stats when any go. */
+  async function trim(blogId: string, keep: number): Promise<number> {
+    const _id = blogObjectId(blogId);
+    const surplus = await items
+      .find({ blogId: _id })
+      .sort(NEWEST_FIRST)
+      .skip(countValue(keep))
+      .project({ _id: 1 })
+      .toArray();
+    if (surplus.length === 0) return 0;
+    const { deletedCount } = await items.deleteMany({ _id: { $in: surplus.map((doc) => doc._id) } });
+    await refreshStats([_id]);
+    return deletedCount;
+  }
+
   return {
-    upsertMany: (blogId, list, fetchedAt) =>
+    upsertMany: (blogId, list, fetchedAt) => guard("store items", () => upsert(blogId, list, fetchedAt)),
+
+    store: (blogId, list, fetchedAt, keep) =>
       guard("store items", async () => {
-        const _id = blogObjectId(blogId);
-        const firstSeen = dateValue(fetchedAt, "fetch time");
-        // One operation per uid (the last copy wins), so the batch cannot collide with itself.
-        const byUid = new Map<string, NewItem>();
-        for (const item of list) byUid.set(textValue(item.uid, "item uid"), item);
-        if (byUid.size === 0) return { added: 0, updated: 0 };
-        const operations: AnyBulkWriteOperation[] = [...byUid].map(([uid, item]) => ({
-          updateOne: {
-            filter: { blogId: _id, uid },
-            update: { $set: itemFields(item), $setOnInsert: { fetchedAt: firstSeen } },
-            upsert: true,
-          },
-        }));
-        const result = await items.bulkWrite(operations, { ordered: false });
-        return { added: result.upsertedCount, updated: result.modifiedCount };
+        const { added, updated } = await upsert(blogId, list, fetchedAt);
+        const trimmed = await trim(blogId, keep);
+        // A trim that deleted has refreshed the stats already.
+        if (trimmed === 0) await refreshStats([blogObjectId(blogId)]);
+        return { added, updated, trimmed };
       }),
 
     list: (query) =>
@@ -158,20 +184,7 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
         return latest;
       }),
 
-    trimBlog: (blogId, keep) =>
-      guard("trim a blog's items", async () => {
-        const _id = blogObjectId(blogId);
-        const surplus = await items
-          .find({ blogId: _id })
-          .sort(NEWEST_FIRST)
-          .skip(countValue(keep))
-          .project({ _id: 1 })
-          .toArray();
-        if (surplus.length === 0) return 0;
-        const { deletedCount } = await items.deleteMany({ _id: { $in: surplus.map((doc) => doc._id) } });
-        await refreshStats([_id]);
-        return deletedCount;
-      }),
+    trimBlog: (blogId, keep) => guard("trim a blog's items", () => trim(blogId, keep)),
 
     pruneOlderThan: (cutoff) =>
       guard("remove old items", async () => {

@@ -129,53 +129,67 @@ export const PRUNE_CONDITIONS = [
 export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
   /**
    * Deletes by conditions (`items [INDEXED BY …] WHERE …`, each its own
-   * index range: see PRUNE_CONDITIONS) and refreshes the stats of the blogs they touched, in one
-   * transaction.
+   * index range: see PRUNE_CONDITIONS) and refreshes the stats of the blogs they touched, inside the
+   * caller's transaction.
    */
   function deleteWhere(conditions: string[], params: Record<string, unknown>): { deleted: number; blogIds: string[] } {
-    return ctx.write(() => {
-      const touched = new Set<string>();
-      let deleted = 0;
-      for (const condition of conditions) {
-        const rows = ctx.statement(`SELECT DISTINCT blog_id FROM ${condition}`).all(params) as { blog_id: string }[];
-        if (rows.length === 0) continue;
-        for (const row of rows) touched.add(row.blog_id);
-        deleted += ctx.statement(`DELETE FROM ${condition}`).run(params).changes;
+    const touched = new Set<string>();
+    let deleted = 0;
+    for (const condition of conditions) {
+      const rows = ctx.statement(`SELECT DISTINCT blog_id FROM ${condition}`).all(params) as { blog_id: string }[];
+      if (rows.length === 0) continue;
+      for (const row of rows) touched.add(row.blog_id);
+      deleted += ctx.statement(`DELETE FROM ${condition}`).run(params).changes;
+    }
+    for (const blogId of touched) refreshBlogItemStats(ctx, blogId);
+    return { deleted, blogIds: [...touched] };
+  }
+
+  /** Upserts by (blog, uid) inside the caller's transaction. */
+  function upsert(blogId: string, items: NewItem[], fetchedAt: Date): { added: number; updated: number } {
+    const fetched = toIso(fetchedAt);
+    const find = ctx.statement(`SELECT id, ${CONTENT_COLUMNS.join(", ")} FROM items WHERE blog_id = ? AND uid = ?`);
+    const insert = ctx.statement(
+      `INSERT INTO items (id, blog_id, uid, fetched_at, ${CONTENT_COLUMNS.join(", ")})
+         VALUES (@id, @blog_id, @uid, @fetched_at, ${CONTENT_COLUMNS.map((c) => `@${c}`).join(", ")})`,
+    );
+    const update = ctx.statement(
+      `UPDATE items SET ${CONTENT_COLUMNS.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`,
+    );
+    let added = 0;
+    let updated = 0;
+    for (const item of items) {
+      const content = itemContent(item);
+      const existing = find.get(blogId, item.uid) as (ItemContent & { id: string }) | undefined;
+      if (!existing) {
+        insert.run({ id: newId(), blog_id: blogId, uid: item.uid, fetched_at: fetched, ...content });
+        added++;
+      } else if (!sameContent(existing, content)) {
+        update.run({ id: existing.id, ...content });
+        updated++;
       }
-      for (const blogId of touched) refreshBlogItemStats(ctx, blogId);
-      return { deleted, blogIds: [...touched] };
-    });
+    }
+    return { added, updated };
+  }
+
+  /** Deletes a blog's items past its newest `keep` (and refreshes its stats when any go), inside the caller's transaction. */
+  function trim(blogId: string, keep: number): { deleted: number; blogIds: string[] } {
+    const condition = `items WHERE id IN (SELECT i.id FROM items i WHERE i.blog_id = @blogId ${NEWEST_FIRST} LIMIT -1 OFFSET @keep)`;
+    return deleteWhere([condition], { blogId, keep: wholeNumber(keep) });
   }
 
   return {
     upsertMany: (blogId, items, fetchedAt) =>
-      ctx.guard("items.upsertMany", () =>
+      ctx.guard("items.upsertMany", () => ctx.write(() => upsert(blogId, items, fetchedAt))),
+
+    store: (blogId, items, fetchedAt, keep) =>
+      ctx.guard("items.store", () =>
+        // One transaction, one commit: the upsert, the trim and the blog's stats (three before, each its own commit).
         ctx.write(() => {
-          const fetched = toIso(fetchedAt);
-          const find = ctx.statement(
-            `SELECT id, ${CONTENT_COLUMNS.join(", ")} FROM items WHERE blog_id = ? AND uid = ?`,
-          );
-          const insert = ctx.statement(
-            `INSERT INTO items (id, blog_id, uid, fetched_at, ${CONTENT_COLUMNS.join(", ")})
-             VALUES (@id, @blog_id, @uid, @fetched_at, ${CONTENT_COLUMNS.map((c) => `@${c}`).join(", ")})`,
-          );
-          const update = ctx.statement(
-            `UPDATE items SET ${CONTENT_COLUMNS.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`,
-          );
-          let added = 0;
-          let updated = 0;
-          for (const item of items) {
-            const content = itemContent(item);
-            const existing = find.get(blogId, item.uid) as (ItemContent & { id: string }) | undefined;
-            if (!existing) {
-              insert.run({ id: newId(), blog_id: blogId, uid: item.uid, fetched_at: fetched, ...content });
-              added++;
-            } else if (!sameContent(existing, content)) {
-              update.run({ id: existing.id, ...content });
-              updated++;
-            }
-          }
-          return { added, updated };
+          const { added, updated } = upsert(blogId, items, fetchedAt);
+          const trimmed = trim(blogId, keep);
+          if (trimmed.deleted === 0) refreshBlogItemStats(ctx, blogId);
+          return { added, updated, trimmed: trimmed.deleted };
         }),
       ),
 
@@ -222,18 +236,14 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
         return latest;
       }),
 
-    trimBlog: (blogId, keep) =>
-      ctx.guard("items.trimBlog", () => {
-        const condition = `items WHERE id IN (SELECT i.id FROM items i WHERE i.blog_id = @blogId ${NEWEST_FIRST} LIMIT -1 OFFSET @keep)`;
-        return deleteWhere([condition], { blogId, keep: wholeNumber(keep) }).deleted;
-      }),
+    trimBlog: (blogId, keep) => ctx.guard("items.trimBlog", () => ctx.write(() => trim(blogId, keep).deleted)),
 
     pruneOlderThan: (cutoff) =>
       ctx.guard("items.pruneOlderThan", () =>
         // Dated items go by their date (future ones never qualify); undated ones by when they were fetched.
         // Two conditions, not one with OR: each is a range of its own index (items_newest,
         // items_undated_by_fetch), so a run with nothing to prune reads nothing.
-        deleteWhere(PRUNE_CONDITIONS, { cutoff: toIso(cutoff) }),
+        ctx.write(() => deleteWhere(PRUNE_CONDITIONS, { cutoff: toIso(cutoff) })),
       ),
 
     deleteAll: () =>
