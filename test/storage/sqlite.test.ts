@@ -8,6 +8,7 @@ import { openSqliteFile } from "../support/sqlite-file.js";
 import { createSqliteStorage, MIGRATIONS, SCHEMA_VERSION } from "../../lib/storage/sqlite/index.js";
 import { migrate } from "../../lib/storage/sqlite/migrations.js";
 import { openSqlite, SQLITE_CACHE_KIB } from "../../lib/storage/sqlite/database.js";
+import { startCheckpointer } from "../../lib/storage/sqlite/checkpointer.js";
 import { StorageError } from "../../lib/storage/types.js";
 import { DUE_SCHEDULED_SQL, DUE_UNSCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL } from "../../lib/storage/sqlite/blogs.js";
 import { itemListSql, PRUNE_CONDITIONS } from "../../lib/storage/sqlite/items.js";
@@ -75,6 +76,15 @@ describe("sqlite specifics", () => {
     } finally {
       ctx.close();
     }
+  });
+
+  it("gives checkpoints back to the connection when the checkpoint worker cannot start", async () => {
+    let lost = 0;
+    const checkpointer = startCheckpointer(path.join(folder, "no-such-folder", "blogroll.db"), 100, () => lost++);
+    await assert.rejects(checkpointer.checkpoint(), /directory does not exist/);
+    assert.equal(lost, 1);
+    await assert.rejects(checkpointer.checkpoint(), /no checkpoint worker/, "not started again");
+    assert.equal(lost, 1);
   });
 
   it("keeps data across reopening and runs migrations only once", async () => {

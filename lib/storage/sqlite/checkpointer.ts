@@ -63,8 +63,13 @@ function checkpointWorker(): void {
   (globalThis as { keptDatabase?: unknown[] }).keptDatabase = [db, passive];
 }
 
-/** A checkpointer for the database file `file` (in WAL mode), started on the first write. */
-export function startCheckpointer(file: string, busyTimeout: number): Checkpointer {
+/**
+ * A checkpointer for the database file `file` (in WAL mode), started on the
+ * first write. Should the worker fail (it cannot load the driver or open the
+ * file), it is not started again: `onLost` gives checkpoints back to the
+ * caller's connection.
+ */
+export function startCheckpointer(file: string, busyTimeout: number, onLost: () => void): Checkpointer {
   let worker: Worker | null = null;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -86,6 +91,8 @@ export function startCheckpointer(file: string, busyTimeout: number): Checkpoint
     });
     started.on("error", (error) => {
       for (const next of waiting.splice(0)) next.reject(error);
+      if (!closed) onLost();
+      closed = true;
     });
     started.on("exit", () => {
       for (const next of waiting.splice(0)) next.reject(new Error("checkpoint worker stopped"));
@@ -97,7 +104,7 @@ export function startCheckpointer(file: string, busyTimeout: number): Checkpoint
   };
 
   const ask = (): Promise<CheckpointResult> => {
-    if (closed) return Promise.reject(new Error("storage closed"));
+    if (closed) return Promise.reject(new Error("no checkpoint worker (closed, or it failed)"));
     worker ??= start();
     const answer = new Promise<CheckpointResult>((resolve, reject) => waiting.push({ resolve, reject }));
     worker.ref();

@@ -75,7 +75,11 @@ export function openSqlite(file: string): SqliteContext {
   const statements = new Map<string, Database.Statement>();
   keptForever.push(db, statements);
   const transaction = db.transaction((work: () => unknown) => work());
-  const checkpointer = file === ":memory:" ? null : startCheckpointer(file, BUSY_TIMEOUT_MS);
+  const checkpointer =
+    file === ":memory:"
+      ? null
+      : // Without its worker the connection checkpoints again as SQLite does by default.
+        startCheckpointer(file, BUSY_TIMEOUT_MS, () => db.open && db.exec("PRAGMA wal_autocheckpoint = 1000"));
   if (checkpointer) db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   // Rows written so far by this connection, whatever the path (a transaction or a lone statement): a change asks for a checkpoint.
   const totalChanges = keptStatement(db, "SELECT total_changes() AS n").pluck();
