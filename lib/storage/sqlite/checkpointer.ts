@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
@@ -24,8 +25,8 @@ export interface Checkpointer {
   wrote(): void;
   /** Resolves once a checkpoint asked now has run (tests and shutdown). */
   checkpoint(): Promise<CheckpointResult>;
-  /** Stops the worker: it closes its connection and ends. */
-  close(): void;
+  /** Stops the worker: it closes its connection and ends, then this resolves. */
+  close(): Promise<void>;
 }
 
 /** `PRAGMA wal_checkpoint`'s answer: frames in the log, and how many of them are in the database now. */
@@ -84,7 +85,8 @@ export function startCheckpointer(file: string, busyTimeout: number, onLost: () 
     });
     started.on("message", (answer: CheckpointResult | { error: string }) => {
       const next = waiting.shift();
-      if (waiting.length === 0) started.unref();
+      // Closing keeps it referenced until it has gone (an answer arriving meanwhile must not let the process end first).
+      if (waiting.length === 0 && !closed) started.unref();
       if (!next) return;
       if ("error" in answer) next.reject(new Error(answer.error));
       else next.resolve(answer);
@@ -127,7 +129,16 @@ export function startCheckpointer(file: string, busyTimeout: number, onLost: () 
       closed = true;
       if (timer) clearTimeout(timer);
       timer = null;
-      worker?.postMessage("close");
+      const current = worker;
+      if (!current) return Promise.resolve();
+      // Resolved once the worker's connection is closed and the thread gone: nothing touches the files after.
+      current.ref();
+      const gone = once(current, "exit").then(
+        () => undefined,
+        () => undefined,
+      );
+      current.postMessage("close");
+      return gone;
     },
   };
 }

@@ -15,8 +15,8 @@ export interface SqliteContext {
   guard<T>(operation: string, work: () => T): Promise<T>;
   /** Copies the write-ahead log into the database now, off this thread (lib/storage/sqlite/checkpointer.ts); null for ":memory:". */
   checkpoint(): Promise<CheckpointResult | null>;
-  /** Closes the connection and stops its checkpoints. */
-  close(): void;
+  /** Closes the connection, then the checkpoint worker's (resolved once both are closed). */
+  close(): Promise<void>;
 }
 
 /** How long a writer waits for another process's lock before giving up. */
@@ -114,9 +114,9 @@ export function openSqlite(file: string): SqliteContext {
       }
     },
     checkpoint: async () => (checkpointer ? checkpointer.checkpoint() : null),
-    close() {
-      checkpointer?.close();
+    async close() {
       if (db.open) db.close();
+      await checkpointer?.close();
     },
   };
 }

@@ -37,6 +37,9 @@ export function createSqliteStorage(path: string): Storage {
           createLiveTriggers(ctx.db);
         });
       }),
-    close: () => ctx.guard("close", () => ctx.close()),
+    // Resolved once the checkpoint worker's connection is closed too: nothing touches the files after.
+    close: async () => {
+      await ctx.guard("close", () => ctx.close());
+    },
   };
 }
