@@ -13,7 +13,6 @@ import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { pushCallbackLane } from "../push/routes.js";
 import { createTranslator, loadCatalogs, negotiateLocale } from "./i18n.js";
 import { EVENTS_PATH } from "../live/route.js";
-import { compileWasmWithBaselineOnly } from "./wasm-compiler.js";
 
 export interface StandaloneHost {
   app: Express;
@@ -85,8 +84,6 @@ export async function createStandaloneApp(
     trustProxy?: TrustProxy;
   },
 ): Promise<StandaloneHost> {
-  // Before any outbound connection: this process is the standalone server's own.
-  compileWasmWithBaselineOnly();
   const application: Record<string, unknown> = {
     name: "Blogroll",
     version: packageJson.version,
