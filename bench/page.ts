@@ -89,7 +89,8 @@ const gcObserver = new PerformanceObserver((list) => {
     serverGcs.push({ start: entry.startTime, end: entry.startTime + entry.duration });
 });
 gcObserver.observe({ entryTypes: ["gc"] });
-const serverGc = { requests: 0, ms: 0 };
+/** Per path: timed requests a collection of the server overlapped, and those collections' time. */
+const serverGc = new Map<string, { requests: number; ms: number }>();
 const timed = async (path: string, headers: Record<string, string> = {}) => {
   handledMs = Number.NaN;
   serverGcs.length = 0;
@@ -100,8 +101,10 @@ const timed = async (path: string, headers: Record<string, string> = {}) => {
   await sleep(1);
   const overlapping = serverGcs.filter(({ start, end }) => start < answered && end > asked);
   if (overlapping.length > 0) {
-    serverGc.requests++;
-    serverGc.ms += overlapping.reduce((sum, { start, end }) => sum + end - start, 0);
+    const counted = serverGc.get(path) ?? { requests: 0, ms: 0 };
+    counted.requests++;
+    counted.ms += overlapping.reduce((sum, { start, end }) => sum + end - start, 0);
+    serverGc.set(path, counted);
   }
   if (answer.clientGcMs > 0) {
     clientGc.requests++;
@@ -184,10 +187,13 @@ console.log(
   `Timed requests with a collection of the client inside: ${clientGc.requests} (${round(clientGc.ms, 1)} ms in all)`,
 );
 figures["client collections inside timed requests"] = clientGc.requests;
-console.log(
-  `Timed requests a collection of the server overlapped: ${serverGc.requests} (${round(serverGc.ms, 1)} ms in all)`,
-);
-figures["server collections overlapping timed requests"] = serverGc.requests;
+for (const [name, path] of Object.entries(paths)) {
+  const counted = serverGc.get(path) ?? { requests: 0, ms: 0 };
+  console.log(
+    `${name}: ${counted.requests} timed requests a collection of the server overlapped (${round(counted.ms, 1)} ms in all)`,
+  );
+  figures[`${name} server collections overlapping timed requests`] = counted.requests;
+}
 gcObserver.disconnect();
 const p99 = (key: string) => percentile(times.get(key) ?? [], 99);
 const targets = [
