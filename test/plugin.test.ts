@@ -6,7 +6,18 @@ import { describe, it } from "node:test";
 import BlogrollEndpoint from "../index.js";
 import { OptionsError, resolveOptions } from "../lib/options.js";
 import { createFakeDb } from "./support/fake-mongo.js";
+import { microsubFollow } from "./support/microsub-follow.js";
 import { memoryLogger } from "./support/server.js";
+
+/** A follow in the Microsub channel "News". */
+const follow = (feedUrl: string, title: string) => ({
+  feedUrl,
+  title,
+  siteUrl: "https://followed.example/",
+  channel: "News",
+  feedId: "f1",
+  channelId: "c1",
+});
 
 /** The part of the database getBlogrollDb gives that the Microsub plugin uses. */
 interface MicrosubView {
@@ -14,47 +25,6 @@ interface MicrosubView {
     findOne(filter: object): Promise<Record<string, unknown> | null>;
     updateOne(filter: object, update: object, options?: object): Promise<unknown>;
   };
-}
-
-/** What the Microsub plugin writes on a follow (docs/indiekit.md): an upsert by feed URL. */
-async function microsubFollow(
-  blogs: ReturnType<MicrosubView["collection"]>,
-  feedUrl: string,
-  title: string,
-): Promise<void> {
-  const now = new Date();
-  await blogs.updateOne(
-    { feedUrl },
-    {
-      $set: {
-        title,
-        siteUrl: "https://followed.example/",
-        feedType: "rss",
-        category: "News",
-        source: "microsub",
-        microsubFeedId: "f1",
-        microsubChannelId: "c1",
-        microsubChannelName: "News",
-        skipItemFetch: true,
-        status: "active",
-        updatedAt: now,
-      },
-      $setOnInsert: {
-        description: null,
-        tags: [],
-        photo: null,
-        author: null,
-        lastFetchAt: null,
-        lastError: null,
-        itemCount: 0,
-        pinned: false,
-        hidden: false,
-        notes: null,
-        createdAt: now,
-      },
-    },
-    { upsert: true },
-  );
 }
 
 /** An object shaped like Indiekit, recording what the plugin asks of it. */
@@ -310,7 +280,7 @@ describe("plugin class", () => {
     // What the Microsub plugin does on a follow and an unfollow (see docs/indiekit.md).
     const blogs = (host.application.getBlogrollDb as () => MicrosubView)().collection("blogrollBlogs");
     const feedUrl = "https://followed.example/feed.xml";
-    await microsubFollow(blogs, feedUrl, "Followed");
+    await microsubFollow(blogs, follow(feedUrl, "Followed"));
     const followed = await storage.blogs.getByFeedUrl(feedUrl);
     assert.ok(followed, "the follow is a blog");
     await blogs.updateOne(
@@ -334,10 +304,10 @@ describe("plugin class", () => {
     const blogs = (host.application.getBlogrollDb as () => MicrosubView)().collection("blogrollBlogs");
     const titles = async () =>
       (await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((blog) => blog.title);
-    await microsubFollow(blogs, "https://followed.example/feed.xml", "Alpha");
+    await microsubFollow(blogs, follow("https://followed.example/feed.xml", "Alpha"));
     assert.deepEqual(await titles(), ["Alpha", "Middle"]);
     // Followed again (another channel, a renamed feed): the title changes, and so does its place.
-    await microsubFollow(blogs, "https://followed.example/feed.xml", "Zulu");
+    await microsubFollow(blogs, follow("https://followed.example/feed.xml", "Zulu"));
     assert.deepEqual(await titles(), ["Middle", "Zulu"]);
     await plugin.destroy();
   });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { ObjectId } from "mongodb";
 import { ADMIN_TOKEN, installMicrosubCollections, startTestServer, type TestServer } from "../support/server.js";
 import { addBlog } from "../support/seed.js";
+import { microsubFollow } from "../support/microsub-follow.js";
 import { OWNER_ORIGIN } from "../../lib/storage/types.js";
 import { DAY } from "../../lib/time/durations.js";
 
@@ -290,38 +291,14 @@ describe("the Microsub plugin's direct write into blogrollBlogs (mingo stand-in,
     const blogs = server.fakeDb!.collection("blogrollBlogs");
     const now = new Date();
     // Exactly the follow write host-contract.md describes.
-    await blogs.updateOne(
-      { feedUrl: "https://alice.example/feed.xml" },
-      {
-        $set: {
-          title: "Alice",
-          siteUrl: "https://alice.example",
-          feedType: "rss",
-          category: "Friends",
-          source: "microsub",
-          microsubFeedId: feedId.toHexString(),
-          microsubChannelId: channelId.toHexString(),
-          microsubChannelName: "Friends",
-          skipItemFetch: true,
-          status: "active",
-          updatedAt: now,
-        },
-        $setOnInsert: {
-          description: null,
-          tags: [],
-          photo: null,
-          author: null,
-          lastFetchAt: null,
-          lastError: null,
-          itemCount: 0,
-          pinned: false,
-          hidden: false,
-          notes: null,
-          createdAt: now,
-        },
-      },
-      { upsert: true },
-    );
+    await microsubFollow(blogs, {
+      feedUrl: "https://alice.example/feed.xml",
+      title: "Alice",
+      siteUrl: "https://alice.example",
+      channel: "Friends",
+      feedId: feedId.toHexString(),
+      channelId: channelId.toHexString(),
+    });
     await items.insertMany(
       [1, 2, 3].map((n) => ({
         _id: new ObjectId(),

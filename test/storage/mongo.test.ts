@@ -11,6 +11,7 @@ import {
 } from "../../lib/storage/mongo/index.js";
 import { OWNER_ORIGIN, StorageError, type Storage } from "../../lib/storage/types.js";
 import { BSON6, createFakeDb, type BsonLibrary } from "../support/fake-mongo.js";
+import { microsubFollow } from "../support/microsub-follow.js";
 import { runStorageContract } from "./contract.js";
 import { runLiveEventContract } from "./live-events-contract.js";
 import { checkMigrated, LEGACY_CASES, legacyFeedUrl, type LegacySourceName } from "./legacy-blogs.js";
@@ -103,42 +104,15 @@ function withStorage(
   };
 }
 
-/** Writes a blog exactly as the Microsub plugin does on "follow" (host-contract.md). */
-async function microsubFollow(blogs: Collection, feedUrl: string, feedId: unknown, channelId: unknown): Promise<void> {
-  const now = new Date();
-  await blogs.updateOne(
-    { feedUrl },
-    {
-      $set: {
-        title: "Followed in Microsub",
-        siteUrl: "https://followed.example/",
-        feedType: "rss",
-        category: "Friends",
-        source: "microsub",
-        microsubFeedId: feedId,
-        microsubChannelId: channelId,
-        microsubChannelName: "Friends",
-        skipItemFetch: true,
-        status: "active",
-        updatedAt: now,
-      },
-      $setOnInsert: {
-        description: null,
-        tags: [],
-        photo: null,
-        author: null,
-        lastFetchAt: null,
-        lastError: null,
-        itemCount: 0,
-        pinned: false,
-        hidden: false,
-        notes: null,
-        createdAt: now,
-      },
-    },
-    { upsert: true },
-  );
-}
+/** The Microsub plugin's follow of one feed in its channel "Friends". */
+const followed = (feedId: unknown, channelId: unknown) => ({
+  feedUrl: "https://followed.example/feed.xml",
+  title: "Followed in Microsub",
+  siteUrl: "https://followed.example/",
+  channel: "Friends",
+  feedId,
+  channelId,
+});
 
 function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
   it(
@@ -146,12 +120,7 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
     withStorage(makeBackend, async (storage, raw, backend) => {
       await storage.blogs.upsertFromSource({ feedUrl: "https://alpha.example/feed", title: "alpha", source: "manual" });
       await storage.blogs.upsertFromSource({ feedUrl: "https://zulu.example/feed", title: "Zulu", source: "manual" });
-      await microsubFollow(
-        raw.blogs,
-        "https://followed.example/feed.xml",
-        new backend.ObjectId(),
-        new backend.ObjectId(),
-      );
+      await microsubFollow(raw.blogs, followed(new backend.ObjectId(), new backend.ObjectId()));
       assert.equal((await raw.blogs.findOne({ feedUrl: "https://followed.example/feed.xml" }))?.titleSort, undefined);
       const titles = async () =>
         (await storage.blogs.list({ visibility: "public", limit: 10, offset: 0 })).items.map((blog) => blog.title);
@@ -201,7 +170,7 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
     withStorage(makeBackend, async (storage, raw, backend) => {
       const feedId = new backend.ObjectId();
       const channelId = new backend.ObjectId();
-      await microsubFollow(raw.blogs, "https://followed.example/feed.xml", feedId, channelId);
+      await microsubFollow(raw.blogs, followed(feedId, channelId));
 
       const blog = await storage.blogs.getByFeedUrl("http://FOLLOWED.example/feed.xml/");
       assert.ok(blog, "found by normalised key although the document has no key field");
@@ -245,7 +214,7 @@ function mongoSpecifics(makeBackend: () => Promise<Backend>): void {
       assert.equal(joined.blog.title, "Followed in Microsub");
 
       // The plugin's next follow still upserts the same document; its unfollow soft-deletes it.
-      await microsubFollow(raw.blogs, "https://followed.example/feed.xml", feedId, channelId);
+      await microsubFollow(raw.blogs, followed(feedId, channelId));
       assert.equal(await raw.blogs.countDocuments({}), 1);
       await raw.blogs.updateOne(
         { feedUrl: "https://followed.example/feed.xml", source: "microsub" },
