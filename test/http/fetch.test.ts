@@ -207,14 +207,17 @@ describe("fetchUrl: compression and size cap", () => {
   });
   after(() => site.close());
 
+  /** Each encoded path of the site and the text its body decodes to. */
+  const ENCODED = [
+    ["/gzip", "gzipped body"],
+    ["/deflate", "deflated body"],
+    ["/br", "brotli body"],
+    ["/stacked", "twice"],
+    ["/two-members", "one two"],
+  ];
+
   it("decodes gzip, deflate, br and stacked codings, counting wire bytes", async () => {
-    for (const [path, expected] of [
-      ["/gzip", "gzipped body"],
-      ["/deflate", "deflated body"],
-      ["/br", "brotli body"],
-      ["/stacked", "twice"],
-      ["/two-members", "one two"],
-    ]) {
+    for (const [path, expected] of ENCODED) {
       const result = await fetchUrl(`${site.url}${path}`, open);
       assert.equal(text(result.body), expected, path);
       assert.notEqual(result.bytesReceived, result.body.length, `${path}: wire bytes are the compressed ones`);
@@ -252,13 +255,7 @@ describe("fetchUrl: compression and size cap", () => {
 
   it("leaves a body compressed when asked, for decodeBody to undo under the same cap with the same errors", async () => {
     const leave = { ...open, leaveEncoded: (type: string | null) => type !== "text/html" };
-    for (const [path, expected] of [
-      ["/gzip", "gzipped body"],
-      ["/deflate", "deflated body"],
-      ["/br", "brotli body"],
-      ["/stacked", "twice"],
-      ["/two-members", "one two"],
-    ]) {
+    for (const [path, expected] of ENCODED) {
       const result = await fetchUrl(`${site.url}${path}`, leave);
       assert.ok(result.encoding, path);
       assert.equal(result.body.length, result.bytesReceived, `${path}: the bytes as they came`);
