@@ -11,7 +11,7 @@ import { Worker } from "node:worker_threads";
  * backstop (BACKSTOP_PAGES, should this thread fall behind), and a worker
  * with a connection of its own takes a passive checkpoint (never waiting
  * for a lock, never blocking a writer or a reader) a little after writes.
- * The worker starts at the first write and costs some 10 MB of RSS.
+ * The worker starts at the first write; its cost in memory is in docs/sync.md (Memory).
  */
 
 /** How soon after a write the worker is asked to checkpoint: a sync's writes of that time go in one. */
