@@ -1,8 +1,7 @@
-import { backgroundTurn } from "./turns.js";
-import type { BlogrollContext } from "../context.js";
 import { futureHorizon } from "../storage/future.js";
-import type { Blog, Item, Storage } from "../storage/types.js";
+import type { Blog, Item } from "../storage/types.js";
 import type { PageQuery } from "./query.js";
+import type { ReadBlog } from "./snapshots.js";
 import { DAY } from "../time/durations.js";
 
 /** One blog as the page shows it: its latest posts and when it last posted. */
@@ -24,64 +23,6 @@ export interface BlogrollData {
   groups: PageGroup[];
   /** Blogs listed, over all groups. */
   count: number;
-}
-
-/** Most blogs one page lists. */
-export const MAX_PAGE_BLOGS = 10_000;
-/**
- * Blogs read, or blogs' latest posts, per storage call. The build yields to
- * other requests between calls (SQLite answers each in one piece, on this
- * thread), so a rebuild never holds the server for more than one of them:
- * about a millisecond for 50 blogs, most of it making blogs of their rows.
- */
-const PAGE = 50;
-
-/**
- * Every publicly visible blog of the category, as the storage's one public
- * rule says. A write between two pages may shift the list by one: a blog is
- * kept once, and the page's rebuilds see the write and build again.
- */
-async function visibleBlogs(storage: Storage, category: string | undefined): Promise<Blog[]> {
-  const blogs = new Map<string, Blog>();
-  for (let offset = 0; offset < MAX_PAGE_BLOGS; offset += PAGE) {
-    if (offset > 0) await backgroundTurn();
-    const { items, total } = await storage.blogs.list({
-      category,
-      visibility: "public",
-      sort: "title",
-      limit: Math.min(PAGE, MAX_PAGE_BLOGS - offset),
-      offset,
-    });
-    for (const blog of items) blogs.set(blog.id, blog);
-    if (items.length < PAGE || offset + items.length >= total) break;
-  }
-  return [...blogs.values()];
-}
-
-/** The latest posts of each blog: our own from storage in one call, a Microsub blog's from the Microsub plugin. */
-async function latestPosts(
-  context: BlogrollContext,
-  storage: Storage,
-  blogs: Blog[],
-  latest: number,
-): Promise<Map<string, Item[]>> {
-  if (latest === 0) return new Map();
-  const isMicrosub = (blog: Blog) => blog.source === "microsub" && blog.microsubFeedId !== null;
-  // Counters say which blogs have posts: the others cost no read.
-  const withPosts = blogs.filter((blog) => !isMicrosub(blog) && blog.itemCount > 0).map((blog) => blog.id);
-  const posts = new Map<string, Item[]>();
-  for (let start = 0; start < withPosts.length; start += PAGE) {
-    await backgroundTurn();
-    for (const [id, items] of await storage.items.latestByBlog(withPosts.slice(start, start + PAGE), latest))
-      posts.set(id, items);
-  }
-  const microsub = context.getMicrosub();
-  if (!microsub) return posts;
-  for (const blog of blogs.filter(isMicrosub)) {
-    const items = await microsub.listItems({ feedIds: [blog.microsubFeedId as string], limit: latest, offset: 0 });
-    if (items.length > 0) posts.set(blog.id, items);
-  }
-  return posts;
 }
 
 /** The newest of the dates we have for a blog's last post, those more than a day ahead left out. */
@@ -123,27 +64,24 @@ export function naturalCollator(locale: string): Intl.Collator {
 }
 
 /**
- * The blogroll as the page shows it: the visible blogs of the query (null
- * when it names a category no visible blog has), each with its latest
- * posts, in the page's order, grouped by category unless `group=none`.
- * Categories follow natural order, blogs without one last.
+ * The blogroll as the page shows it, from the visible blogs of the query
+ * with their latest posts (BlogSnapshots.read): null when the query names a
+ * category no visible blog has; else in the page's order, grouped by
+ * category unless `group=none`. Categories follow natural order, blogs
+ * without one last.
  */
-export async function loadBlogroll(
-  context: BlogrollContext,
+export function arrangeBlogroll(
+  read: ReadonlyMap<string, ReadBlog>,
   query: PageQuery,
   locale: string,
   now = Date.now(),
-): Promise<BlogrollData | null> {
-  const storage = await context.getStorage();
-  const blogs = await visibleBlogs(storage, query.category);
-  if (query.category !== undefined && blogs.length === 0) return null;
-  const posts = await latestPosts(context, storage, blogs, query.latest);
+): BlogrollData | null {
+  if (query.category !== undefined && read.size === 0) return null;
   const horizon = futureHorizon(now).getTime();
   const cutoff = query.activeWithin === null ? null : now - query.activeWithin * DAY;
   const shown: PageBlog[] = [];
-  for (const blog of blogs) {
-    const own = posts.get(blog.id) ?? [];
-    const entry = { blog, posts: own, lastPostAt: lastPostDate(blog, own, horizon) };
+  for (const { blog, posts } of read.values()) {
+    const entry = { blog, posts, lastPostAt: lastPostDate(blog, posts, horizon) };
     // A post dated more than a day ahead is no sign of life: lastPostAt leaves it out.
     if (cutoff !== null && (entry.lastPostAt === null || entry.lastPostAt.getTime() < cutoff)) continue;
     shown.push(entry);

@@ -1,6 +1,7 @@
 import { backgroundTurn } from "./turns.js";
 import type { Item } from "../storage/types.js";
-import { MAX_PAGE_BLOGS, type BlogrollData, type PageBlog } from "./blogroll.js";
+import type { BlogrollData, PageBlog } from "./blogroll.js";
+import { MAX_PAGE_BLOGS } from "./snapshots.js";
 import { BoundedMap } from "./cache.js";
 import { fullDate, humanDate, relativeDate } from "./dates.js";
 import { httpUrl } from "../url/http-url.js";

@@ -9,13 +9,14 @@ import { ChangeClock } from "../river/change-clock.js";
 import type { Storage } from "../storage/types.js";
 import { MINUTE } from "../time/durations.js";
 import { createTranslator, loadCatalogs } from "../standalone/i18n.js";
-import { loadBlogroll, type BlogrollData } from "./blogroll.js";
+import { arrangeBlogroll, type BlogrollData } from "./blogroll.js";
 import { FreshValues } from "./cache.js";
 import { chooseCoding, EncodedBody, type Coding } from "./encoded.js";
 import { KeptAnswers, type KeptAnswersPolicy } from "./kept-answers.js";
 import { CardMemo, cardsInTurns, renderFragment, renderPage, type PageLinks, type RenderContext } from "./html.js";
 import { blogrollJsonText } from "./json.js";
 import { dataKey, pageSearch, parsePageQuery } from "./query.js";
+import { BlogSnapshots } from "./snapshots.js";
 import { PAGE_CSS_HASH } from "./styles.js";
 
 /** The blogroll as a page, as a fragment for includes, and as JSON for static-site builds. */
@@ -72,9 +73,10 @@ export type PageResponder = (format: PageFormat) => (request: Request, response:
  * process writes): a revalidation (If-None-Match) or
  * a repeat costs no storage read and no rendering, and a request after a
  * change gets the kept body until its rebuild is ready. Builds of the three
- * formats share one read of the data per query (FreshValues), and the page's
- * and fragment's builds the blogs' cards, made anew only for blogs whose
- * card changed (`cards`). ETag is the
+ * formats share one read of the data per query (FreshValues), which reads
+ * again only the blogs a change touched (BlogSnapshots), and the page's and
+ * fragment's builds the blogs' cards, made anew only for blogs whose card
+ * changed (`cards`). ETag is the
  * body's digest, Last-Modified when this process first built that body (the
  * river's change clock).
  */
@@ -86,11 +88,17 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
   /** Codings readers asked for: a rebuild compresses its body in them before it is served. */
   const codingsAsked = new Set<Coding>();
   const { changes } = context;
-  let kept: { storage: Storage; bodies: KeptAnswers<Built | null>; unfollow: () => void } | null = null;
+  let kept: {
+    storage: Storage;
+    bodies: KeptAnswers<Built | null>;
+    snapshots: BlogSnapshots;
+    unfollow: () => void;
+  } | null = null;
 
-  const bodiesOf = (storage: Storage) => {
-    if (kept?.storage === storage) return kept.bodies;
+  const keptFor = (storage: Storage) => {
+    if (kept?.storage === storage) return kept;
     kept?.unfollow();
+    kept?.snapshots.close();
     const bodies = new KeptAnswers<Built | null>({
       policy: BODIES,
       changes: () => changes.version,
@@ -98,8 +106,9 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
       keep: (built) => built !== null,
       onError: (error) => context.log.error("Rebuilding the blogroll page failed", error),
     });
-    kept = { storage, bodies, unfollow: changes.onChange(() => bodies.changed()) };
-    return bodies;
+    const snapshots = new BlogSnapshots(context, storage, DATA_TTL_MS, DATA_KEPT);
+    kept = { storage, bodies, snapshots, unfollow: changes.onChange(() => bodies.changed()) };
+    return kept;
   };
 
   return (format) =>
@@ -115,9 +124,10 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
       const rivers = riverUrls(base, query.category);
       const links: PageLinks = { opml: opmlUrl(base, query.category), ...rivers };
       const key = JSON.stringify([format, base, dataKey(query), query.headingLevel, owner.locale]);
+      const { bodies, snapshots } = keptFor(storage);
+      const load = async () => arrangeBlogroll(await snapshots.read(query.category, query.latest), query, owner.locale);
       const build = async (): Promise<Built | null> => {
-        const blogroll = await data.get(dataSlot, changes.version, () => loadBlogroll(context, query, owner.locale))
-          .value;
+        const blogroll = await data.get(dataSlot, changes.version, load).value;
         if (!blogroll) {
           // Made-up category names take no slot from the blogroll's real queries.
           data.forget(dataSlot);
@@ -147,7 +157,7 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
         const etag = strongEtag(body.body);
         return { body, etag, lastModified: clock.since(key, etag) };
       };
-      const built = await bodiesOf(storage).get(key, build, covering ?? undefined);
+      const built = await bodies.get(key, build, covering ?? undefined);
       if (!built) {
         response.status(404).json({ error: "Category not found" });
         return;
