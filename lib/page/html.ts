@@ -1,5 +1,5 @@
 import { backgroundTurn } from "./turns.js";
-import type { Item } from "../storage/types.js";
+import type { Blog, Item } from "../storage/types.js";
 import type { BlogrollData, PageBlog } from "./blogroll.js";
 import { MAX_PAGE_BLOGS } from "./snapshots.js";
 import { BoundedMap } from "./cache.js";
@@ -163,6 +163,12 @@ export function cardInputs(entry: PageBlog, render: RenderContext): string {
  */
 export class CardMemo {
   private readonly cards: BoundedMap<{ bytes: number; html: string }>;
+  /**
+   * The card last given for a blog as read (storage reads make new objects,
+   * never changed after): while its posts are the same array and its dates
+   * read the same, the card is the same, found without writing its inputs.
+   */
+  private readonly byRead = new WeakMap<Blog, { posts: Item[]; dates: string; html: string }>();
   /** Cards made so far (not found). */
   made = 0;
 
@@ -171,15 +177,31 @@ export class CardMemo {
   }
 
   card(entry: PageBlog, render: RenderContext): string {
+    const dates = dateTexts(entry, render);
+    const known = this.byRead.get(entry.blog);
+    if (known && known.posts === entry.posts && known.dates === dates) return known.html;
     const inputs = cardInputs(entry, render);
-    const found = this.cards.get(inputs);
-    if (found) return found.html;
-    const html = blogCard(entry, render);
-    this.made++;
-    // UTF-16 in memory: two bytes a character, the key's and the card's.
-    this.cards.set(inputs, { bytes: 2 * (inputs.length + html.length), html });
+    let html = this.cards.get(inputs)?.html;
+    if (html === undefined) {
+      html = blogCard(entry, render);
+      this.made++;
+      // UTF-16 in memory: two bytes a character, the key's and the card's.
+      this.cards.set(inputs, { bytes: 2 * (inputs.length + html.length), html });
+    }
+    this.byRead.set(entry.blog, { posts: entry.posts, dates, html });
     return html;
   }
+}
+
+/** What of a card moves with the clock and the language: the page's language, and its dates as written (cardInputs has them too). */
+function dateTexts({ posts, lastPostAt }: PageBlog, render: RenderContext): string {
+  if (posts.length === 0)
+    return lastPostAt
+      ? `${render.locale} ${lastPostAt.getTime()} ${relativeDate(lastPostAt, render.now, render.locale)}`
+      : render.locale;
+  let texts = render.locale;
+  for (const post of posts) if (post.published) texts += `\n${humanDate(post.published, render.now, render.locale)}`;
+  return texts;
 }
 
 /** Blogs whose cards are made or found between two turns of other requests (about a millisecond's work). */

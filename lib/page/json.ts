@@ -1,6 +1,7 @@
 import { serializeBlog, serializeItem, type ApiBlog, type ApiItem } from "../api/serialize.js";
 import { backgroundTurn } from "./turns.js";
 import type { BlogrollData, PageBlog } from "./blogroll.js";
+import type { Blog, Item } from "../storage/types.js";
 import type { PageLinks } from "./html.js";
 
 /** A blog of blogroll.json: the API's Blog, when it last posted, and its latest posts. */
@@ -29,6 +30,26 @@ function blogJson({ blog, posts, lastPostAt }: PageBlog, now: Date): JsonBlog {
 }
 
 /**
+ * The JSON text last written for a blog as read (storage reads make new
+ * objects, never changed after): the same while its posts are the same
+ * array, its last post date the same and no post has stopped being in the
+ * future (`isFuture`, the one part that moves with the clock).
+ */
+const written = new WeakMap<Blog, { posts: Item[]; lastPostAt: number | null; future: string; text: string }>();
+
+function blogJsonText(entry: PageBlog, now: Date): string {
+  const lastPostAt = entry.lastPostAt?.getTime() ?? null;
+  let future = "";
+  for (const post of entry.posts) future += post.published !== null && post.published > now ? "1" : "0";
+  const known = written.get(entry.blog);
+  if (known && known.posts === entry.posts && known.lastPostAt === lastPostAt && known.future === future)
+    return known.text;
+  const text = JSON.stringify(blogJson(entry, now));
+  written.set(entry.blog, { posts: entry.posts, lastPostAt, future, text });
+  return text;
+}
+
+/**
  * The page's data as JSON text (a BlogrollJson), for static-site builds: the
  * same blogs, order and groups, one request. Written a few blogs at a time,
  * with other requests served in between.
@@ -44,7 +65,7 @@ export async function blogrollJsonText(
     const blogs: string[] = [];
     for (const entry of group.blogs) {
       if (written > 0 && written % BLOGS_PER_TURN === 0) await backgroundTurn();
-      blogs.push(JSON.stringify(blogJson(entry, now)));
+      blogs.push(blogJsonText(entry, now));
       written++;
     }
     groups.push(`{"category":${JSON.stringify(group.category)},"blogs":[${blogs.join(",")}]}`);

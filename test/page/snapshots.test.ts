@@ -45,29 +45,32 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
     let storage: Storage;
     let snapshots: BlogSnapshots;
     const now = Date.now();
-    const render: RenderContext = { locale: "en", __: createTranslator(catalogs, "en"), now };
     const blogs: Blog[] = [];
 
     /** What the page shows of a read: the fragment and the JSON, for each query. */
-    const shown = async (read: (query: PageQuery) => Promise<ReadonlyMap<string, ReadBlog>>) => {
+    const shown = async (read: (query: PageQuery) => Promise<ReadonlyMap<string, ReadBlog>>, at = now) => {
+      const render: RenderContext = { locale: "en", __: createTranslator(catalogs, "en"), now: at };
       const bodies: string[] = [];
       for (const query of QUERIES) {
-        const data = arrangeBlogroll(await read(query), query, "en", now);
+        const data = arrangeBlogroll(await read(query), query, "en", at);
         if (!data) {
           bodies.push("404");
           continue;
         }
         bodies.push(renderFragment(data, render, { headingLevel: 2, headed: query.category === undefined }));
         const head = { title: "T", owner: { name: null, url: null }, links: {} as never };
-        bodies.push(await blogrollJsonText(data, head, new Date(now)));
+        bodies.push(await blogrollJsonText(data, head, new Date(at)));
       }
       return bodies;
     };
 
-    /** Reads each query again (refreshed, or in full when `full`) and compares with a new full read. */
-    const check = async (kind: string, expected: "refreshed" | "full", shows?: RegExp) => {
+    /**
+     * Reads each query again (refreshed, or in full when `full`) and compares
+     * what the page shows of it, at `at`, with what it shows of a new full read.
+     */
+    const check = async (kind: string, expected: "refreshed" | "full", shows?: RegExp, at = now) => {
       const before = { ...snapshots.reads };
-      const refreshed = await shown((query) => snapshots.read(query.category, query.latest, now));
+      const refreshed = await shown((query) => snapshots.read(query.category, query.latest, now), at);
       const counted = {
         full: snapshots.reads.full - before.full,
         refreshes: snapshots.reads.refreshes - before.refreshes,
@@ -78,7 +81,7 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
         kind,
       );
       const fresh = new BlogSnapshots(server.plugin.context, storage, TTL, 8);
-      const full = await shown((query) => fresh.read(query.category, query.latest, now));
+      const full = await shown((query) => fresh.read(query.category, query.latest, now), at);
       fresh.close();
       for (const [n, body] of refreshed.entries())
         assert.equal(body, full[n], `${kind}: body ${n} as a full read makes it`);
@@ -178,6 +181,27 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
       await check("deleted", "refreshed");
       await storage.blogs.purge(blogs[5].id);
       await check("purged", "refreshed");
+    });
+
+    it("cards and JSON kept for unchanged blogs follow the clock: relative dates, a post no longer in the future", async () => {
+      await storage.items.store(
+        blogs[6].id,
+        [item("ahead-6", new Date(now + 2 * HOUR), { title: "Ahead six" })],
+        new Date(now),
+        20,
+      );
+      const ahead = (future: boolean) =>
+        new RegExp(`"title":"Ahead six","summary":"[^"]*","published":"[^"]*","isFuture":${future}`);
+      await check("a post dated ahead", "refreshed", ahead(true));
+      await check("three hours later", "refreshed", ahead(false), now + 3 * HOUR);
+      await check("two days later", "refreshed", /2 days ago/, now + 2 * DAY);
+      // More than a day ahead, a post is no sign of life (lastPostAt leaves it out) until the clock comes near it.
+      const ahead3 = await addBlog(storage, { title: "Ahead", category: "Tech" });
+      await storage.items.store(ahead3.id, [item("far", new Date(now + 3 * DAY))], new Date(now), 20);
+      const lastPost = (at: string) => new RegExp(`"title":"Ahead",[^{}]*"lastPostAt":${at}`);
+      await check("a blog whose one post is dated three days ahead", "refreshed", lastPost("null"));
+      const far = `"${new Date(now + 3 * DAY).toISOString()}"`;
+      await check("two and a half days later", "refreshed", lastPost(far), now + 2.5 * DAY);
     });
 
     it("another writer's changes, known from the live event log", async () => {
