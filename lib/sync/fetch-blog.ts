@@ -49,6 +49,8 @@ export interface SyncBlogDeps {
   firstReads?: FirstReads;
   /** This fetch answers a push notification: new posts are what the push announced, not posts it missed. */
   answersPush?: boolean;
+  /** Told once the feed's response is in hand or its request failed, before the parse and the writes (the run gives the fetch slot on). */
+  fetched?: () => void;
 }
 
 /** What a read of a feed told beyond its items: where it pushes, and how many posts were new. */
@@ -134,6 +136,8 @@ export const DEAD_END_GONE_AFTER = 7 * DAY;
  * A blog fetched well (2xx or 304) that has no image of its own says which
  * site's icon it needs; icons are not looked up here, so they never delay
  * the feeds.
+ * `deps.fetched` is told once the response is in (or the request failed),
+ * before the parse and the writes.
  * Never throws: storage errors are caught and reported as `failed`. When
  * `signal` aborts, the request is cancelled and, unless the writes had begun
  * (they are then completed), nothing is written.
@@ -177,6 +181,8 @@ export async function syncBlog(
   } catch (error) {
     if (signal.aborted) return aborted;
     return recordFailure(storage, blog, fetchedAt, describe(error), schedule);
+  } finally {
+    deps.fetched?.();
   }
   if (signal.aborted) return aborted;
   const deadEnd = response.redirects.length > 0 && (response.status === 404 || response.status === 410);

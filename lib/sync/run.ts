@@ -51,7 +51,8 @@ export interface SyncRunnerDeps {
  * Builds the scheduler's run: refresh sources (at most every
  * SOURCE_REFRESH_INTERVAL, or always on "Sync now"), fetch every due blog
  * (every blog on "Sync now", but those a server told to wait) through
- * the pool (`concurrency` at a time, `perHostConcurrency` per host), apply
+ * the pool (`concurrency` requests at a time, `perHostConcurrency` per host;
+ * a blog's slot goes to the next as soon as its response is in), apply
  * retention (`maxItemAge`) and report the content done; site icons, looked
  * up meanwhile in a second lane that yields to the feeds at every host,
  * finish after that. A stopped run (context.signal) cancels requests in
@@ -135,9 +136,9 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
         runAt,
         { concurrency: options.concurrency, perHost: options.perHostConcurrency, everyone: context.everyone },
         signal,
-        async (blog) => {
+        async (blog, fetched) => {
           if (newOnly && blog.lastFetchAt !== null) return;
-          const result = await syncBlog(storage, blog, options, signal, blogDeps);
+          const result = await syncBlog(storage, blog, options, signal, { ...blogDeps, fetched });
           tally(result);
           if (result.icon && options.siteIcons) icons.want(blog, result.icon);
           if (result.outcome === "updated" || result.outcome === "not-modified")

@@ -1,11 +1,12 @@
 /**
  * forEachDueBlog reads the due blogs page by page: every blog is handled
  * once and every row read once, however many pages there are (the cost of a
- * run grows with the blogs it fetches, not with their square).
+ * run grows with the blogs it fetches, not with their square). A blog's
+ * fetch slot goes on once it is fetched; blogs in hand stay bounded.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { forEachDueBlog } from "../../lib/sync/due-blogs.js";
+import { backlogOf, forEachDueBlog } from "../../lib/sync/due-blogs.js";
 import type { Blog, Storage } from "../../lib/storage/types.js";
 import { openTempStorage, type TempStorage } from "./harness.js";
 
@@ -76,4 +77,42 @@ describe("forEachDueBlog", () => {
         await store.storage.blogs.recordFetch(id, { at: T0, status: "active", nextFetchAt: null, failureCount: 0 });
     });
   }
+
+  it("a fetched blog gives its slot to the next at once; blogs in hand stay within `concurrency` and a backlog", async () => {
+    const concurrency = 4;
+    const inHand = concurrency + backlogOf(concurrency);
+    assert.ok(backlogOf(concurrency) >= 1);
+    const started: string[] = [];
+    const held: Array<() => void> = [];
+    // Every queued callback and I/O turn run: what could start has started.
+    const drain = async () => {
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    let finished = false;
+    const run = forEachDueBlog(
+      store.storage,
+      T0,
+      { concurrency, perHost: concurrency, everyone: true },
+      new AbortController().signal,
+      async (blog, fetched) => {
+        started.push(blog.id);
+        // Fetched at once; its parse and writes are held.
+        fetched();
+        await new Promise<void>((resolve) => held.push(resolve));
+      },
+      () => undefined,
+    ).then(() => void (finished = true));
+    await drain();
+    assert.equal(started.length, inHand, "fetched blogs freed their slots, up to the backlog");
+    held.shift()!();
+    await drain();
+    assert.equal(started.length, inHand + 1, "one settled, one more started");
+    while (!finished) {
+      held.splice(0).forEach((release) => release());
+      await drain();
+    }
+    await run;
+    assert.equal(started.length, BLOGS);
+    assert.equal(new Set(started).size, BLOGS);
+  });
 });

@@ -509,6 +509,31 @@ test("an unexpected parser failure shows the owner a generic message and gives t
   assert.deepEqual(logged, [`syncing ${origin}/odd.xml failed: RangeError: worker went away`]);
 });
 
+test("the run is told a feed is fetched once its response is in, before the parse; a failed request tells it too", async () => {
+  serveFeed("/told.xml");
+  const events: string[] = [];
+  const told: SyncBlogDeps = {
+    ...deps(),
+    fetched: () => void events.push("fetched"),
+    parse: (...args) => (events.push("parse"), feedParser(false)(...args)),
+  };
+  const ok = await syncBlog(
+    storage,
+    await addBlog(storage, `${origin}/told.xml`),
+    options,
+    new AbortController().signal,
+    told,
+  );
+  assert.equal(ok.outcome, "updated");
+  assert.deepEqual(events, ["fetched", "parse"]);
+
+  events.length = 0;
+  const refused = await addBlog(storage, "http://127.0.0.1:1/feed.xml");
+  const failed = await syncBlog(storage, refused, options, new AbortController().signal, told);
+  assert.equal(failed.outcome, "failed");
+  assert.deepEqual(events, ["fetched"]);
+});
+
 test("an aborted fetch writes nothing", async () => {
   server.route("/hang.xml", () => undefined);
   const blog = await addBlog(storage, `${origin}/hang.xml`);

@@ -129,6 +129,38 @@ test("out of the box one host gets two requests at a time, however many of its b
   assert.equal(server.peak.perHost.get("127.0.0.1"), 2);
 });
 
+test("a fetch slot goes to the next blog once a feed is read, before that feed's writes end (concurrency 1)", async () => {
+  server = await startFeedServer();
+  const events: string[] = [];
+  let secondAsked: () => void = () => undefined;
+  const secondRequest = new Promise<void>((resolve) => (secondAsked = resolve));
+  const names = new Map<string, string>();
+  for (const name of ["one", "two"]) {
+    server.route(`/${name}.xml`, (_request, response) => {
+      events.push(`asked ${name}`);
+      if (events.length === 2) secondAsked();
+      response
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(rss([{ guid: name, published: hoursAgo(1) }]));
+    });
+    names.set((await addBlog(storage, `${server.origins[0]}/${name}.xml`)).id, name);
+  }
+  // The first feed's writes wait for the next request: bounded, so the old order fails the test instead of hanging it.
+  const items = Object.create(storage.items) as Storage["items"];
+  let stores = 0;
+  items.store = async (blogId, ...rest) => {
+    if (++stores === 1)
+      await Promise.race([secondRequest, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    const result = await storage.items.store(blogId, ...rest);
+    events.push(`stored ${names.get(blogId)}`);
+    return result;
+  };
+  const stats = await runner({}, testOptions({ concurrency: 1 }))({ ...storage, items }, context());
+  assert.equal(stats.blogs.success, 2);
+  const [first, second] = events.filter((event) => event.startsWith("asked")).map((event) => event.slice(6));
+  assert.deepEqual(events, [`asked ${first}`, `asked ${second}`, `stored ${first}`, `stored ${second}`]);
+});
+
 test("the runner's dispatcher carries every request: host names mapped to loopback keep their own limits", async () => {
   server = await startFeedServer();
   const port = new URL(server.origins[0]).port;
