@@ -162,13 +162,13 @@ export function cardInputs(entry: PageBlog, render: RenderContext): string {
  * of one change share theirs.
  */
 export class CardMemo {
-  private readonly cards: BoundedMap<{ bytes: number; html: string }>;
+  private readonly cards: BoundedMap<MadeCard & { bytes: number }>;
   /**
    * The card last given for a blog as read (storage reads make new objects,
    * never changed after): while its posts are the same array and its dates
    * read the same, the card is the same, found without writing its inputs.
    */
-  private readonly byRead = new WeakMap<Blog, { posts: Item[]; dates: string; html: string }>();
+  private readonly byRead = new WeakMap<Blog, MadeCard & { posts: Item[]; dates: string }>();
   /** Cards made so far (not found). */
   made = 0;
 
@@ -176,21 +176,37 @@ export class CardMemo {
     this.cards = new BoundedMap(capacity, maxBytes);
   }
 
+  /** The blog's card (blogCard's, found or made). */
   card(entry: PageBlog, render: RenderContext): string {
+    return this.find(entry, render).html;
+  }
+
+  /** The blog's card as the body carries it (UTF-8), encoded once per card. */
+  encoded(entry: PageBlog, render: RenderContext): Buffer {
+    return this.find(entry, render).encoded;
+  }
+
+  private find(entry: PageBlog, render: RenderContext): MadeCard {
     const dates = dateTexts(entry, render);
     const known = this.byRead.get(entry.blog);
-    if (known && known.posts === entry.posts && known.dates === dates) return known.html;
+    if (known && known.posts === entry.posts && known.dates === dates) return known;
     const inputs = cardInputs(entry, render);
-    let html = this.cards.get(inputs)?.html;
-    if (html === undefined) {
-      html = blogCard(entry, render);
+    let made: MadeCard | undefined = this.cards.get(inputs);
+    if (!made) {
+      const html = blogCard(entry, render);
+      made = { html, encoded: Buffer.from(html) };
       this.made++;
-      // UTF-16 in memory: two bytes a character, the key's and the card's.
-      this.cards.set(inputs, { bytes: 2 * (inputs.length + html.length), html });
+      // UTF-16 in memory, two bytes a character (the key's and the card's), and its UTF-8 copy.
+      this.cards.set(inputs, { ...made, bytes: 2 * (inputs.length + html.length) + made.encoded.length });
     }
-    this.byRead.set(entry.blog, { posts: entry.posts, dates, html });
-    return html;
+    this.byRead.set(entry.blog, { ...made, posts: entry.posts, dates });
+    return made;
   }
+}
+
+interface MadeCard {
+  html: string;
+  encoded: Buffer;
 }
 
 /** What of a card moves with the clock and the language: the page's language, and its dates as written (cardInputs has them too). */
@@ -216,41 +232,81 @@ export async function cardsInTurns(
   data: BlogrollData,
   render: RenderContext,
   memo: CardMemo,
-): Promise<Map<PageBlog, string>> {
-  const cards = new Map<PageBlog, string>();
+): Promise<Map<PageBlog, Buffer>> {
+  const cards = new Map<PageBlog, Buffer>();
   for (const group of data.groups) {
     for (const entry of group.blogs) {
       if (cards.size > 0 && cards.size % CARDS_PER_TURN === 0) await backgroundTurn();
-      cards.set(entry, memo.card(entry, render));
+      cards.set(entry, memo.encoded(entry, render));
     }
   }
   return cards;
 }
 
+/** A piece of a page or fragment: markup, or the card of a blog. */
+type Part = string | PageBlog;
+
+const NEWLINE = Buffer.from("\n");
+
+/**
+ * The parts written one after another make the body: encoded once here, the
+ * cards as `cards` holds them (cardsInTurns; made here when absent), so a
+ * body of a thousand cards is copied together rather than joined into one
+ * string and encoded again.
+ */
+function encodeParts(parts: Part[], render: RenderContext, cards?: Map<PageBlog, Buffer>): Buffer {
+  return Buffer.concat(
+    parts.map((part) => {
+      if (typeof part !== "string") return cards?.get(part) ?? Buffer.from(blogCard(part, render));
+      return part === "\n" ? NEWLINE : Buffer.from(part);
+    }),
+  );
+}
+
 /**
  * The blogroll as an HTML fragment: no document, no script, no style.
  * Categories are headings (left out when one category is asked for, or none
- * exists), each group one list; `group=none` is one list. `cards` holds the
- * blogs' cards when made beforehand (cardsInTurns).
+ * exists), each group one list; `group=none` is one list.
  */
+function fragmentParts(
+  data: BlogrollData,
+  render: RenderContext,
+  options: { headingLevel: number; headed: boolean },
+): Part[] {
+  if (data.count === 0)
+    return [
+      `<div class="blogroll"><p class="blogroll__status">${escapeHtml(render.__("blogroll.home.noBlogs"))}</p></div>`,
+    ];
+  const headed = options.headed && data.groups.some((group) => group.category !== null);
+  const level = options.headingLevel;
+  const parts: Part[] = ['<div class="blogroll">\n'];
+  for (const [n, group] of data.groups.entries()) {
+    if (n > 0) parts.push("\n");
+    if (headed) {
+      const heading = group.category ?? render.__("blogroll.home.other");
+      parts.push(
+        `<div class="blogroll__group">\n<h${level} class="blogroll__heading">${escapeHtml(heading)}</h${level}>\n`,
+      );
+    }
+    parts.push('<ul class="blogroll__list blogroll__blogs">\n');
+    for (const [i, entry] of group.blogs.entries()) {
+      if (i > 0) parts.push("\n");
+      parts.push(entry);
+    }
+    parts.push("\n</ul>");
+    if (headed) parts.push("\n</div>");
+  }
+  parts.push("\n</div>\n");
+  return parts;
+}
+
+/** The fragment (see fragmentParts) as UTF-8; `cards` holds the blogs' cards when made beforehand (cardsInTurns). */
 export function renderFragment(
   data: BlogrollData,
   render: RenderContext,
-  options: { headingLevel: number; headed: boolean; cards?: Map<PageBlog, string> },
-): string {
-  if (data.count === 0)
-    return `<div class="blogroll"><p class="blogroll__status">${escapeHtml(render.__("blogroll.home.noBlogs"))}</p></div>`;
-  const card = (entry: PageBlog) => options.cards?.get(entry) ?? blogCard(entry, render);
-  const list = (blogs: PageBlog[]) =>
-    `<ul class="blogroll__list blogroll__blogs">\n${blogs.map(card).join("\n")}\n</ul>`;
-  const headed = options.headed && data.groups.some((group) => group.category !== null);
-  const level = options.headingLevel;
-  const groups = data.groups.map((group) => {
-    if (!headed) return list(group.blogs);
-    const heading = group.category ?? render.__("blogroll.home.other");
-    return `<div class="blogroll__group">\n<h${level} class="blogroll__heading">${escapeHtml(heading)}</h${level}>\n${list(group.blogs)}\n</div>`;
-  });
-  return `<div class="blogroll">\n${groups.join("\n")}\n</div>\n`;
+  options: { headingLevel: number; headed: boolean; cards?: Map<PageBlog, Buffer> },
+): Buffer {
+  return encodeParts(fragmentParts(data, render, options), render, options.cards);
 }
 
 export interface PageLinks {
@@ -265,8 +321,8 @@ export interface PageLinks {
 export function renderPage(
   data: BlogrollData,
   render: RenderContext,
-  page: { title: string; links: PageLinks; headed: boolean; cards?: Map<PageBlog, string> },
-): string {
+  page: { title: string; links: PageLinks; headed: boolean; cards?: Map<PageBlog, Buffer> },
+): Buffer {
   const { title, links } = page;
   const __ = render.__;
   const feeds: Array<[string, string, string]> = [
@@ -274,7 +330,7 @@ export function renderPage(
     [links.json, "application/feed+json", __("blogroll.home.json")],
     [links.rss, "application/rss+xml", __("blogroll.home.rss")],
   ];
-  const head = [
+  const headLinks = [
     `<link rel="blogroll" type="text/xml" title="${escapeHtml(title)}" href="${escapeHtml(links.opml)}">`,
     ...feeds.map(
       ([href, type, label]) =>
@@ -284,13 +340,13 @@ export function renderPage(
   const subscribe = [...feeds, [links.opml, "text/x-opml", __("blogroll.home.opml")]]
     .map(([href, type, label]) => `<li><a href="${escapeHtml(href)}" type="${type}">${escapeHtml(label)}</a></li>`)
     .join("");
-  return `<!DOCTYPE html>
+  const head = `<!DOCTYPE html>
 <html lang="${escapeHtml(render.locale)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-${head.join("\n")}
+${headLinks.join("\n")}
 <style>${PAGE_CSS}</style>
 </head>
 <body>
@@ -300,8 +356,11 @@ ${head.join("\n")}
 <nav aria-label="${escapeHtml(__("blogroll.home.subscribe"))}"><ul class="page__feeds">${subscribe}</ul></nav>
 </header>
 <main>
-${renderFragment(data, render, { headingLevel: 2, headed: page.headed, cards: page.cards })}</main>
-</body>
-</html>
 `;
+  const parts = [
+    head,
+    ...fragmentParts(data, render, { headingLevel: 2, headed: page.headed }),
+    "</main>\n</body>\n</html>\n",
+  ];
+  return encodeParts(parts, render, page.cards);
 }

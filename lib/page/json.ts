@@ -30,46 +30,51 @@ function blogJson({ blog, posts, lastPostAt }: PageBlog, now: Date): JsonBlog {
 }
 
 /**
- * The JSON text last written for a blog as read (storage reads make new
- * objects, never changed after): the same while its posts are the same
+ * The JSON last written for a blog as read (storage reads make new objects,
+ * never changed after), as UTF-8: the same while its posts are the same
  * array, its last post date the same and no post has stopped being in the
  * future (`isFuture`, the one part that moves with the clock).
  */
-const written = new WeakMap<Blog, { posts: Item[]; lastPostAt: number | null; future: string; text: string }>();
+const written = new WeakMap<Blog, { posts: Item[]; lastPostAt: number | null; future: string; encoded: Buffer }>();
 
-function blogJsonText(entry: PageBlog, now: Date): string {
+function encodedBlogJson(entry: PageBlog, now: Date): Buffer {
   const lastPostAt = entry.lastPostAt?.getTime() ?? null;
   let future = "";
   for (const post of entry.posts) future += post.published !== null && post.published > now ? "1" : "0";
   const known = written.get(entry.blog);
   if (known && known.posts === entry.posts && known.lastPostAt === lastPostAt && known.future === future)
-    return known.text;
-  const text = JSON.stringify(blogJson(entry, now));
-  written.set(entry.blog, { posts: entry.posts, lastPostAt, future, text });
-  return text;
+    return known.encoded;
+  const encoded = Buffer.from(JSON.stringify(blogJson(entry, now)));
+  written.set(entry.blog, { posts: entry.posts, lastPostAt, future, encoded });
+  return encoded;
 }
 
+const COMMA = Buffer.from(",");
+
 /**
- * The page's data as JSON text (a BlogrollJson), for static-site builds: the
- * same blogs, order and groups, one request. Written a few blogs at a time,
- * with other requests served in between.
+ * The page's data as JSON (a BlogrollJson, UTF-8), for static-site builds:
+ * the same blogs, order and groups, one request. Its blogs are written a
+ * few at a time, with other requests served in between, and copied together
+ * at the end.
  */
-export async function blogrollJsonText(
+export async function blogrollJson(
   data: BlogrollData,
   head: { title: string; owner: BlogrollJson["owner"]; links: BlogrollJson["links"] },
   now: Date,
-): Promise<string> {
-  const groups: string[] = [];
-  let written = 0;
-  for (const group of data.groups) {
-    const blogs: string[] = [];
-    for (const entry of group.blogs) {
-      if (written > 0 && written % BLOGS_PER_TURN === 0) await backgroundTurn();
-      blogs.push(blogJsonText(entry, now));
-      written++;
-    }
-    groups.push(`{"category":${JSON.stringify(group.category)},"blogs":[${blogs.join(",")}]}`);
-  }
+): Promise<Buffer> {
   // The head's members, then the groups: `{"title":…,"owner":…,"links":…,"groups":[…]}`.
-  return `${JSON.stringify(head).slice(0, -1)},"groups":[${groups.join(",")}]}`;
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"groups":[`)];
+  let count = 0;
+  for (const [n, group] of data.groups.entries()) {
+    parts.push(Buffer.from(`${n > 0 ? "," : ""}{"category":${JSON.stringify(group.category)},"blogs":[`));
+    for (const [i, entry] of group.blogs.entries()) {
+      if (count > 0 && count % BLOGS_PER_TURN === 0) await backgroundTurn();
+      if (i > 0) parts.push(COMMA);
+      parts.push(encodedBlogJson(entry, now));
+      count++;
+    }
+    parts.push(Buffer.from("]}"));
+  }
+  parts.push(Buffer.from("]}"));
+  return Buffer.concat(parts);
 }

@@ -14,7 +14,7 @@ import { FreshValues } from "./cache.js";
 import { chooseCoding, EncodedBody, type Coding } from "./encoded.js";
 import { KeptAnswers, type KeptAnswersPolicy } from "./kept-answers.js";
 import { CardMemo, cardsInTurns, renderFragment, renderPage, type PageLinks, type RenderContext } from "./html.js";
-import { blogrollJsonText } from "./json.js";
+import { blogrollJson } from "./json.js";
 import { dataKey, pageSearch, parsePageQuery } from "./query.js";
 import { BlogSnapshots } from "./snapshots.js";
 import { PAGE_CSS_HASH } from "./styles.js";
@@ -138,20 +138,20 @@ export function createPageResponder(context: BlogrollContext, cards = new CardMe
         const named = owner.name ? render.__("blogroll.home.title", { name: owner.name }) : options.riverTitle;
         const title = query.category === undefined ? named : `${named} – ${query.category}`;
         const headed = query.category === undefined && query.group === "category";
-        let text: string;
+        let encoded: Buffer;
         if (format === "json") {
           const search = pageSearch(query);
           const own = { page: `${base}${PAGE_PATHS.page}${search}`, embed: `${base}${PAGE_PATHS.embed}${search}` };
           const head = { title, owner: { name: owner.name, url: owner.url }, links: { ...own, ...links } };
-          text = await blogrollJsonText(blogroll, head, new Date(now));
+          encoded = await blogrollJson(blogroll, head, new Date(now));
         } else {
           const made = await cardsInTurns(blogroll, render, cards);
-          text =
+          encoded =
             format === "page"
               ? renderPage(blogroll, render, { title, links, headed, cards: made })
               : renderFragment(blogroll, render, { headingLevel: query.headingLevel, headed, cards: made });
         }
-        const body = new EncodedBody(Buffer.from(text));
+        const body = new EncodedBody(encoded);
         // Compressed as readers asked for it before, in the background: none of them waits for it.
         await body.prepare(codingsAsked);
         const etag = strongEtag(body.body);

@@ -158,7 +158,7 @@ describe("page cards made once per change (CardMemo)", () => {
     assert.deepEqual([...again.values()], [...first.values()]);
     assert.deepEqual(
       [...rebuilt.values()],
-      touched.map((one) => blogCard(one, render)),
+      touched.map((one) => Buffer.from(blogCard(one, render))),
     );
   });
 });

@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { arrangeBlogroll } from "../../lib/page/blogroll.js";
 import { renderFragment, type RenderContext } from "../../lib/page/html.js";
-import { blogrollJsonText } from "../../lib/page/json.js";
+import { blogrollJson } from "../../lib/page/json.js";
 import { parsePageQuery, type PageQuery } from "../../lib/page/query.js";
 import { BlogSnapshots, type ReadBlog } from "../../lib/page/snapshots.js";
 import { packageRoot } from "../../lib/package-root.js";
@@ -57,9 +57,9 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
           bodies.push("404");
           continue;
         }
-        bodies.push(renderFragment(data, render, { headingLevel: 2, headed: query.category === undefined }));
+        bodies.push(renderFragment(data, render, { headingLevel: 2, headed: query.category === undefined }).toString());
         const head = { title: "T", owner: { name: null, url: null }, links: {} as never };
-        bodies.push(await blogrollJsonText(data, head, new Date(at)));
+        bodies.push((await blogrollJson(data, head, new Date(at))).toString());
       }
       return bodies;
     };
