@@ -46,6 +46,7 @@ import {
   sampleRss,
   target,
   watchEventLoop,
+  watchGc,
   type BenchResult,
 } from "./support/measure.js";
 import { addBlogs } from "./support/stores.js";
@@ -94,6 +95,7 @@ interface Measured {
   cpuSeconds: number;
   rss: { startMb: number; peakMb: number; endMb: number; atPeak: string };
   loop: { p50: number; p99: number; max: number };
+  gc: ReturnType<ReturnType<typeof watchGc>["stop"]>;
   requests: Record<string, number>;
   blogs: SyncStats["blogs"];
   itemsAdded: number;
@@ -155,6 +157,7 @@ async function measureSize(size: number): Promise<SizeResult> {
     const itemsBefore = await server.storage.items.count();
     const rss = sampleRss();
     const loop = watchEventLoop();
+    const gc = watchGc();
     const cpu = process.cpuUsage();
     const started = performance.now();
     contentAt = Number.NaN;
@@ -168,6 +171,7 @@ async function measureSize(size: number): Promise<SizeResult> {
       cpuSeconds: cpuUsed,
       rss: rss.stop(),
       loop: loop.stop(),
+      gc: gc.stop(),
       requests: grown(before, (await fixture.stats()).byKind),
       blogs: status.lastSyncStats!.blogs,
       itemsAdded: (await server.storage.items.count()) - itemsBefore,
@@ -422,6 +426,13 @@ function printSideBySide(results: SizeResult[], seconds: number): void {
       (r) => `${r.first.blogs.success} / ${r.first.blogs.failed}, ${r.first.itemsAdded}`,
     ],
     ["first sync: event-loop delay p99 / max ms", (r) => `${r.first.loop.p99} / ${r.first.loop.max}`],
+    [
+      "first sync: GC pauses by kind, count / total / max ms / over 20 ms",
+      (r) =>
+        Object.entries(r.first.gc)
+          .map(([kind, gc]) => `${kind} ${gc.count} / ${gc.totalMs} / ${gc.maxMs} / ${gc.over20}`)
+          .join(", "),
+    ],
     ["blogs with an icon", (r) => r.withIcon],
     ["re-sync (all 304): s", (r) => r.resync.seconds],
     ["re-sync: s per 1 000 blogs", (r) => perThousand(r.resync.seconds, r)],

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from "node:perf_hooks";
 
 /** One target of the issue, checked against what was measured. */
 export interface TargetCheck {
@@ -86,6 +86,40 @@ export function watchEventLoop(resolutionMs = 10) {
         p99: round(histogram.percentile(99) / 1e6),
         max: round(histogram.max / 1e6),
       };
+    },
+  };
+}
+
+/** Garbage collection pauses of this process's main thread over a stretch of time: by kind, count, total, longest (ms). */
+export function watchGc() {
+  const kinds: Record<number, string> = {
+    [constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+    [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+    [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks",
+  };
+  const pauses: Record<string, number[]> = {};
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = kinds[(entry as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? "other";
+      (pauses[kind] ??= []).push(entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return {
+    stop(): Record<string, { count: number; totalMs: number; maxMs: number; over20: number }> {
+      observer.disconnect();
+      return Object.fromEntries(
+        Object.entries(pauses).map(([kind, durations]) => [
+          kind,
+          {
+            count: durations.length,
+            totalMs: round(durations.reduce((sum, ms) => sum + ms, 0)),
+            maxMs: round(Math.max(...durations)),
+            over20: durations.filter((ms) => ms >= 20).length,
+          },
+        ]),
+      );
     },
   };
 }
