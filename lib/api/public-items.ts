@@ -1,7 +1,7 @@
 import type { BlogrollContext } from "../context.js";
 import { isValidId } from "../storage/id.js";
 import { isListed } from "../storage/provenance.js";
-import type { Blog, Item } from "../storage/types.js";
+import type { Blog, Item, PublicBlog } from "../storage/types.js";
 import { futureHorizon } from "../storage/future.js";
 
 /** Microsub follows whose items are merged (one list read per request; far above any real follow list). */
@@ -18,13 +18,15 @@ export interface PublicItemsQuery {
   category?: string;
   limit: number;
   offset: number;
+  /** false: the items' content is not read (null): the API never sends it, the river feeds do. */
+  content?: boolean;
 }
 
 export interface PublicItemsPage {
   items: Item[];
   hasMore: boolean;
   /** The blog of each item, by the item's blogId (Microsub items map through their feed id). */
-  blogs: Map<string, Blog>;
+  blogs: Map<string, PublicBlog>;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface PublicItemsPage {
  * into one order: what /api/items and the river feeds serve.
  */
 export async function listPublicItems(context: BlogrollContext, query: PublicItemsQuery): Promise<PublicItemsPage> {
-  const { blogId, category, limit, offset } = query;
+  const { blogId, category, limit, offset, content } = query;
   const storage = await context.getStorage();
   let blogFilterPasses = true;
   if (blogId) {
@@ -49,12 +51,12 @@ export async function listPublicItems(context: BlogrollContext, query: PublicIte
       // Merge two newest-first streams: each side gives at most offset + limit + 1 rows.
       const want = offset + limit + 1;
       const [ours, theirs] = await Promise.all([
-        storage.items.list({ blogId, category, limit: want, offset: 0 }),
+        storage.items.list({ blogId, category, limit: want, offset: 0, content }),
         microsub.listItems({ feedIds, limit: want, offset: 0 }),
       ]);
       page = [...ours, ...theirs].sort(compareItems).slice(offset, offset + limit + 1);
     } else {
-      page = await storage.items.list({ blogId, category, limit: limit + 1, offset });
+      page = await storage.items.list({ blogId, category, limit: limit + 1, offset, content });
     }
   }
   const hasMore = page.length > limit;
@@ -111,10 +113,12 @@ async function blogsForItems(
   context: BlogrollContext,
   items: Item[],
   microsubBlogs: Map<string, Blog>,
-): Promise<Map<string, Blog>> {
+): Promise<Map<string, PublicBlog>> {
   const storage = await context.getStorage();
   const ids = [...new Set(items.map((item) => item.blogId))].filter((id) => !microsubBlogs.has(id));
-  const byId = new Map((await storage.blogs.getMany(ids.filter(isValidId))).map((blog) => [blog.id, blog]));
+  const byId = new Map<string, PublicBlog>(
+    (await storage.blogs.getManyPublic(ids.filter(isValidId))).map((blog) => [blog.id, blog]),
+  );
   for (const [feedId, blog] of microsubBlogs) byId.set(feedId, blog);
   return byId;
 }

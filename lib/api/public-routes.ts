@@ -55,7 +55,7 @@ export function createPublicApiRouter(
       const limit = integerParam(query, "limit", DEFAULT_BLOG_LIMIT, MAX_LIMIT.blogs);
       const offset = integerParam(query, "offset", 0);
       const storage = await context.getStorage();
-      const page = await storage.blogs.list({ category, source, sort, limit, offset, visibility: "public" });
+      const page = await storage.blogs.listPublic({ category, source, sort, limit, offset });
       sendCacheableJson(request, response, options, {
         items: page.items.map(serializeBlog),
         total: page.total,
@@ -85,7 +85,7 @@ export function createPublicApiRouter(
           ? await microsub.listItems({ feedIds: [blog.microsubFeedId], limit: BLOG_DETAIL_ITEMS, offset: 0 })
           : [];
       } else {
-        items = await storage.items.list({ blogId: blog.id, limit: BLOG_DETAIL_ITEMS, offset: 0 });
+        items = await storage.items.list({ blogId: blog.id, limit: BLOG_DETAIL_ITEMS, offset: 0, content: false });
       }
       const now = new Date();
       sendCacheableJson(request, response, options, {
@@ -108,7 +108,13 @@ export function createPublicApiRouter(
       const category = optionalText(query, "category");
       const limit = integerParam(query, "limit", DEFAULT_ITEM_LIMIT, MAX_LIMIT.items);
       const offset = integerParam(query, "offset", 0, MAX_ITEMS_OFFSET, true);
-      const { items, hasMore, blogs } = await listPublicItems(context, { blogId, category, limit, offset });
+      const { items, hasMore, blogs } = await listPublicItems(context, {
+        blogId,
+        category,
+        limit,
+        offset,
+        content: false,
+      });
       const now = new Date();
       sendCacheableJson(request, response, options, {
         items: items.map((item) => ({

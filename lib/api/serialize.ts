@@ -1,4 +1,4 @@
-import type { Blog, Item } from "../storage/types.js";
+import type { Item, PublicBlog } from "../storage/types.js";
 
 /**
  * A blog as the public API returns it: spec 2.1, plus `lastItemAt` read by
@@ -56,7 +56,7 @@ export interface ApiBlogContext {
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 /** Only the public fields: internal ones (etag, lastError, the private notes, ...) never leave the server. */
-export function serializeBlog(blog: Blog): ApiBlog {
+export function serializeBlog(blog: PublicBlog): ApiBlog {
   const out: ApiBlog = {
     id: blog.id,
     title: blog.title,
@@ -99,7 +99,7 @@ export function serializeItem(item: Omit<Item, "content">, now: Date): ApiItem {
   };
 }
 
-export function serializeBlogContext(blog: Blog | null | undefined): ApiBlogContext | null {
+export function serializeBlogContext(blog: PublicBlog | null | undefined): ApiBlogContext | null {
   if (!blog) return null;
   return {
     id: blog.id,

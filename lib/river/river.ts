@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Blog, Item } from "../storage/types.js";
+import type { Item, PublicBlog } from "../storage/types.js";
 import { futureHorizon } from "../storage/future.js";
 
 /** The blog an entry comes from: the `source` of an Atom entry, the extension object of a JSON Feed item. */
@@ -62,7 +62,7 @@ export function entryId(blogId: string, uid: string): string {
   return `urn:uuid:${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
 }
 
-function riverBlog(blog: Blog): RiverBlog {
+function riverBlog(blog: PublicBlog): RiverBlog {
   return {
     id: blog.id,
     title: blog.title,
@@ -75,7 +75,7 @@ function riverBlog(blog: Blog): RiverBlog {
 }
 
 /** Entries for a page of items; an item whose blog vanished meanwhile is left out. */
-export function riverEntries(items: Item[], blogs: Map<string, Blog>): RiverEntry[] {
+export function riverEntries(items: Item[], blogs: Map<string, PublicBlog>): RiverEntry[] {
   const entries: RiverEntry[] = [];
   for (const item of items) {
     const blog = blogs.get(item.blogId);

@@ -3,9 +3,11 @@ import type { Storage, UpsertResult } from "./types.js";
 /** Blog and item store methods that only read; any other call may change counts, groups or lists. */
 const READS: ReadonlySet<string> = new Set([
   "list",
+  "listPublic",
   "get",
   "getByFeedUrl",
   "getMany",
+  "getManyPublic",
   "categories",
   "listDue",
   "listUnfetchedWithHandle",

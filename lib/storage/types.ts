@@ -228,6 +228,42 @@ export interface FetchRecord {
 
 export type BlogSort = "title" | "recent";
 
+/** The fields of a blog the public reads show (the API's Blog object, the river's source): see PUBLIC_BLOG_FIELDS. */
+export type PublicBlogField = (typeof PUBLIC_BLOG_FIELDS)[number];
+
+/**
+ * What the public answers read of a blog: a storage reads these alone for
+ * them (`listPublic`, `getManyPublic`), not the rest of its row (origins,
+ * schedule, the feed's values, recent post dates), which costs several
+ * times as much to read and decode.
+ */
+export const PUBLIC_BLOG_FIELDS = [
+  "id",
+  "title",
+  "description",
+  "feedUrl",
+  "siteUrl",
+  "feedType",
+  "category",
+  "tags",
+  "photo",
+  "iconUrl",
+  "author",
+  "status",
+  "itemCount",
+  "pinned",
+  "lastFetchAt",
+  "lastItemAt",
+  "source",
+  "microsubChannelName",
+  "relationship",
+  "note",
+  "fediverse",
+  "fediverseUrl",
+] as const satisfies readonly (keyof Blog)[];
+
+export type PublicBlog = Pick<Blog, PublicBlogField>;
+
 export interface BlogListQuery {
   category?: string;
   source?: string;
@@ -286,6 +322,8 @@ export interface ItemListQuery {
   category?: string;
   limit: number;
   offset: number;
+  /** false: each item's content is not read (it is null), for answers that never send it. */
+  content?: boolean;
 }
 
 export interface ItemUpsertResult {
@@ -370,12 +408,16 @@ export interface DueCursor {
 
 export interface BlogStore {
   list(query: BlogListQuery): Promise<Page<Blog>>;
+  /** As `list` with visibility "public", reading only the public fields of each blog. */
+  listPublic(query: Omit<BlogListQuery, "visibility">): Promise<Page<PublicBlog>>;
   /** Any blog by id, deleted included; callers decide visibility. */
   get(id: string): Promise<Blog | null>;
   /** Looks up by the normalised form of the URL (see lib/url/normalise.ts). */
   getByFeedUrl(feedUrl: string): Promise<Blog | null>;
   /** Blogs by id, in no particular order; unknown ids are left out. */
   getMany(ids: string[]): Promise<Blog[]>;
+  /** As `getMany`, reading only the public fields (whatever the blogs' visibility: callers decide it). */
+  getManyPublic(ids: string[]): Promise<PublicBlog[]>;
   /**
    * An origin lists a blog: inserts it, or records the origin and the values
    * it gives now (lib/storage/provenance.ts says which value shows).

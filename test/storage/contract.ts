@@ -18,6 +18,7 @@ import { newId } from "../../lib/storage/id.js";
 import {
   MAX_RECOMMENDATIONS_PER_BLOG,
   OWNER_ORIGIN,
+  PUBLIC_BLOG_FIELDS,
   type Blog,
   type BlogBlogroll,
   type BlogListQuery,
@@ -966,6 +967,37 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         );
       });
 
+      it("listPublic and getManyPublic give what list (public) and getMany give, reading only the public fields", async () => {
+        const shown = await add({ title: "shown", category: "C", siteUrl: "https://shown.example/" });
+        await s.blogs.edit(shown.id, { pinned: true, tags: ["t"], relationship: ["friend"], note: "a note" });
+        await s.items.upsertMany(shown.id, [newItem("a", at(-DAY))], T0);
+        await s.blogs.refreshItemStats(shown.id);
+        await s.blogs.recordFetch(shown.id, { at: T0, status: "active", nextFetchAt: at(DAY), failureCount: 0 });
+        const other = await add({ title: "other", category: "C" });
+        await add({ title: "elsewhere", category: "D" });
+        const hidden = await add({ title: "hidden", category: "C" });
+        await s.blogs.edit(hidden.id, { hidden: true });
+        const gone = await add({ title: "gone", category: "C" });
+        await setStatus(gone.id, "gone");
+        const publicFields = (blog: Blog) =>
+          Object.fromEntries(PUBLIC_BLOG_FIELDS.map((field) => [field, blog[field]])) as Pick<Blog, "id">;
+        for (const query of [{}, { category: "C" }, { sort: "recent" as const }, { limit: 1, offset: 1 }]) {
+          const full = await list({ ...query, visibility: "public" });
+          const light = await s.blogs.listPublic({ limit: 100, offset: 0, ...query });
+          assert.equal(light.total, full.total, JSON.stringify(query));
+          assert.deepEqual(light.items, full.items.map(publicFields), JSON.stringify(query));
+          for (const blog of light.items) assert.deepEqual(Object.keys(blog).sort(), [...PUBLIC_BLOG_FIELDS].sort());
+        }
+        const ids = [shown.id, hidden.id, gone.id, other.id, "0123456789abcdef01234567"];
+        const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+        assert.deepEqual(
+          (await s.blogs.getManyPublic(ids)).sort(byId),
+          (await s.blogs.getMany(ids)).map(publicFields).sort(byId),
+          "whatever their visibility",
+        );
+        assert.deepEqual(await s.blogs.getManyPublic([]), []);
+      });
+
       it("pages with limit/offset, total ignores them, limit 0 gives only the total", async () => {
         for (const title of ["a", "b", "c", "d", "e"]) await add({ title, category: "C" });
         await add({ title: "other" });
@@ -1672,6 +1704,28 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         const a = after.find((i) => i.uid === "a");
         assert.deepEqual(a?.categories, ["z"]);
         assert.equal(a?.published?.getTime(), at(-2).getTime());
+      });
+
+      it("lists without the content when asked (content: false), the rest as with it", async () => {
+        const blog = await add({ category: "C" });
+        const ahead = at(3 * DAY);
+        await s.items.upsertMany(
+          blog.id,
+          [newItem("dated", at(-DAY)), newItem("ahead", ahead), newItem("undated", null)],
+          T0,
+        );
+        await s.blogs.refreshItemStats(blog.id);
+        for (const query of [{}, { blogId: blog.id }, { category: "C" }, { offset: 1 }]) {
+          const full = await s.items.list({ limit: 10, offset: 0, ...query });
+          const light = await s.items.list({ limit: 10, offset: 0, ...query, content: false });
+          assert.equal(full.length, query.offset ? 2 : 3, JSON.stringify(query));
+          assert.ok(full.every((item) => item.content !== null));
+          assert.deepEqual(
+            light,
+            full.map((item) => ({ ...item, content: null })),
+            JSON.stringify(query),
+          );
+        }
       });
 
       it("lists newest first, undated after dated, ties by id descending", async () => {

@@ -16,6 +16,7 @@ import {
   type BlogSelection,
   type BlogStore,
   type FetchRecord,
+  type Page,
   type UpsertOutcome,
 } from "../types.js";
 import { checkedEdit, checkedListing, checkedMetadata, fetchChanges } from "./blog-changes.js";
@@ -30,7 +31,7 @@ import {
   unlistedBlogFilter,
 } from "./blog-queries.js";
 import type { MongoCollections } from "./collections.js";
-import { blogChanges, blogDoc, toBlog } from "./documents.js";
+import { blogChanges, blogDoc, PUBLIC_BLOG_PROJECTION, toBlog, toPublicBlog } from "./documents.js";
 import { guard, isDuplicateKey } from "./errors.js";
 import { refHex, type ObjectIds } from "./object-ids.js";
 import { blogStatusValue, countValue, dateValue, escapeRegex, textValue } from "./values.js";
@@ -87,6 +88,27 @@ export function listSort(sort: BlogListQuery["sort"]): Record<string, 1 | -1> {
 export function createMongoBlogStore(collections: MongoCollections, ids: ObjectIds): BlogStore {
   const { blogs } = collections;
   const sortKeys = sortKeyBackfill(blogs);
+
+  /** A page of blogs.list: the count, then the page's documents (with `projection`: only those fields) decoded by `decode`. */
+  async function page<T>(
+    query: BlogListQuery,
+    projection: Document | null,
+    decode: (doc: Document) => T,
+  ): Promise<Page<T>> {
+    const filter = listFilter(query, ids);
+    const limit = countValue(query.limit);
+    const offset = countValue(query.offset);
+    await sortKeys.backfillSoon();
+    const total = await blogs.countDocuments(filter);
+    if (limit === 0 || offset >= total) return { items: [], total };
+    const docs = await blogs
+      .find(filter, projection ? { projection } : {})
+      .sort(listSort(query.sort))
+      .skip(offset)
+      .limit(limit)
+      .toArray();
+    return { items: docs.map(decode), total };
+  }
 
   async function docById(id: string): Promise<Document | null> {
     const _id = ids.of(id);
@@ -145,17 +167,10 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
   }
 
   return {
-    list: (query) =>
-      guard("list blogs", async () => {
-        const filter = listFilter(query, ids);
-        const limit = countValue(query.limit);
-        const offset = countValue(query.offset);
-        await sortKeys.backfillSoon();
-        const total = await blogs.countDocuments(filter);
-        if (limit === 0 || offset >= total) return { items: [], total };
-        const docs = await blogs.find(filter).sort(listSort(query.sort)).skip(offset).limit(limit).toArray();
-        return { items: docs.map(toBlog), total };
-      }),
+    list: (query) => guard("list blogs", () => page(query, null, toBlog)),
+
+    listPublic: (query) =>
+      guard("list blogs", () => page({ ...query, visibility: "public" }, PUBLIC_BLOG_PROJECTION, toPublicBlog)),
 
     get: (id) =>
       guard("read a blog", async () => {
@@ -175,6 +190,14 @@ export function createMongoBlogStore(collections: MongoCollections, ids: ObjectI
         if (objectIds.length === 0) return [];
         const docs = await blogs.find({ _id: { $in: objectIds } }).toArray();
         return docs.map(toBlog);
+      }),
+
+    getManyPublic: (blogIds) =>
+      guard("read blogs", async () => {
+        const objectIds = ids.ofList(blogIds);
+        if (objectIds.length === 0) return [];
+        const docs = await blogs.find({ _id: { $in: objectIds } }, { projection: PUBLIC_BLOG_PROJECTION }).toArray();
+        return docs.map(toPublicBlog);
       }),
 
     upsertFromSource: (input) =>

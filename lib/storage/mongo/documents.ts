@@ -10,6 +10,8 @@ import {
   type FeedType,
   type ImportCounts,
   type Item,
+  PUBLIC_BLOG_FIELDS,
+  type PublicBlog,
   type Source,
   type SourceType,
 } from "../types.js";
@@ -134,8 +136,13 @@ export function ownerEditedOf(doc: Document): EditableBlogField[] {
 }
 
 /** A `blogrollBlogs` document as a port Blog, with defaults for missing fields. */
-export function toBlog(doc: Document): Blog {
-  const createdAt = createdAtOf(doc);
+/** The fields of a blog document the public reads need (PUBLIC_BLOG_FIELDS; `id` is `_id`). */
+export const PUBLIC_BLOG_PROJECTION: Document = Object.fromEntries(
+  PUBLIC_BLOG_FIELDS.map((field) => [field === "id" ? "_id" : field, 1]),
+);
+
+/** A blog document's public fields (it may hold only those: PUBLIC_BLOG_PROJECTION). */
+export function toPublicBlog(doc: Document): PublicBlog {
   return {
     id: hexId(doc._id),
     title: textOrNull(doc.title) ?? "",
@@ -146,25 +153,56 @@ export function toBlog(doc: Document): Blog {
     category: nonEmptyText(doc.category),
     tags: stringList(doc.tags),
     photo: nonEmptyText(doc.photo),
+    iconUrl: nonEmptyText(doc.iconUrl),
     author: authorText(doc.author),
     status: oneOf<BlogStatus>(doc.status, BLOG_STATUSES) ?? "pending",
     itemCount: countOf(doc.itemCount),
     pinned: doc.pinned === true,
-    hidden: doc.hidden === true,
-    notes: textOrNull(doc.notes),
+    lastFetchAt: dateOrNull(doc.lastFetchAt),
+    lastItemAt: dateOrNull(doc.lastItemAt),
+    source: nonEmptyText(doc.source),
+    microsubChannelName: textOrNull(doc.microsubChannelName),
     relationship: stringList(doc.relationship),
     note: textOrNull(doc.note),
     fediverse: textOrNull(doc.fediverse),
     fediverseUrl: textOrNull(doc.fediverseUrl),
+  };
+}
+
+export function toBlog(doc: Document): Blog {
+  const createdAt = createdAtOf(doc);
+  // Every field written out, not spread from toPublicBlog: a Blog built by spreading another
+  // object weighed on the main thread's heap in a sync (bench/scale.ts, BENCHMARKS.md).
+  return {
+    id: hexId(doc._id),
+    title: textOrNull(doc.title) ?? "",
+    description: textOrNull(doc.description),
+    feedUrl: textOrNull(doc.feedUrl) ?? "",
+    siteUrl: nonEmptyText(doc.siteUrl),
+    feedType: oneOf(doc.feedType, FEED_TYPES),
+    category: nonEmptyText(doc.category),
+    tags: stringList(doc.tags),
+    photo: nonEmptyText(doc.photo),
+    iconUrl: nonEmptyText(doc.iconUrl),
+    author: authorText(doc.author),
+    status: oneOf<BlogStatus>(doc.status, BLOG_STATUSES) ?? "pending",
+    itemCount: countOf(doc.itemCount),
+    pinned: doc.pinned === true,
+    lastFetchAt: dateOrNull(doc.lastFetchAt),
+    lastItemAt: dateOrNull(doc.lastItemAt),
     source: nonEmptyText(doc.source),
+    microsubChannelName: textOrNull(doc.microsubChannelName),
+    relationship: stringList(doc.relationship),
+    note: textOrNull(doc.note),
+    fediverse: textOrNull(doc.fediverse),
+    fediverseUrl: textOrNull(doc.fediverseUrl),
+    hidden: doc.hidden === true,
+    notes: textOrNull(doc.notes),
     origins: originsOf(doc),
     feedValues: Array.isArray(doc.origins) ? feedValuesOf(doc.feedValues ?? {}) : legacyFeedValues(legacyBlogOf(doc)),
     microsubFeedId: refHex(doc.microsubFeedId),
     microsubChannelId: refHex(doc.microsubChannelId),
-    microsubChannelName: textOrNull(doc.microsubChannelName),
     skipItemFetch: doc.skipItemFetch === true,
-    lastFetchAt: dateOrNull(doc.lastFetchAt),
-    lastItemAt: dateOrNull(doc.lastItemAt),
     lastError: textOrNull(doc.lastError),
     nextFetchAt: dateOrNull(doc.nextFetchAt),
     failureCount: countOf(doc.failureCount),
@@ -183,7 +221,6 @@ export function toBlog(doc: Document): Blog {
     movedAt: dateOrNull(doc.movedAt),
     etag: textOrNull(doc.etag),
     lastModified: textOrNull(doc.lastModified),
-    iconUrl: nonEmptyText(doc.iconUrl),
     ownerEdited: ownerEditedOf(doc),
     createdAt,
     updatedAt: dateOrNull(doc.updatedAt) ?? createdAt,

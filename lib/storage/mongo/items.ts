@@ -149,8 +149,11 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
           { published: null },
         ];
         // A category is read from its blogs' newest-first index (a merge of one range per blog), never by walking every item.
-        const findOptions =
-          query.category !== undefined && query.blogId === undefined ? { hint: BLOG_NEWEST_INDEX } : {};
+        const findOptions = {
+          ...(query.category !== undefined && query.blogId === undefined ? { hint: BLOG_NEWEST_INDEX } : {}),
+          // Answers that never send the content do not read it (a post's largest field).
+          ...(query.content === false ? { projection: { content: 0 } } : {}),
+        };
         const docs: Document[] = [];
         for (const part of parts) {
           const wanted = limit - docs.length;

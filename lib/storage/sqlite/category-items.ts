@@ -1,6 +1,6 @@
 import { PUBLIC_BLOG_PER_ROW } from "./visibility.js";
 import type { SqliteContext } from "./database.js";
-import type { ItemRow } from "./rows.js";
+import { itemColumnsRead, type ItemRow } from "./rows.js";
 
 /**
  * The category's visible blogs, each with its newest post dated up to the
@@ -49,7 +49,14 @@ const newerFirst = (a: ItemRow, b: ItemRow) =>
  * next blog's newest. Posts dated beyond the
  * horizon and undated ones follow, as in the other lists.
  */
-export function categoryItemRows(ctx: SqliteContext, category: string, horizon: string, wanted: number): ItemRow[] {
+export function categoryItemRows(
+  ctx: SqliteContext,
+  category: string,
+  horizon: string,
+  wanted: number,
+  content = true,
+): ItemRow[] {
+  const read = (sql: string) => ctx.statement(itemColumnsRead(sql, content));
   let kept: ItemRow[] = [];
   const blogs = ctx.statement(CATEGORY_BLOGS_SQL).all({ category, horizon }) as { id: string; newest: string | null }[];
   for (const blog of blogs) {
@@ -58,12 +65,12 @@ export function categoryItemRows(ctx: SqliteContext, category: string, horizon: 
     if (last && (last.published ?? "") > blog.newest) break;
     // ISO dates sort as text, and every date sorts after "".
     const floor = last?.published ?? "";
-    const rows = ctx.statement(BLOG_NEWEST_SQL).all({ blogId: blog.id, horizon, floor, wanted }) as ItemRow[];
+    const rows = read(BLOG_NEWEST_SQL).all({ blogId: blog.id, horizon, floor, wanted }) as ItemRow[];
     kept = [...kept, ...rows].sort(newerFirst).slice(0, wanted);
   }
   for (const sql of [CATEGORY_AHEAD_SQL, CATEGORY_UNDATED_SQL]) {
     if (kept.length >= wanted) break;
-    kept.push(...(ctx.statement(sql).all({ category, horizon, wanted: wanted - kept.length }) as ItemRow[]));
+    kept.push(...(read(sql).all({ category, horizon, wanted: wanted - kept.length }) as ItemRow[]));
   }
   return kept;
 }

@@ -5,7 +5,7 @@ import { PUBLIC_BLOG } from "./visibility.js";
 import type { SqliteContext } from "./database.js";
 import { categoryItemRows } from "./category-items.js";
 import { refreshBlogItemStats } from "./item-stats.js";
-import { rowToItem, toIso, toIsoOrNull, type ItemRow } from "./rows.js";
+import { itemColumnsRead, rowToItem, toIso, toIsoOrNull, type ItemRow } from "./rows.js";
 import { futureHorizon } from "../future.js";
 
 /** The columns an upsert compares and rewrites; `fetched_at` keeps the first sighting. */
@@ -63,7 +63,10 @@ export function itemListSql(
     { range: "i.published > ?", params: [...params, horizon] },
     { range: "i.published IS NULL", params },
   ].map((part) => ({
-    sql: `SELECT i.* ${from} AND ${part.range} ${NEWEST_FIRST} LIMIT ? OFFSET ?`,
+    sql: itemColumnsRead(
+      `SELECT i.* ${from} AND ${part.range} ${NEWEST_FIRST} LIMIT ? OFFSET ?`,
+      query.content !== false,
+    ),
     count: `SELECT count(*) AS n ${from} AND ${part.range}`,
     params: part.params,
   }));
@@ -200,7 +203,7 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
         const offset = wholeNumber(query.offset);
         if (query.category !== undefined && query.blogId === undefined) {
           const horizon = toIso(futureHorizon());
-          return categoryItemRows(ctx, query.category, horizon, offset + limit)
+          return categoryItemRows(ctx, query.category, horizon, offset + limit, query.content !== false)
             .slice(offset, offset + limit)
             .map(rowToItem);
         }

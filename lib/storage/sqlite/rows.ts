@@ -8,6 +8,7 @@ import type {
   ImportCounts,
   Item,
   ListedValues,
+  PublicBlog,
   Source,
   SourceType,
 } from "../types.js";
@@ -114,7 +115,35 @@ export const originsToJson = (origins: BlogOrigin[]): string =>
     })),
   );
 
-export function rowToBlog(row: BlogRow): Blog {
+/** The columns of a blog's public fields (PUBLIC_BLOG_FIELDS), for the reads that need no more. */
+export const PUBLIC_BLOG_COLUMNS = [
+  "id",
+  "title",
+  "description",
+  "feed_url",
+  "site_url",
+  "feed_type",
+  "category",
+  "tags",
+  "photo",
+  "icon_url",
+  "author",
+  "status",
+  "item_count",
+  "pinned",
+  "last_fetch_at",
+  "last_item_at",
+  "source",
+  "microsub_channel_name",
+  "relationship",
+  "note",
+  "fediverse",
+  "fediverse_url",
+] as const satisfies readonly (keyof BlogRow)[];
+
+export type PublicBlogRow = Pick<BlogRow, (typeof PUBLIC_BLOG_COLUMNS)[number]>;
+
+export function rowToPublicBlog(row: PublicBlogRow): PublicBlog {
   return {
     id: row.id,
     title: row.title,
@@ -125,25 +154,55 @@ export function rowToBlog(row: BlogRow): Blog {
     category: row.category,
     tags: JSON.parse(row.tags) as string[],
     photo: row.photo,
+    iconUrl: row.icon_url,
     author: row.author,
     status: row.status as BlogStatus,
     itemCount: row.item_count,
     pinned: row.pinned === 1,
-    hidden: row.hidden === 1,
-    notes: row.notes,
+    lastFetchAt: fromIso(row.last_fetch_at),
+    lastItemAt: fromIso(row.last_item_at),
+    source: row.source,
+    microsubChannelName: row.microsub_channel_name,
     relationship: JSON.parse(row.relationship) as string[],
     note: row.note,
     fediverse: row.fediverse,
     fediverseUrl: row.fediverse_url,
+  };
+}
+
+export function rowToBlog(row: BlogRow): Blog {
+  // Every field written out, not spread from rowToPublicBlog: a Blog built by spreading another
+  // object weighed on the main thread's heap in a sync (bench/scale.ts, BENCHMARKS.md).
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    feedUrl: row.feed_url,
+    siteUrl: row.site_url,
+    feedType: row.feed_type as FeedType | null,
+    category: row.category,
+    tags: JSON.parse(row.tags) as string[],
+    photo: row.photo,
+    iconUrl: row.icon_url,
+    author: row.author,
+    status: row.status as BlogStatus,
+    itemCount: row.item_count,
+    pinned: row.pinned === 1,
+    lastFetchAt: fromIso(row.last_fetch_at),
+    lastItemAt: fromIso(row.last_item_at),
     source: row.source,
+    microsubChannelName: row.microsub_channel_name,
+    relationship: JSON.parse(row.relationship) as string[],
+    note: row.note,
+    fediverse: row.fediverse,
+    fediverseUrl: row.fediverse_url,
+    hidden: row.hidden === 1,
+    notes: row.notes,
     origins: originsFromJson(row.origins),
     feedValues: JSON.parse(row.feed_values) as FeedValues,
     microsubFeedId: row.microsub_feed_id,
     microsubChannelId: row.microsub_channel_id,
-    microsubChannelName: row.microsub_channel_name,
     skipItemFetch: row.skip_item_fetch === 1,
-    lastFetchAt: fromIso(row.last_fetch_at),
-    lastItemAt: fromIso(row.last_item_at),
     lastError: row.last_error,
     nextFetchAt: fromIso(row.next_fetch_at),
     failureCount: row.failure_count,
@@ -159,7 +218,6 @@ export function rowToBlog(row: BlogRow): Blog {
     movedAt: fromIso(row.moved_at),
     etag: row.etag,
     lastModified: row.last_modified,
-    iconUrl: row.icon_url,
     ownerEdited: JSON.parse(row.owner_edited) as EditableBlogField[],
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
@@ -292,7 +350,27 @@ export interface ItemRow {
   fetched_at: string;
 }
 
-export function rowToItem(row: ItemRow): Item {
+/** An item's columns but its content, for the reads that never send it (ItemListQuery `content: false`). */
+export const ITEM_COLUMNS_BUT_CONTENT = [
+  "id",
+  "blog_id",
+  "uid",
+  "url",
+  "title",
+  "summary",
+  "published",
+  "author",
+  "photo",
+  "categories",
+  "fetched_at",
+] as const satisfies readonly (keyof ItemRow)[];
+
+/** An items query (`SELECT i.* …`) reading every column, or all but the content. */
+export const itemColumnsRead = (sql: string, content: boolean): string =>
+  content ? sql : sql.replace(/^SELECT i\.\* /, `SELECT ${ITEM_COLUMNS_BUT_CONTENT.map((c) => `i.${c}`).join(", ")} `);
+
+/** A row read with or without its content (then null). */
+export function rowToItem(row: Omit<ItemRow, "content"> & { content?: string | null }): Item {
   return {
     id: row.id,
     blogId: row.blog_id,
@@ -300,7 +378,7 @@ export function rowToItem(row: ItemRow): Item {
     url: row.url,
     title: row.title,
     summary: row.summary,
-    content: row.content,
+    content: row.content ?? null,
     published: fromIso(row.published),
     author: row.author,
     photo: row.photo,
