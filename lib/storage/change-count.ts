@@ -48,7 +48,6 @@ const TOUCHED: Record<"blogs" | "items", Record<string, Touched>> = {
   items: {
     upsertMany: firstArgument,
     store: firstArgument,
-    trimBlog: firstArgument,
     pruneOlderThan: (_, result) => (result as { blogIds: string[] }).blogIds,
   },
 };

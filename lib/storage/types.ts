@@ -494,8 +494,8 @@ export interface ItemStore {
   upsertMany(blogId: string, items: NewItem[], fetchedAt: Date): Promise<ItemUpsertResult>;
   /**
    * What a fetch or a push stores, in one go (one transaction on SQLite):
-   * the items upserted as upsertMany does, the blog trimmed to its newest
-   * `keep` as trimBlog does, and its itemCount and lastItemAt refreshed.
+   * the items upserted as upsertMany does, the blog's items past its newest
+   * `keep` (in `list` order) deleted, and its itemCount and lastItemAt refreshed.
    */
   store(
     blogId: string,
@@ -512,8 +512,6 @@ export interface ItemStore {
    * whole page of blogs (the blogroll page), rather than a list per blog.
    */
   latestByBlog(blogIds: string[], perBlog: number): Promise<Map<string, Item[]>>;
-  /** Keep the newest `keep` items of a blog, delete the rest. */
-  trimBlog(blogId: string, keep: number): Promise<number>;
   /** Delete items published (or, if undated, fetched) before `cutoff`; future-dated items stay. Returns blog ids touched and count. */
   pruneOlderThan(cutoff: Date): Promise<{ deleted: number; blogIds: string[] }>;
   deleteAll(): Promise<number>;

@@ -141,7 +141,7 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
     });
 
     it("posts trimmed and pruned (no live event)", async () => {
-      await storage.items.trimBlog(blogs[1].id, 1);
+      await storage.items.store(blogs[1].id, [], new Date(), 1);
       await check("posts trimmed", "refreshed");
       const { blogIds } = await storage.items.pruneOlderThan(new Date(now - 6 * DAY));
       assert.ok(blogIds.length > 0);

@@ -73,7 +73,7 @@ test("each settled write says which blogs it wrote, or null when it may have wri
     await storage.blogs.upsertFromSource({ feedUrl: "https://b.example/feed", title: "B", source: "manual" })
   ).blog;
   await storage.blogs.edit(blog.id, { note: "Good" });
-  await storage.items.trimBlog(blog.id, 1);
+  await storage.items.store(blog.id, [], new Date(), 1);
   await storage.blogs.hideMany({ ids: [other.id] });
   await storage.blogs.unlist("owner", { only: [blog.id] });
   await storage.items.deleteAll();

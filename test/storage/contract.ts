@@ -1931,7 +1931,7 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
         assert.equal((await s.items.latestByBlog([], 3)).size, 0);
       });
 
-      it("trims a blog to its newest items and refreshes its stats", async () => {
+      it("store trims a blog to its newest items, undated last, and refreshes its stats", async () => {
         const blog = await add();
         const other = await add();
         await s.items.upsertMany(
@@ -1940,13 +1940,13 @@ export function runStorageContract(backendName: string, makeStorage: () => Promi
           T0,
         );
         await s.items.upsertMany(other.id, [newItem("x", at(-9))], T0);
-        assert.equal(await s.items.trimBlog(blog.id, 2), 2);
+        assert.deepEqual(await s.items.store(blog.id, [], T0, 2), { added: 0, updated: 0, trimmed: 2 });
         assert.deepEqual(
           (await s.items.list({ blogId: blog.id, limit: 10, offset: 0 })).map((i) => i.uid),
           ["3", "2"],
         );
         assert.equal((await s.blogs.get(blog.id))?.itemCount, 2);
-        assert.equal(await s.items.trimBlog(blog.id, 5), 0);
+        assert.equal((await s.items.store(blog.id, [], T0, 5)).trimmed, 0);
         assert.equal(await s.items.count(), 3);
       });
 

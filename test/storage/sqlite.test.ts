@@ -359,7 +359,7 @@ describe("sqlite specifics", () => {
     await reopened.init();
     assert.equal(await reopened.items.count(), 3);
     await reopened.items.upsertMany(blog.id, [item("d")], new Date());
-    assert.equal(await reopened.items.trimBlog(blog.id, 2), 2);
+    assert.equal((await reopened.items.store(blog.id, [], new Date(), 2)).trimmed, 2);
     assert.equal(await reopened.items.count(), 2);
     await reopened.close();
   });

@@ -187,8 +187,6 @@ export function createMongoItemStore(collections: MongoCollections, ids: ObjectI
         return latest;
       }),
 
-    trimBlog: (blogId, keep) => guard("trim a blog's items", () => trim(blogId, keep)),
-
     pruneOlderThan: (cutoff) =>
       guard("remove old items", async () => {
         const before = dateValue(cutoff, "cutoff");

@@ -239,8 +239,6 @@ export function createSqliteItemStore(ctx: SqliteContext): ItemStore {
         return latest;
       }),
 
-    trimBlog: (blogId, keep) => ctx.guard("items.trimBlog", () => ctx.write(() => trim(blogId, keep).deleted)),
-
     pruneOlderThan: (cutoff) =>
       ctx.guard("items.pruneOlderThan", () =>
         // Dated items go by their date (future ones never qualify); undated ones by when they were fetched.
