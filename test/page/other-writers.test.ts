@@ -8,13 +8,18 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import type { Storage } from "../../lib/storage/types.js";
 import { gateBlogList } from "../support/blog-list-gate.js";
 import { eventually } from "../support/eventually.js";
 import { addBlog } from "../support/seed.js";
 import { startSecondProcess, type SecondProcess } from "../support/second-process.js";
-import { describeBackend, startTestServer, type TestServer } from "../support/server.js";
+import {
+  describeBackend,
+  startTestServer,
+  type TestServer,
+  startOtherWriter,
+  type OtherWriter,
+} from "../support/server.js";
 
 const titles = async (response: Response): Promise<string[]> => {
   assert.equal(response.status, 200);
@@ -25,25 +30,19 @@ const titles = async (response: Response): Promise<string[]> => {
 for (const backend of ["sqlite", "mongo-standin"] as const) {
   describe(`blogroll page and another writer on ${describeBackend(backend)}`, () => {
     let server: TestServer;
-    let other: TestServer | null = null;
+    let other: OtherWriter;
     /** The other writer: a second connection to the SQLite file, or a second plugin instance on the stand-in. */
     let writer: Storage;
     let json: string;
 
     before(async () => {
       server = await startTestServer(backend);
-      if (backend === "sqlite") {
-        writer = createSqliteStorage((server.plugin.settings as { databasePath: string }).databasePath);
-        await writer.init();
-      } else {
-        other = await startTestServer(backend, {}, server);
-        writer = other.storage;
-      }
+      other = await startOtherWriter(server, backend);
+      writer = other.storage;
       json = `${server.baseUrl}${server.plugin.mountPath}/blogroll.json`;
     });
     after(async () => {
-      if (other) await other.close();
-      else await writer.close();
+      await other.close();
       await server.close();
     });
 

@@ -16,11 +16,16 @@ import { parsePageQuery, type PageQuery } from "../../lib/page/query.js";
 import { BlogSnapshots, type ReadBlog } from "../../lib/page/snapshots.js";
 import { packageRoot } from "../../lib/package-root.js";
 import { createTranslator, loadCatalogs } from "../../lib/standalone/i18n.js";
-import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import { OWNER_ORIGIN, type Blog, type Storage } from "../../lib/storage/types.js";
 import { DAY, HOUR, MINUTE } from "../../lib/time/durations.js";
 import { addBlog, addItems, item } from "../support/seed.js";
-import { describeBackend, startTestServer, type TestServer } from "../support/server.js";
+import {
+  describeBackend,
+  startTestServer,
+  type TestServer,
+  startOtherWriter,
+  type OtherWriter,
+} from "../support/server.js";
 
 const catalogs = loadCatalogs(path.join(packageRoot, "locales"));
 const TTL = 5000;
@@ -39,7 +44,7 @@ const KEYS = new Set(QUERIES.map((query) => JSON.stringify([query.category, quer
 for (const backend of ["sqlite", "mongo-standin"] as const) {
   describe(`page reads refreshed after a change on ${describeBackend(backend)}`, () => {
     let server: TestServer;
-    let other: TestServer | null = null;
+    let other: OtherWriter;
     /** Another writer sharing the database (its writes are known only from the live event log). */
     let writer: Storage;
     let storage: Storage;
@@ -91,13 +96,8 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
     before(async () => {
       server = await startTestServer(backend);
       storage = server.storage;
-      if (backend === "sqlite") {
-        writer = createSqliteStorage((server.plugin.settings as { databasePath: string }).databasePath);
-        await writer.init();
-      } else {
-        other = await startTestServer(backend, {}, server);
-        writer = other.storage;
-      }
+      other = await startOtherWriter(server, backend);
+      writer = other.storage;
       const categories = ["News", "Tech", null];
       for (let n = 0; n < 9; n++) {
         const blog = await addBlog(storage, { title: `Blog ${n}`, category: categories[n % 3], pinned: n === 4 });
@@ -116,8 +116,7 @@ for (const backend of ["sqlite", "mongo-standin"] as const) {
     });
     after(async () => {
       snapshots.close();
-      if (other) await other.close();
-      else await writer.close();
+      await other.close();
       await server.close();
     });
 

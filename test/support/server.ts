@@ -7,6 +7,7 @@ import type { Express } from "express";
 import BlogrollEndpoint from "../../index.js";
 import { createStandaloneApp } from "../../lib/standalone/app.js";
 import { COLLECTION_NAMES } from "../../lib/storage/open.js";
+import { createSqliteStorage } from "../../lib/storage/sqlite/index.js";
 import type { Storage } from "../../lib/storage/types.js";
 import type { Logger } from "../../lib/context.js";
 import type { createFakeDb, LoggedQuery } from "./fake-mongo.js";
@@ -124,6 +125,23 @@ export async function startTestServer(
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/** A writer of this process sharing a test server's database, whose writes the server learns of only as another process's. */
+export interface OtherWriter {
+  storage: Storage;
+  close(): Promise<void>;
+}
+
+/** Another writer: a second connection to the server's SQLite file, or a second plugin instance on its stand-in. */
+export async function startOtherWriter(server: TestServer, backend: Backend): Promise<OtherWriter> {
+  if (backend === "sqlite") {
+    const storage = createSqliteStorage((server.plugin.settings as { databasePath: string }).databasePath);
+    await storage.init();
+    return { storage, close: () => storage.close() };
+  }
+  const other = await startTestServer(backend, {}, server);
+  return { storage: other.storage, close: () => other.close() };
 }
 
 /** The Microsub plugin's collections, empty, made visible to the plugin (mongo-standin only). */
