@@ -24,9 +24,9 @@ const INSERT_BLOG = `INSERT INTO blogs (${BLOG_COLUMNS.join(", ")}) VALUES (${BL
 const UPDATE_BLOG = `UPDATE blogs SET ${BLOG_COLUMNS.filter((c) => c !== "id")
   .map((c) => `${c} = @${c}`)
   .join(", ")} WHERE id = @id`;
-/** Blogs an origin lists (parameter @origin), alias `b`: blog_origins mirrors the origins column. */
 /** The public fields' columns of alias `b`: reading every column of a row costs twice as much (bench/api-scale.ts). */
 const PUBLIC_COLUMNS = PUBLIC_BLOG_COLUMNS.map((column) => `b.${column}`).join(", ");
+/** Blogs an origin lists (parameter @origin), alias `b`: blog_origins mirrors the origins column. */
 const LISTED_BY_ORIGIN = "b.id IN (SELECT blog_id FROM blog_origins WHERE origin_id = @origin)";
 
 /** The fetchable blogs (listed by an origin, not deleted); repeats the partial index blogs_due word for word, which is what lets SQLite use it. */
@@ -96,9 +96,7 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
     list: (query) => ctx.guard("blogs.list", () => page(query, "b.*", rowToBlog)),
 
     listPublic: (query) =>
-      ctx.guard("blogs.listPublic", () =>
-        page({ ...query, visibility: "public" }, PUBLIC_COLUMNS, (row: PublicBlogRow) => rowToPublicBlog(row)),
-      ),
+      ctx.guard("blogs.listPublic", () => page({ ...query, visibility: "public" }, PUBLIC_COLUMNS, rowToPublicBlog)),
 
     get: (id) =>
       ctx.guard("blogs.get", () => {
