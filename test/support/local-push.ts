@@ -14,6 +14,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { Agent, fetch as fetchWith } from "undici";
 import { loopbackTls } from "./loopback-tls.js";
 
 async function readText(request: IncomingMessage): Promise<string> {
@@ -239,6 +240,13 @@ export interface LocalCloud {
   close(): Promise<void>;
 }
 
+/**
+ * The cloud's notifications each go on a connection of their own, as a cloud
+ * server calling many subscribers makes them: a kept-alive one may outlive a
+ * subscriber's restart at the same address, and a POST sent on it fails.
+ */
+const freshConnections = new Agent({ pipelining: 0 });
+
 export async function startLocalCloud(): Promise<LocalCloud> {
   const registrations: CloudRegistration[] = [];
   const requests: LocalCloud["requests"] = [];
@@ -288,10 +296,11 @@ export async function startLocalCloud(): Promise<LocalCloud> {
       const statuses: number[] = [];
       for (const registration of registrations) {
         if (name === undefined && registration.feedUrl !== feedUrl) continue;
-        const response = await fetch(registration.notifyUrl, {
+        const response = await fetchWith(registration.notifyUrl, {
           method: "POST",
           headers: { "content-type": "application/x-www-form-urlencoded" },
           body: new URLSearchParams({ url: name ?? feedUrl }).toString(),
+          dispatcher: freshConnections,
         });
         await response.arrayBuffer();
         statuses.push(response.status);
