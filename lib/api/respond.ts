@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { BlogrollOptions } from "../options.js";
 import { wholeSecond } from "../time/whole-second.js";
+import { encodeSmallBody } from "./codings.js";
 
 /** A strong validator from the exact bytes sent. */
 export function strongEtag(body: Buffer): string {
@@ -82,7 +83,7 @@ export function sendCacheable(
   }
   // A Buffer keeps the Content-Type exactly as given (Express adds a charset to strings).
   response.status(200).setHeader("Content-Type", contentType);
-  response.send(body);
+  response.send(encodeSmallBody(request, response, body, etag));
 }
 
 export function sendCacheableJson(request: Request, response: Response, options: BlogrollOptions, body: unknown): void {

@@ -1,26 +1,13 @@
 import { promisify } from "node:util";
 import zlib from "node:zlib";
-import type { Request } from "express";
-
-/** Content codings a kept body is sent in. */
-const CODINGS = ["br", "gzip"] as const;
-export type Coding = (typeof CODINGS)[number];
-
-/** Bodies smaller than this go as they are (the compression middleware's threshold). */
-const THRESHOLD = 1024;
+import { brotliOptions, type Coding } from "../api/codings.js";
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-/** Encoders run in libuv's thread pool. Brotli at quality 4, as the compression middleware writes it. */
+/** Encoders run in libuv's thread pool. */
 const ENCODE: Record<Coding, (body: Buffer) => Promise<Buffer>> = {
-  br: (body) =>
-    brotli(body, {
-      params: {
-        [zlib.constants.BROTLI_PARAM_QUALITY]: 4,
-        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-      },
-    }),
+  br: (body) => brotli(body, brotliOptions(body.length)),
   gzip: (body) => gzip(body),
 };
 
@@ -80,11 +67,4 @@ export class EncodedBody {
   async prepare(codings: Iterable<Coding>): Promise<void> {
     await Promise.all([...codings].map((coding) => this.in(coding)));
   }
-}
-
-/** The coding to send `body` in: the first of ours the request accepts, by its Accept-Encoding; null for the body as it is. */
-export function chooseCoding(request: Request, body: Buffer): Coding | null {
-  if (body.length < THRESHOLD) return null;
-  const chosen = request.acceptsEncodings([...CODINGS]);
-  return chosen === "br" || chosen === "gzip" ? chosen : null;
 }

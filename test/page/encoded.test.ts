@@ -4,31 +4,14 @@
  * what a reader decompresses is the body sent to a reader that asks for none.
  */
 import assert from "node:assert/strict";
-import { request as httpRequest } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { EncodedBody } from "../../lib/page/encoded.js";
 import { HOUR } from "../../lib/time/durations.js";
 import { addBlog, addItems, item } from "../support/seed.js";
 import { eventually } from "../support/eventually.js";
+import { rawGet } from "../support/raw-get.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-
-/** A GET with these headers, the body as sent (fetch would decompress it). */
-function rawGet(url: string, headers: Record<string, string>) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
-    (resolve, reject) => {
-      httpRequest(url, { headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
-        );
-      })
-        .on("error", reject)
-        .end();
-    },
-  );
-}
 
 describe("blogroll page compressed once per body", () => {
   let server: TestServer;

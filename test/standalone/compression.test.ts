@@ -1,30 +1,11 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { WIDGET_FILE } from "../../lib/widget/route.js";
 import { logIn, type AdminSession } from "../admin/admin-session.js";
+import { rawGet } from "../support/raw-get.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-
-/** A GET whose body is returned as sent on the wire (fetch would undo the compression). */
-function rawGet(
-  url: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
-      );
-      response.on("error", reject);
-    })
-      .on("error", reject)
-      .end();
-  });
-}
 
 describe("standalone compression", () => {
   let server: TestServer;
