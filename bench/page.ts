@@ -15,7 +15,9 @@
  *
  * The requests are made and timed by a child process (bench/support/
  * request-timer.ts): the client's work shares no thread with the server's,
- * and it collects its garbage between requests (the collections that still
+ * it reads each body as sent (br, as a browser asks for it; the bytes
+ * printed are those on the wire) without decompressing or keeping it, and
+ * it collects its garbage between requests (the collections that still
  * fall inside a timed request are counted and printed).
  *
  * Prints median, p99 and max per path and case; targets: page and fragment
