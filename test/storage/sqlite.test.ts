@@ -9,7 +9,7 @@ import { createSqliteStorage, MIGRATIONS, SCHEMA_VERSION } from "../../lib/stora
 import { migrate } from "../../lib/storage/sqlite/migrations.js";
 import { openSqlite, SQLITE_CACHE_KIB } from "../../lib/storage/sqlite/database.js";
 import { startCheckpointer } from "../../lib/storage/sqlite/checkpointer.js";
-import { StorageError } from "../../lib/storage/types.js";
+import { StorageError, type Blog } from "../../lib/storage/types.js";
 import { DUE_SCHEDULED_SQL, DUE_UNSCHEDULED_SQL, EVERY_FETCHABLE_BLOG_SQL } from "../../lib/storage/sqlite/blogs.js";
 import { itemListSql, PRUNE_CONDITIONS } from "../../lib/storage/sqlite/items.js";
 import {
@@ -493,6 +493,50 @@ describe("sqlite specifics", () => {
     await first.meta.releaseLease("sync", "process-1");
     assert.equal(await second.meta.acquireLease("sync", "process-2", 60_000, now), true);
     await Promise.all([first.close(), second.close()]);
+  });
+
+  it("a fetch's record sets only the columns it changes: the blogs' indexes over the others are not written again", async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage(file);
+    await storage.init();
+    const { blog } = await storage.blogs.upsertFromSource({
+      feedUrl: "https://columns.example/feed",
+      title: "Columns",
+      source: "manual",
+    });
+    // Fires for each listed column an UPDATE sets (SET lists it), whether or not its value changes.
+    const watcher = openSqliteFile(file);
+    const watched = ["title", "title_sort", "feed_url_key", "category", "source", "origins", "hidden", "pinned"];
+    watcher.exec("CREATE TABLE set_columns (name TEXT NOT NULL)");
+    for (const column of watched)
+      watcher.exec(
+        `CREATE TRIGGER watch_${column} AFTER UPDATE OF ${column} ON blogs BEGIN INSERT INTO set_columns VALUES ('${column}'); END`,
+      );
+    const setColumns = () =>
+      (watcher.prepare("SELECT name FROM set_columns ORDER BY rowid").all() as { name: string }[]).map(
+        (row) => row.name,
+      );
+    const at = new Date("2026-11-27T10:00:00.000Z");
+    const next = new Date("2026-11-27T11:00:00.000Z");
+    const fetched = await storage.blogs.recordFetch(blog.id, {
+      at,
+      status: "active",
+      nextFetchAt: next,
+      failureCount: 0,
+    });
+    assert.deepEqual(setColumns(), [], "a fetch that changed none of them set none");
+    assert.equal(fetched?.lastFetchAt?.toISOString(), at.toISOString());
+    const read = (await storage.blogs.get(blog.id)) as Blog;
+    assert.equal(read.nextFetchAt?.toISOString(), next.toISOString());
+    assert.equal(read.title, "Columns");
+
+    watcher.exec(
+      "CREATE TRIGGER watch_status AFTER UPDATE OF status ON blogs BEGIN INSERT INTO set_columns VALUES ('status'); END",
+    );
+    await storage.blogs.recordFetch(blog.id, { at, status: "error", nextFetchAt: next, failureCount: 1 });
+    assert.deepEqual(setColumns(), ["status"], "a failed fetch: its status set, none of the others");
+    assert.equal(((await storage.blogs.get(blog.id)) as Blog).status, "error");
+    await storage.close();
   });
 
   it("works in memory", async () => {

@@ -24,6 +24,8 @@ const INSERT_BLOG = `INSERT INTO blogs (${BLOG_COLUMNS.join(", ")}) VALUES (${BL
 const UPDATE_BLOG = `UPDATE blogs SET ${BLOG_COLUMNS.filter((c) => c !== "id")
   .map((c) => `${c} = @${c}`)
   .join(", ")} WHERE id = @id`;
+/** Combinations of changed columns a fetch's partial UPDATE is prepared for (each statement is kept for the process's life). */
+const PARTIAL_UPDATES_KEPT = 64;
 /** The public fields' columns of alias `b`: reading every column of a row costs twice as much (bench/api-scale.ts). */
 const PUBLIC_COLUMNS = PUBLIC_BLOG_COLUMNS.map((column) => `b.${column}`).join(", ");
 /** Blogs an origin lists (parameter @origin), alias `b`: blog_origins mirrors the origins column. */
@@ -73,6 +75,28 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
       BlogRow | undefined);
   const insert = (blog: Blog) => ctx.statement(INSERT_BLOG).run(blogToParams(blog, feedUrlKey(blog.feedUrl)));
   const save = (blog: Blog) => ctx.statement(UPDATE_BLOG).run(blogToParams(blog, feedUrlKey(blog.feedUrl)));
+  /** The UPDATE statements of saveChanged, by the columns they set (a fetch's outcomes set few combinations). */
+  const partialUpdates = new Map<string, string>();
+  /**
+   * Writes `blog` over `row`, setting only the columns whose values differ:
+   * SQLite rewrites every index that covers a column an UPDATE sets, changed
+   * or not, so a fetch that set every column wrote some 20 pages of the
+   * blogs' eleven indexes to the write-ahead log (BENCHMARKS.md, scale).
+   */
+  const saveChanged = (row: BlogRow, blog: Blog) => {
+    const params = blogToParams(blog, feedUrlKey(blog.feedUrl));
+    const changed = BLOG_COLUMNS.filter((column) => column !== "id" && params[column] !== row[column]);
+    if (changed.length === 0) return;
+    const key = changed.join(",");
+    let sql = partialUpdates.get(key);
+    if (!sql) {
+      // Bounded: past PARTIAL_UPDATES_KEPT combinations, a rare one writes every column as before.
+      if (partialUpdates.size >= PARTIAL_UPDATES_KEPT) return save(blog);
+      sql = `UPDATE blogs SET ${changed.map((column) => `${column} = @${column}`).join(", ")} WHERE id = @id`;
+      partialUpdates.set(key, sql);
+    }
+    ctx.statement(sql).run(params);
+  };
   const listedBy = (origin: string) =>
     (ctx.statement(`SELECT * FROM blogs b WHERE ${LISTED_BY_ORIGIN} ORDER BY b.id`).all({ origin }) as BlogRow[]).map(
       rowToBlog,
@@ -297,7 +321,7 @@ export function createSqliteBlogStore(ctx: SqliteContext): BlogStore {
             if (!holder || holder.id === id) newFeedUrl = record.feedUrl;
           }
           const blog = applyFetch(rowToBlog(row), record, newFeedUrl, new Date());
-          save(blog);
+          saveChanged(row, blog);
           if (newFeedUrl) {
             // Lists that still name the old address find the moved blog, not a new twin.
             ctx
